@@ -1,0 +1,14 @@
+//! JSON without a heap: a validating scanner, zero-copy value views and a bounded writer.
+//!
+//! - [`Json`] is a validated value borrowed from its text; [`JsonStr`] a string in it.
+//! - [`JsonWriter`] builds JSON into a caller buffer.
+//! - Typed use goes through serde-json-core: [`Json::deserialize`], [`JsonWriter::serialize`].
+
+mod scan;
+mod value;
+mod write;
+
+pub(crate) use scan::{Scanner, StrSpan};
+pub use scan::{DEFAULT_MAX_DEPTH, JsonError, JsonErrorKind, MAX_DEPTH_CAP};
+pub use value::{Elements, Json, JsonKind, JsonStr, Members, Unescape};
+pub use write::JsonWriter;
