@@ -63,13 +63,15 @@ pub struct LineDecoder<B> {
     discarding: bool,
     /// The last frame borrowed the buffer: clear it at the next call.
     release: bool,
+    /// The buffer holds a complete line kept with `keep`: return it again.
+    complete: bool,
 }
 
 impl<B: AsRef<[u8]> + AsMut<[u8]>> LineDecoder<B> {
     /// A decoder whose maximum line length is `buf`'s length. `max_depth` bounds the
     /// nesting the id reader will look through in an overlong or invalid line.
     pub fn new(buf: B, max_depth: usize) -> Self {
-        LineDecoder { buf, len: 0, max_depth, discarding: false, release: false }
+        LineDecoder { buf, len: 0, max_depth, discarding: false, release: false, complete: false }
     }
 
     /// The maximum line length (the buffer size).
@@ -82,6 +84,22 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineDecoder<B> {
         if self.release { 0 } else { self.len }
     }
 
+    /// True when the last frame returned was assembled in the buffer (rather than
+    /// borrowed from the input).
+    pub fn buffered_line(&self) -> bool {
+        self.release
+    }
+
+    /// Keeps the line the last call returned from the buffer, so the next call returns
+    /// it again (with `consumed == 0`). Used for backpressure: the caller could not take
+    /// the line yet. Has no effect when the last frame did not come from the buffer.
+    pub fn keep(&mut self) {
+        if self.release {
+            self.release = false;
+            self.complete = true;
+        }
+    }
+
     /// True while skipping the rest of an overlong line.
     pub fn is_discarding(&self) -> bool {
         self.discarding
@@ -92,12 +110,20 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineDecoder<B> {
         self.len = 0;
         self.discarding = false;
         self.release = false;
+        self.complete = false;
     }
 
     /// Takes bytes from `input` up to and including the end of the next line and returns
     /// that line, if one was completed. Call again with the unconsumed rest. A returned
     /// frame may borrow the decoder's buffer until the next call.
     pub fn decode<'a>(&'a mut self, input: &'a [u8]) -> Decoded<'a> {
+        if self.complete {
+            self.complete = false;
+            self.release = true;
+            let md = self.max_depth;
+            let buf = &self.buf.as_ref()[..self.len];
+            return Decoded { consumed: 0, frame: finish_line(buf, md) };
+        }
         if self.release {
             self.len = 0;
             self.release = false;

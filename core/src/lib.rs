@@ -13,6 +13,8 @@ pub mod framing;
 pub mod json;
 pub mod jsonrpc;
 mod limits;
+pub mod protocol;
+pub mod session;
 
 pub use error::{ErrorCode, InsufficientSize};
 pub use limits::Limits;

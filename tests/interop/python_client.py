@@ -55,7 +55,7 @@ warnings.simplefilter("ignore", MCPDeprecationWarning)
 
 BUDGET_S = 48.0          # all checks together; SDK shutdown adds at most ~6 s
 HARD_LIMIT_S = 58.0      # watchdog: never run longer than this
-CHECK_TIMEOUT_S = 10.0   # default per check
+CHECK_TIMEOUT_S = 5.0    # default per check
 AUTO_CONNECT_LIMIT_S = 5.0
 CONNECT_TIMEOUT_S = 20.0  # auto mode against a silent probe needs 10 s + initialize
 

@@ -495,3 +495,283 @@ pub(crate) fn skip_valid_string(b: &[u8], mut pos: usize) -> usize {
     }
     pos
 }
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::string::String;
+    use std::vec::Vec;
+
+    use super::JsonErrorKind::*;
+    use super::*;
+    use crate::json::Json;
+
+    /// `table!(f; input => expected, ...)` calls `f(line, input, expected)` for each row, so
+    /// a failing row names its own source line.
+    macro_rules! table {
+        ($f:expr; $($input:expr => $expected:expr),* $(,)?) => {{
+            $( $f(line!(), $input, $expected); )*
+        }};
+    }
+
+    fn accepts(line: u32, input: &[u8], _: ()) {
+        let text = core::str::from_utf8(input).unwrap();
+        assert!(Json::new(text).is_ok(), "row {line}: {text:?} must be accepted, got {:?}", Json::new(text));
+    }
+
+    fn rejects(line: u32, input: &[u8], (kind, offset): (JsonErrorKind, usize)) {
+        let text = core::str::from_utf8(input).unwrap();
+        assert_eq!(Json::new(text).map(|_| ()), Err(JsonError { kind, offset }), "row {line}: {text:?}");
+    }
+
+    /// `n` levels of `open`/`close`; an object's innermost level is `{}`.
+    fn nested(open: &str, close: &str, n: usize) -> String {
+        if open == "[" {
+            return open.repeat(n) + &close.repeat(n);
+        }
+        open.repeat(n - 1) + "{}" + &close.repeat(n - 1)
+    }
+
+    #[test]
+    fn accepts_rfc8259() {
+        table!(accepts;
+            // numbers
+            b"0" => (), b"-0" => (), b"1" => (), b"-1" => (), b"10" => (), b"1234567890" => (),
+            b"1.5" => (), b"-1.5e10" => (), b"1E+2" => (), b"1e-2" => (), b"1E2" => (), b"0.0" => (),
+            b"0e0" => (), b"-0.0e-0" => (), b"123456789012345678901234567890" => (), b"1e400" => (),
+            // literals
+            b"true" => (), b"false" => (), b"null" => (),
+            // strings
+            b"\"\"" => (), b"\"a\"" => (), br#""\"\\\/\b\f\n\r\t""# => (), br#""\u0000""# => (),
+            br#""\uD83D\uDE00""# => (), br#""\ud83d\ude00""# => (), br#""\uFFFF\uE000\uD7FF""# => (),
+            "\"é😀\u{2028}\"".as_bytes() => (), b"\"\x7f\"" => (), br#""\u007f""# => (),
+            br#""\\u0000""# => (), br#""a\\""# => (),
+            // containers
+            b"[]" => (), b"{}" => (), b"[1,[2,[3]]]" => (), br#"{"a":{"b":[]}}"# => (),
+            br#"{"":0}"# => (), br#"{"a":1,"a":2}"# => (), br#"[{},[],"",0,true,false,null]"# => (),
+            br#"{"a":[{"b":"}"},"]"]}"# => (),
+            // whitespace anywhere between tokens
+            b" \t\r\n [ 1 , 2 ] \n" => (), b"{ \"a\" : 1 ,\n\"b\"\t:\r[ ] }" => (), b"[ ]" => (), b"{ }" => (),
+        );
+    }
+
+    #[test]
+    fn rejects_with_kind_and_offset() {
+        table!(rejects;
+            // empty
+            b"" => (Empty, 0), b"   " => (Empty, 3), b"\n\t\r " => (Empty, 4),
+            // not JSON numbers
+            b"NaN" => (UnexpectedByte, 0), b"Infinity" => (UnexpectedByte, 0), b"-Infinity" => (InvalidNumber, 1),
+            b"+1" => (UnexpectedByte, 0), b".5" => (UnexpectedByte, 0), b"01" => (InvalidNumber, 1),
+            b"00" => (InvalidNumber, 1), b"-01" => (InvalidNumber, 2), b"[01]" => (InvalidNumber, 2),
+            b"1." => (UnexpectedEnd, 2), b"1.e1" => (InvalidNumber, 2), b"1.x" => (InvalidNumber, 2),
+            b"1e" => (UnexpectedEnd, 2), b"1e+" => (UnexpectedEnd, 3), b"1ex" => (InvalidNumber, 2),
+            b"-" => (UnexpectedEnd, 1), b"-a" => (InvalidNumber, 1), b"0x10" => (TrailingCharacters, 1),
+            b"1 2" => (TrailingCharacters, 2), b"[1 2]" => (UnexpectedByte, 3), b"[-]" => (InvalidNumber, 2),
+            // strings
+            b"\"a" => (UnexpectedEnd, 2), b"\"" => (UnexpectedEnd, 1), b"\"\x00\"" => (ControlCharacter, 1),
+            b"\"a\nb\"" => (ControlCharacter, 2), b"\"\x1f\"" => (ControlCharacter, 1), b"\"\t\"" => (ControlCharacter, 1),
+            b"\"\r\"" => (ControlCharacter, 1), b"\"abc\x08\"" => (ControlCharacter, 4),
+            br#""\a""# => (InvalidEscape, 2), br#""\'""# => (InvalidEscape, 2), br#""\U0041""# => (InvalidEscape, 2),
+            br#""\x41""# => (InvalidEscape, 2), br#""\0""# => (InvalidEscape, 2),
+            br#""\u12""# => (InvalidEscape, 5), br#""\u00G0""# => (InvalidEscape, 5), br#""\u+123""# => (InvalidEscape, 3),
+            br#""\u"# => (UnexpectedEnd, 3), br#""\u00"# => (UnexpectedEnd, 5), b"\"\\" => (UnexpectedEnd, 2),
+            // surrogates must be paired (the offset is the backslash of the first escape)
+            br#""\uD800""# => (LoneSurrogate, 1), br#""\uDC00""# => (LoneSurrogate, 1), br#""\udfff""# => (LoneSurrogate, 1),
+            br#""ab\uD800\u0041""# => (LoneSurrogate, 3), br#""\uD800\uD800""# => (LoneSurrogate, 1),
+            br#""\uD800\n""# => (LoneSurrogate, 1), br#""\uD800x""# => (LoneSurrogate, 1),
+            br#""\uDE00\uD83D""# => (LoneSurrogate, 1), br#"{"\uD800":1}"# => (LoneSurrogate, 2),
+            br#""\uD800"# => (UnexpectedEnd, 7), br#""\uD800\"# => (UnexpectedEnd, 8), br#""\uD800\u"# => (UnexpectedEnd, 9),
+            br#""\uD800\uDC"# => (UnexpectedEnd, 11), br#""\uD800\uDCxx""# => (InvalidEscape, 11),
+            // literals
+            b"tru" => (UnexpectedEnd, 3), b"trUe" => (UnexpectedByte, 2), b"nul" => (UnexpectedEnd, 3),
+            b"nulll" => (TrailingCharacters, 4), b"True" => (UnexpectedByte, 0), b"fals" => (UnexpectedEnd, 4),
+            b"undefined" => (UnexpectedByte, 0),
+            // structure
+            b"[" => (UnexpectedEnd, 1), b"{" => (UnexpectedEnd, 1), b"[1" => (UnexpectedEnd, 2), b"[1," => (UnexpectedEnd, 3),
+            b"[1,]" => (UnexpectedByte, 3), b"[,1]" => (UnexpectedByte, 1), b"[,]" => (UnexpectedByte, 1),
+            br#"{"a"}"# => (UnexpectedByte, 4), br#"{"a":}"# => (UnexpectedByte, 5), br#"{"a":1,}"# => (UnexpectedByte, 7),
+            br#"{,}"# => (UnexpectedByte, 1), b"{a:1}" => (UnexpectedByte, 1), b"{'a':1}" => (UnexpectedByte, 1),
+            b"{1:2}" => (UnexpectedByte, 1), br#"{"a":1]"# => (UnexpectedByte, 6), b"[1}" => (UnexpectedByte, 2),
+            br#"{"a" 1}"# => (UnexpectedByte, 5), br#"{"a"::1}"# => (UnexpectedByte, 5), br#"{"a":1 "b":2}"# => (UnexpectedByte, 7),
+            b"]" => (UnexpectedByte, 0), b"}" => (UnexpectedByte, 0), b":" => (UnexpectedByte, 0),
+            br#"{"a":1}}"# => (TrailingCharacters, 7), b"{}x" => (TrailingCharacters, 2), b"[]]" => (TrailingCharacters, 2),
+            b"{}\x00" => (TrailingCharacters, 2), b"{} {}" => (TrailingCharacters, 3), b"1,2" => (TrailingCharacters, 1),
+            b"// c\n1" => (UnexpectedByte, 0), b"[1]/*c*/" => (TrailingCharacters, 3), b"[1,/*c*/2]" => (UnexpectedByte, 3),
+            // only the four RFC whitespace bytes are whitespace
+            b"\x0c1" => (UnexpectedByte, 0), b"[1,\x0b2]" => (UnexpectedByte, 3), "\u{a0}1".as_bytes() => (UnexpectedByte, 0),
+            "\u{feff}{}".as_bytes() => (UnexpectedByte, 0),
+        );
+    }
+
+    #[test]
+    fn depth_limit() {
+        for (open, close) in [("[", "]"), ("{\"k\":", "}")] {
+            let ok = nested(open, close, DEFAULT_MAX_DEPTH);
+            assert!(Json::new(&ok).is_ok(), "{open} x {DEFAULT_MAX_DEPTH}");
+            let deep = nested(open, close, DEFAULT_MAX_DEPTH + 1);
+            let e = Json::new(&deep).unwrap_err();
+            assert_eq!(e.kind, TooDeep);
+            assert_eq!(e.offset, DEFAULT_MAX_DEPTH * open.len(), "offset of the first bracket too many");
+            assert!(e.kind.is_limit());
+        }
+        // Scalars do not count as a level; empty containers do.
+        assert!(Json::with_max_depth("1", 0).is_ok());
+        assert_eq!(Json::with_max_depth("[]", 0).unwrap_err(), JsonError { kind: TooDeep, offset: 0 });
+        assert!(Json::with_max_depth("[1,2]", 1).is_ok());
+        assert_eq!(Json::with_max_depth("[[]]", 1).unwrap_err(), JsonError { kind: TooDeep, offset: 1 });
+        assert_eq!(Json::with_max_depth(r#"{"a":{}}"#, 1).unwrap_err(), JsonError { kind: TooDeep, offset: 5 });
+        assert!(Json::with_max_depth(r#"[[],{},[{}]]"#, 3).is_ok());
+        assert_eq!(Json::with_max_depth(r#"[[],{},[{"a":[]}]]"#, 3).unwrap_err().kind, TooDeep);
+        // Sequential containers at the limit do not accumulate depth.
+        let wide = String::from("[") + &["[[]]"; 100].join(",") + "]";
+        assert!(Json::with_max_depth(&wide, 3).is_ok());
+        // Limits above the cap are clamped to it.
+        assert!(Json::with_max_depth(&nested("[", "]", MAX_DEPTH_CAP), 10_000).is_ok());
+        let e = Json::with_max_depth(&nested("[", "]", MAX_DEPTH_CAP + 1), 10_000).unwrap_err();
+        assert_eq!((e.kind, e.offset), (TooDeep, MAX_DEPTH_CAP));
+        // A syntax error before the limit is reported as such.
+        assert_eq!(Json::with_max_depth("[[x", 1).unwrap_err().kind, TooDeep);
+        assert_eq!(Json::with_max_depth("[x[", 1).unwrap_err().kind, UnexpectedByte);
+        // Very deep input is rejected without recursion.
+        let huge = "[".repeat(1_000_000);
+        assert_eq!(Json::new(&huge).unwrap_err().kind, TooDeep);
+    }
+
+    #[test]
+    fn every_control_character_is_rejected_raw_and_accepted_escaped() {
+        for c in 0u8..0x20 {
+            let raw = [b'"', b'a', c, b'"'];
+            let text = core::str::from_utf8(&raw).unwrap();
+            assert_eq!(Json::new(text).unwrap_err(), JsonError { kind: ControlCharacter, offset: 2 }, "{c:#x}");
+            let esc = std::format!("\"\\u{:04x}\"", c);
+            assert!(Json::new(&esc).is_ok(), "{esc}");
+        }
+        for c in 0x20u8..0x80 {
+            let raw = [b'"', c, b'"'];
+            let text = core::str::from_utf8(&raw).unwrap();
+            let expect_ok = c != b'"' && c != b'\\';
+            assert_eq!(Json::new(text).is_ok(), expect_ok, "{c:#x}");
+        }
+    }
+
+    #[test]
+    fn every_escape_letter() {
+        for c in 0x20u8..0x7f {
+            let raw = [b'"', b'\\', c, b'"'];
+            let text = core::str::from_utf8(&raw).unwrap();
+            let r = Json::new(text);
+            match c {
+                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => assert!(r.is_ok(), "{text}"),
+                b'u' => assert_eq!(r.unwrap_err().kind, InvalidEscape),
+                _ => assert_eq!(r.unwrap_err(), JsonError { kind: InvalidEscape, offset: 2 }, "{text}"),
+            }
+        }
+    }
+
+    #[test]
+    fn surrogate_ranges() {
+        // Every high surrogate pairs with every low one; nothing else pairs.
+        for hi in [0xD800u32, 0xD9AB, 0xDBFF] {
+            for lo in [0xDC00u32, 0xDD00, 0xDFFF] {
+                assert!(Json::new(&std::format!("\"\\u{hi:04X}\\u{lo:04x}\"")).is_ok());
+            }
+            for lo in [0x0041u32, 0xD800, 0xDBFF, 0xE000, 0xFFFF] {
+                let e = Json::new(&std::format!("\"\\u{hi:04X}\\u{lo:04X}\"")).unwrap_err();
+                assert_eq!(e, JsonError { kind: LoneSurrogate, offset: 1 });
+            }
+        }
+        for cp in [0xD7FFu32, 0xE000, 0x0000, 0xFFFE] {
+            assert!(Json::new(&std::format!("\"\\u{cp:04x}\"")).is_ok());
+        }
+    }
+
+    #[test]
+    fn errors_display_and_classify() {
+        let e = Json::new("[1,]").unwrap_err();
+        assert_eq!(std::format!("{e}"), "unexpected character at byte 3");
+        let kinds = [
+            UnexpectedEnd,
+            UnexpectedByte,
+            InvalidNumber,
+            InvalidEscape,
+            LoneSurrogate,
+            ControlCharacter,
+            TooDeep,
+            TrailingCharacters,
+            Empty,
+        ];
+        let mut msgs: Vec<String> = kinds.iter().map(|&kind| std::format!("{}", JsonError { kind, offset: 9 })).collect();
+        assert!(msgs.iter().all(|m| m.ends_with(" at byte 9")));
+        msgs.sort();
+        msgs.dedup();
+        assert_eq!(msgs.len(), kinds.len(), "each kind has its own message");
+        assert_eq!(kinds.iter().filter(|k| k.is_limit()).count(), 1);
+    }
+
+    #[test]
+    fn scanner_parts() {
+        let mut sc = Scanner::new(br#""a\nb" x"#);
+        let s = sc.scan_string().unwrap();
+        assert_eq!((s.start, s.end, s.escaped, sc.pos), (1, 5, true, 6));
+        let mut sc = Scanner::new(br#""plain""#);
+        let s = sc.scan_string().unwrap();
+        assert_eq!((s.start, s.end, s.escaped), (1, 6, false));
+        assert_eq!(Scanner::new(b"x").scan_string().unwrap_err().kind, UnexpectedByte);
+        assert_eq!(Scanner::new(b"").scan_string().unwrap_err().kind, UnexpectedEnd);
+        for (num, integer, end) in [("-12,", true, 3), ("0.5]", false, 3), ("1e3 ", false, 3), ("7", true, 1)] {
+            let mut sc = Scanner::new(num.as_bytes());
+            assert_eq!(sc.scan_number().unwrap(), integer, "{num}");
+            assert_eq!(sc.pos, end, "{num}");
+        }
+        // scan_value at a nesting base stops after one value.
+        let mut sc = Scanner::new(br#"  {"a":[1]} , 2"#);
+        sc.scan_value(0, 2).unwrap();
+        assert_eq!(sc.pos, 11);
+        let mut sc = Scanner::new(br#"{"a":[1]}"#);
+        assert_eq!(sc.scan_value(1, 2).unwrap_err().kind, TooDeep);
+    }
+
+    #[test]
+    fn bit_stack() {
+        let mut s = BitStack::new();
+        assert_eq!(s.top(), None);
+        s.pop(); // popping empty is harmless
+        for i in 0..MAX_DEPTH_CAP {
+            assert!(s.push(i % 3 == 0));
+            assert_eq!(s.top(), Some(i % 3 == 0));
+        }
+        assert!(!s.push(true), "full");
+        assert_eq!(s.len(), MAX_DEPTH_CAP);
+        s.set_top(false);
+        assert_eq!(s.top(), Some(false));
+        s.set_top(true);
+        assert_eq!(s.top(), Some(true));
+        for i in (0..MAX_DEPTH_CAP - 1).rev() {
+            s.pop();
+            assert_eq!(s.top(), Some(i % 3 == 0), "level {i}");
+        }
+        s.pop();
+        assert_eq!((s.len(), s.top()), (0, None));
+        s.set_top(true); // no-op when empty
+        assert_eq!(s.top(), None);
+    }
+
+    #[test]
+    fn skip_valid_finds_value_ends() {
+        for (text, start, end) in [
+            (r#"{"a":[1,"]",{"b":"}"}]} x"#, 0, 23),
+            (r#"  "a\"b" , 1"#, 0, 8),
+            ("123,4", 0, 3),
+            ("-1.5e3]", 0, 6),
+            ("true}", 0, 4),
+            ("[[],[[]]] ", 0, 9),
+            (r#"[1, "\\", 2]"#, 4, 8),
+            ("", 0, 0),
+        ] {
+            assert_eq!(skip_valid(text.as_bytes(), start), end, "{text}");
+        }
+        assert_eq!(skip_valid_string(br#""a\\"b"#, 0), 5);
+        assert_eq!(skip_valid_string(br#""abc"#, 0), 4, "unterminated: stops at the end");
+    }
+}

@@ -156,13 +156,29 @@ impl<'a> Json<'a> {
     }
 
     /// Deserializes the value into a type with serde-json-core (no allocation). Borrowed
-    /// `&str` fields only work for strings without escapes; use `heapless::String` for
-    /// text that may be escaped.
+    /// `&str` fields only work for strings without escapes (an escaped one is an error);
+    /// use `heapless::String` for text that may be escaped. Escaped strings are decoded in
+    /// a [`DESERIALIZE_SCRATCH`](Self::DESERIALIZE_SCRATCH)-byte stack buffer; for longer
+    /// ones use [`Json::deserialize_with`].
     ///
     /// # Errors
     /// The serde-json-core error when the value does not fit `T`.
     pub fn deserialize<T: serde::Deserialize<'a>>(&self) -> Result<T, serde_json_core::de::Error> {
-        serde_json_core::from_str(self.0).map(|(v, _)| v)
+        let mut scratch = [0u8; Self::DESERIALIZE_SCRATCH];
+        self.deserialize_with(&mut scratch)
+    }
+
+    /// The size of the stack buffer [`Json::deserialize`] decodes escaped strings in.
+    pub const DESERIALIZE_SCRATCH: usize = 256;
+
+    /// Like [`Json::deserialize`], decoding each escaped string in `scratch`, which must
+    /// hold the longest escaped string once decoded.
+    ///
+    /// # Errors
+    /// The serde-json-core error when the value does not fit `T`
+    /// (`EscapedStringIsTooLong` when `scratch` is too small).
+    pub fn deserialize_with<T: serde::Deserialize<'a>>(&self, scratch: &mut [u8]) -> Result<T, serde_json_core::de::Error> {
+        serde_json_core::from_str_escaped(self.0, scratch).map(|(v, _)| v)
     }
 }
 
@@ -371,5 +387,236 @@ impl Iterator for Unescape<'_> {
             }
             other => other as char,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::string::String;
+    use std::vec::Vec;
+
+    use super::*;
+
+    fn j(text: &str) -> Json<'_> {
+        Json::new(text).unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    fn raws<'a>(it: impl Iterator<Item = Json<'a>>) -> Vec<&'a str> {
+        it.map(|v| v.as_raw()).collect()
+    }
+
+    #[test]
+    fn new_trims_and_kinds() {
+        assert_eq!(j(" \t\r\n{} \n").as_raw(), "{}");
+        for (text, kind) in [
+            ("null", JsonKind::Null),
+            ("true", JsonKind::Bool),
+            ("false", JsonKind::Bool),
+            ("-1", JsonKind::Number),
+            ("0.5", JsonKind::Number),
+            ("\"x\"", JsonKind::String),
+            ("[]", JsonKind::Array),
+            ("{}", JsonKind::Object),
+        ] {
+            assert_eq!(j(text).kind(), kind, "{text}");
+            assert_eq!(j(text).is_null(), kind == JsonKind::Null);
+            assert_eq!(j(text).is_object(), kind == JsonKind::Object);
+        }
+        assert_eq!(Json::EMPTY_OBJECT.kind(), JsonKind::Object);
+        assert!(Json::NULL.is_null());
+        assert_eq!(j("true").as_bool(), Some(true));
+        assert_eq!(j("false").as_bool(), Some(false));
+        assert_eq!(j("null").as_bool(), None);
+        assert_eq!(j("\"true\"").as_bool(), None);
+        assert_eq!(std::format!("{}", j(" [1, 2] ")), "[1, 2]");
+        assert_eq!(std::format!("{:?}", j("[1]")), "Json([1])");
+    }
+
+    #[test]
+    fn get() {
+        let v = j(r#"{ "a" : 1 , "b" : [1, {"c":2}], "s":"}\"{,", "\u0069d": "x", "d":{"a":9}, "a": 2, "": 0 }"#);
+        let table: &[(&str, Option<&str>)] = &[
+            ("a", Some("1")), // the first of duplicate members wins
+            ("b", Some(r#"[1, {"c":2}]"#)),
+            ("s", Some(r#""}\"{,""#)),
+            ("id", Some(r#""x""#)), // escaped key
+            ("\\u0069d", None),     // compared decoded, not raw
+            ("d", Some(r#"{"a":9}"#)),
+            ("", Some("0")),
+            ("c", None), // nested members are not found
+            ("A", None),
+            ("aa", None),
+        ];
+        for &(key, want) in table {
+            assert_eq!(v.get(key).map(|x| x.as_raw()), want, "get({key:?})");
+        }
+        assert_eq!(v.get("d").unwrap().get("a").unwrap().as_i64(), Some(9));
+        for not_obj in ["[1]", "1", "\"a\"", "null", "{}"] {
+            assert_eq!(j(not_obj).get("a"), None, "{not_obj}");
+        }
+    }
+
+    #[test]
+    fn members() {
+        let v = j("{\n \"k1\" :\t\"v\" ,\"k\\\"2\":[ 1 ,2 ],\"k3\":{\"x\":{}} , \"k4\" : -0.5e1 }");
+        let got: Vec<(&str, &str)> = v.members().map(|(k, v)| (k.raw(), v.as_raw())).collect();
+        assert_eq!(got, [("k1", "\"v\""), ("k\\\"2", "[ 1 ,2 ]"), ("k3", r#"{"x":{}}"#), ("k4", "-0.5e1")]);
+        assert!(v.members().nth(1).unwrap().0.eq_str("k\"2"));
+        assert_eq!(j("{}").members().count(), 0);
+        assert_eq!(j("{ }").members().count(), 0);
+        assert_eq!(j("[1,2]").members().count(), 0);
+        assert_eq!(j("\"ab\"").members().count(), 0);
+        // The iterator is fused after its end.
+        let mut m = j(r#"{"a":1}"#).members();
+        assert!(m.next().is_some());
+        assert!(m.next().is_none());
+        assert!(m.next().is_none());
+    }
+
+    #[test]
+    fn elements() {
+        let v = j(r#"[1, "a,b]" ,[2,[3]] , {"x":[]},null,true , -2e-3,"\"]"]"#);
+        assert_eq!(raws(v.elements()), ["1", "\"a,b]\"", "[2,[3]]", r#"{"x":[]}"#, "null", "true", "-2e-3", r#""\"]""#]);
+        assert_eq!(raws(j("[[],{}]").elements()), ["[]", "{}"]);
+        assert_eq!(j("[]").elements().count(), 0);
+        assert_eq!(j("[ \n ]").elements().count(), 0);
+        assert_eq!(j(r#"{"a":1}"#).elements().count(), 0);
+        assert_eq!(j("7").elements().count(), 0);
+        let nested = j("[[1,2],[3]]");
+        let inner: Vec<usize> = nested.elements().map(|e| e.elements().count()).collect();
+        assert_eq!(inner, [2, 1]);
+    }
+
+    #[test]
+    fn numbers() {
+        struct Row(&'static str, Option<i64>, Option<u64>, Option<f64>, bool);
+        let table = [
+            Row("0", Some(0), Some(0), Some(0.0), true),
+            Row("-0", Some(0), None, Some(-0.0), true),
+            Row("42", Some(42), Some(42), Some(42.0), true),
+            Row("-42", Some(-42), None, Some(-42.0), true),
+            Row("9223372036854775807", Some(i64::MAX), Some(i64::MAX as u64), Some(9.223372036854776e18), true),
+            Row("-9223372036854775808", Some(i64::MIN), None, Some(-9.223372036854776e18), true),
+            Row("9223372036854775808", None, Some(1 << 63), Some(9.223372036854776e18), true),
+            Row("18446744073709551615", None, Some(u64::MAX), Some(1.8446744073709552e19), true),
+            Row("18446744073709551616", None, None, Some(1.8446744073709552e19), true),
+            Row("-9223372036854775809", None, None, Some(-9.223372036854776e18), true),
+            Row("1.5", None, None, Some(1.5), false),
+            Row("1.0", None, None, Some(1.0), false),
+            Row("1e2", None, None, Some(100.0), false),
+            Row("1E-2", None, None, Some(0.01), false),
+            Row("-2.5e+3", None, None, Some(-2500.0), false),
+            Row("1e400", None, None, Some(f64::INFINITY), false),
+            Row("\"1\"", None, None, None, false),
+            Row("true", None, None, None, false),
+            Row("[1]", None, None, None, false),
+        ];
+        for Row(text, i, u, f, int) in table {
+            let v = j(text);
+            assert_eq!(v.as_i64(), i, "{text} as i64");
+            assert_eq!(v.as_u64(), u, "{text} as u64");
+            assert_eq!(v.as_f64(), f, "{text} as f64");
+            assert_eq!(v.is_integer(), int, "{text} is_integer");
+        }
+        assert!(j("-0").as_f64().unwrap().is_sign_negative());
+    }
+
+    #[test]
+    fn strings() {
+        // (JSON text, decoded)
+        let table: &[(&str, &str)] = &[
+            (r#""""#, ""),
+            (r#""plain""#, "plain"),
+            (r#""\"\\\/\b\f\n\r\t""#, "\"\\/\u{8}\u{c}\n\r\t"),
+            (r#""\u0041\u00e9\u20AC""#, "Aé€"),
+            (r#""\ud83d\ude00 \uD83D\uDE00""#, "😀 😀"),
+            (r#""\u0000\u001f""#, "\u{0}\u{1f}"),
+            (r#""é😀\u00e9""#, "é😀é"),
+            (r#""a\\nb""#, "a\\nb"),
+            (r#""\\u0041""#, "\\u0041"),
+            (r#""\uDBFF\uDFFF""#, "\u{10FFFF}"),
+        ];
+        for &(text, want) in table {
+            let s = j(text).as_str().unwrap();
+            assert_eq!(s.raw(), &text[1..text.len() - 1]);
+            assert_eq!(s.is_escaped(), text.contains('\\'), "{text}");
+            assert_eq!(s.as_plain(), (!s.is_escaped()).then_some(s.raw()));
+            assert_eq!(s.chars().collect::<String>(), want, "{text}");
+            assert_eq!(s.decoded_len(), want.len(), "{text}");
+            assert!(s.eq_str(want), "{text} eq {want:?}");
+            let mut longer = String::from(want);
+            longer.push('x');
+            assert!(!s.eq_str(&longer), "{text}");
+            if let Some(c) = want.chars().next() {
+                assert!(!s.eq_str(&want[c.len_utf8()..]), "{text}");
+            }
+            assert_eq!(std::format!("{s}"), want);
+            assert_eq!(std::format!("{s:?}"), text);
+            // unescape_into: exact fit works, one byte less reports the exact need.
+            let mut buf = [0u8; 64];
+            assert_eq!(s.unescape_into(&mut buf[..want.len()]).unwrap(), want);
+            if !want.is_empty() {
+                assert_eq!(s.unescape_into(&mut buf[..want.len() - 1]), Err(InsufficientSize { required: want.len() }));
+            }
+        }
+        assert!(j("1").as_str().is_none());
+        assert!(j("null").as_str().is_none());
+    }
+
+    #[derive(serde::Deserialize, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    struct Args<'a> {
+        name: &'a str,
+        text: heapless::String<32>,
+        count: u32,
+        ratio: f64,
+        is_error: Option<bool>,
+        tags: heapless::Vec<heapless::String<8>, 4>,
+        inner: Inner,
+    }
+
+    #[derive(serde::Deserialize, Debug, PartialEq)]
+    struct Inner {
+        id: i64,
+    }
+
+    #[test]
+    fn deserialize() {
+        let v = j(r#"{"name":"echo","text":"a \"b\"\n\u00e9\t","count":3,"ratio":0.25,"tags":["x","y\\z"],"inner":{"id":-7},"extra":[1,{"z":null}]}"#);
+        let a: Args<'_> = v.deserialize().unwrap();
+        assert_eq!(a.name, "echo");
+        assert_eq!(a.text.as_str(), "a \"b\"\né\t", "escapes are decoded, not copied raw");
+        assert_eq!((a.count, a.ratio, a.is_error, a.inner.id), (3, 0.25, None, -7));
+        assert_eq!(a.tags.iter().map(|t| t.as_str()).collect::<Vec<_>>(), ["x", "y\\z"]);
+        // A member view deserializes on its own.
+        let inner: Inner = v.get("inner").unwrap().deserialize().unwrap();
+        assert_eq!(inner, Inner { id: -7 });
+        // A borrowed &str cannot hold an escaped string: an error, never the raw escapes.
+        let e = j(r#"{"name":"e\u0063ho","text":"","count":0,"ratio":0,"tags":[],"inner":{"id":0}}"#);
+        assert!(e.deserialize::<Args<'_>>().is_err());
+        // Type mismatches and overflowing capacities are errors.
+        assert!(j(r#"{"id":"7"}"#).deserialize::<Inner>().is_err());
+        assert!(j(r#"{"id":1.5}"#).deserialize::<Inner>().is_err());
+        assert!(j(r#"["123456789"]"#).deserialize::<heapless::Vec<heapless::String<8>, 1>>().is_err());
+        // Escaped strings longer than the default scratch need deserialize_with.
+        let long = std::format!("[\"{}\"]", "\\n".repeat(Json::DESERIALIZE_SCRATCH + 1));
+        let long = j(&long);
+        assert!(long.deserialize::<heapless::Vec<heapless::String<512>, 1>>().is_err());
+        let mut scratch = [0u8; 512];
+        let got: heapless::Vec<heapless::String<512>, 1> = long.deserialize_with(&mut scratch).unwrap();
+        assert_eq!(got[0].len(), Json::DESERIALIZE_SCRATCH + 1);
+        assert!(got[0].bytes().all(|b| b == b'\n'));
+    }
+
+    #[test]
+    fn deserialize_surrogate_pair_limitation() {
+        // serde-json-core 0.7.0 decodes each `\u` escape on its own, so a valid surrogate
+        // pair fails to deserialize (JsonStr::unescape_into decodes it fine). Known
+        // upstream limitation; this test flags when it changes.
+        let v = j(r#"["\ud83d\ude00"]"#);
+        assert!(v.deserialize::<heapless::Vec<heapless::String<8>, 1>>().is_err());
+        let mut buf = [0u8; 8];
+        assert_eq!(v.elements().next().unwrap().as_str().unwrap().unescape_into(&mut buf).unwrap(), "😀");
     }
 }

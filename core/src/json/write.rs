@@ -288,3 +288,285 @@ impl fmt::Write for Escaper<'_, '_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::string::String;
+    use std::vec;
+    use std::vec::Vec;
+
+    use super::*;
+
+    /// Runs `f` on a writer over a buffer of `cap` bytes; returns the result and the text.
+    fn write_with(cap: usize, f: impl Fn(&mut JsonWriter<'_>)) -> (Result<usize, InsufficientSize>, Vec<u8>) {
+        let mut buf = vec![0u8; cap];
+        let mut w = JsonWriter::new(&mut buf);
+        f(&mut w);
+        let r = w.finish();
+        let n = *r.as_ref().unwrap_or(&0);
+        (r, buf[..n].to_vec())
+    }
+
+    fn write(f: impl Fn(&mut JsonWriter<'_>)) -> String {
+        let (r, out) = write_with(4096, f);
+        r.unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    fn string_of(s: &str) -> String {
+        write(|w| w.string(s))
+    }
+
+    #[test]
+    fn escapes_every_control_character() {
+        let short = [(0x08u8, "\\b"), (0x09, "\\t"), (0x0a, "\\n"), (0x0c, "\\f"), (0x0d, "\\r")];
+        for c in 0u8..0x20 {
+            let s = std::format!("a{}b", c as char);
+            let want = match short.iter().find(|(b, _)| *b == c) {
+                Some((_, e)) => std::format!("\"a{e}b\""),
+                None => std::format!("\"a\\u{c:04x}b\""),
+            };
+            assert_eq!(string_of(&s), want, "{c:#x}");
+        }
+        assert_eq!(string_of("\""), r#""\"""#);
+        assert_eq!(string_of("\\"), r#""\\""#);
+        assert_eq!(string_of(r#"a"b\c"#), r#""a\"b\\c""#);
+        // Not escaped: '/', DEL, non-ASCII (U+2028 included; it is valid inside JSON strings).
+        assert_eq!(string_of("/\u{7f}é😀\u{2028}"), "\"/\u{7f}é😀\u{2028}\"");
+        assert_eq!(string_of(""), "\"\"");
+    }
+
+    #[test]
+    fn output_never_contains_a_raw_newline_and_round_trips() {
+        let all: String = (0u8..0x80).map(char::from).chain(['é', '\u{2028}', '😀']).collect();
+        let out = write(|w| {
+            w.begin_object();
+            w.key(&all);
+            w.string(&all);
+            w.key("f");
+            w.string_fmt(format_args!("{all}|{}", 5));
+            w.end_object();
+        });
+        assert!(!out.bytes().any(|b| b < 0x20), "no raw control bytes: {out:?}");
+        let v = Json::new(&out).unwrap();
+        let (k, val) = v.members().next().unwrap();
+        assert!(k.eq_str(&all));
+        assert!(val.as_str().unwrap().eq_str(&all));
+        assert!(v.get("f").unwrap().as_str().unwrap().eq_str(&(all.clone() + "|5")));
+    }
+
+    #[test]
+    fn integers() {
+        for (v, want) in [(0i64, "0"), (-1, "-1"), (7, "7"), (i64::MAX, "9223372036854775807"), (i64::MIN, "-9223372036854775808")] {
+            assert_eq!(write(|w| w.i64(v)), want);
+        }
+        for (v, want) in [(0u64, "0"), (10, "10"), (u64::MAX, "18446744073709551615")] {
+            assert_eq!(write(|w| w.u64(v)), want);
+        }
+    }
+
+    #[test]
+    fn floats() {
+        for (v, want) in [
+            (0.0f64, "0"),
+            (-0.0, "0"),
+            (1.0, "1"),
+            (-3.0, "-3"),
+            (0.5, "0.5"),
+            (-2.25, "-2.25"),
+            (0.1, "0.1"),
+            (f64::NAN, "null"),
+            (f64::INFINITY, "null"),
+            (f64::NEG_INFINITY, "null"),
+        ] {
+            assert_eq!(write(|w| w.f64(v)), want, "{v}");
+        }
+        // Whatever the notation, the output is JSON and reads back as the same number.
+        for v in [1e15, 1e16, -1e15 + 0.5, 123456.789, 1e300, -1e-300, 5e-324, f64::MAX, f64::MIN_POSITIVE, 1.0 / 3.0] {
+            let out = write(|w| w.f64(v));
+            let parsed = Json::new(&out).unwrap_or_else(|e| panic!("{v}: {out} {e}"));
+            assert_eq!(parsed.kind(), super::super::JsonKind::Number);
+            assert_eq!(parsed.as_f64(), Some(v), "{out}");
+        }
+    }
+
+    #[test]
+    fn nesting_and_commas() {
+        assert_eq!(
+            write(|w| {
+                w.begin_object();
+                w.key("a");
+                w.begin_array();
+                w.i64(1);
+                w.u64(2);
+                w.begin_object();
+                w.key("b");
+                w.null();
+                w.end_object();
+                w.begin_array();
+                w.end_array();
+                w.end_array();
+                w.key("c");
+                w.begin_object();
+                w.end_object();
+                w.key("d");
+                w.bool(true);
+                w.key("e");
+                w.bool(false);
+                w.end_object();
+            }),
+            r#"{"a":[1,2,{"b":null},[]],"c":{},"d":true,"e":false}"#
+        );
+        assert_eq!(
+            write(|w| {
+                w.begin_array();
+                for _ in 0..3 {
+                    w.begin_object();
+                    w.end_object();
+                    w.begin_array();
+                    w.end_array();
+                }
+                w.end_array();
+            }),
+            "[{},[],{},[],{},[]]"
+        );
+        assert_eq!(write(|w| w.null()), "null");
+        assert_eq!(write(|w| w.bool(true)), "true");
+        // Deep nesting up to the cap works; beyond it the writer reports failure.
+        let deep = write(|w| {
+            for _ in 0..MAX_DEPTH_CAP_FOR_TEST {
+                w.begin_array();
+            }
+            for _ in 0..MAX_DEPTH_CAP_FOR_TEST {
+                w.end_array();
+            }
+        });
+        assert_eq!(deep.len(), 2 * MAX_DEPTH_CAP_FOR_TEST);
+        let (r, _) = write_with(4096, |w| {
+            for _ in 0..=MAX_DEPTH_CAP_FOR_TEST {
+                w.begin_array();
+            }
+        });
+        assert!(r.is_err());
+    }
+
+    const MAX_DEPTH_CAP_FOR_TEST: usize = crate::json::MAX_DEPTH_CAP;
+
+    #[test]
+    fn raw_values_and_escaped_strings_pass_through() {
+        let src = Json::new(r#"{"k\u0041y":"v\n\u00e9","n":[1, 2]}"#).unwrap();
+        let (k, v) = src.members().next().unwrap();
+        let out = write(|w| {
+            w.begin_object();
+            w.key_raw(k);
+            w.string_raw(v.as_str().unwrap());
+            w.key("n");
+            w.raw(src.get("n").unwrap());
+            w.key("all");
+            w.raw(src);
+            w.end_object();
+        });
+        assert_eq!(out, r#"{"k\u0041y":"v\n\u00e9","n":[1, 2],"all":{"k\u0041y":"v\n\u00e9","n":[1, 2]}}"#);
+        assert!(Json::new(&out).is_ok());
+        assert_eq!(write(|w| w.string_fmt(format_args!("{}-{:?}", "a\"", "q"))), r#""a\"-\"q\"""#);
+    }
+
+    fn everything(w: &mut JsonWriter<'_>) {
+        w.begin_object();
+        w.key("s\"");
+        w.string("line\nbreak\u{1}é");
+        w.key("n");
+        w.begin_array();
+        w.i64(-12);
+        w.u64(u64::MAX);
+        w.f64(0.25);
+        w.f64(1e300);
+        w.f64(f64::NAN);
+        w.bool(true);
+        w.null();
+        w.end_array();
+        w.key("fmt");
+        w.string_fmt(format_args!("{}\t{}", 1, "x"));
+        w.key("raw");
+        w.raw(Json::EMPTY_OBJECT);
+        w.key_raw(Json::new(r#""\u0041""#).unwrap().as_str().unwrap());
+        w.string_raw(Json::new(r#""\n""#).unwrap().as_str().unwrap());
+        w.end_object();
+    }
+
+    #[test]
+    fn insufficient_size_is_exact_for_every_buffer_size() {
+        let full = write(everything);
+        assert!(Json::new(&full).is_ok());
+        for cap in 0..full.len() {
+            let mut buf = vec![0u8; cap];
+            let mut w = JsonWriter::new(&mut buf);
+            everything(&mut w);
+            assert_eq!(w.len(), full.len());
+            assert!(w.overflowed());
+            assert_eq!(w.finish(), Err(InsufficientSize { required: full.len() }), "cap {cap}");
+        }
+        let (r, out) = write_with(full.len(), everything);
+        assert_eq!(r, Ok(full.len()));
+        assert_eq!(out, full.as_bytes());
+        // A fresh writer is empty.
+        let mut buf = [0u8; 4];
+        let w = JsonWriter::new(&mut buf);
+        assert!(w.is_empty() && !w.overflowed());
+        assert_eq!(w.finish(), Ok(0));
+    }
+
+    #[derive(serde::Serialize)]
+    struct Content<'a> {
+        #[serde(rename = "type")]
+        kind: &'a str,
+        text: &'a str,
+        n: i32,
+        ok: Option<bool>,
+    }
+
+    #[test]
+    fn serialize() {
+        let c = Content { kind: "text", text: "a\"b\\c\nd\u{1}", n: -3, ok: None };
+        let out = write(|w| {
+            w.begin_object();
+            w.key("content");
+            w.begin_array();
+            w.serialize(&c);
+            w.serialize(&c);
+            w.end_array();
+            w.key("x");
+            w.serialize(&5u8);
+            w.end_object();
+        });
+        let v = Json::new(&out).unwrap_or_else(|e| panic!("{out}: {e}"));
+        let items: Vec<_> = v.get("content").unwrap().elements().collect();
+        assert_eq!(items.len(), 2);
+        for item in items {
+            assert!(item.get("text").unwrap().as_str().unwrap().eq_str(c.text));
+            assert_eq!(item.get("type").unwrap().as_raw(), "\"text\"");
+            assert_eq!(item.get("n").unwrap().as_i64(), Some(-3));
+        }
+        assert_eq!(v.get("x").unwrap().as_raw(), "5");
+        assert!(!out.contains('\n'));
+        // Too small: an error whose `required` is more than the buffer (the exact size is
+        // unknown for serde output), at any buffer size.
+        let need = out.len();
+        for cap in [0, 5, 12, need - 1] {
+            let (r, _) = write_with(cap, |w| {
+                w.begin_object();
+                w.key("content");
+                w.begin_array();
+                w.serialize(&c);
+                w.serialize(&c);
+                w.end_array();
+                w.key("x");
+                w.serialize(&5u8);
+                w.end_object();
+            });
+            let req = r.unwrap_err().required;
+            assert!(req > cap, "cap {cap}: required {req}");
+        }
+    }
+}

@@ -1,0 +1,395 @@
+//! Public value types of the session API: configuration, handles, events, errors.
+
+use core::fmt;
+
+use crate::error::{ErrorCode, InsufficientSize};
+use crate::json::{Json, JsonStr};
+use crate::jsonrpc::ParseErrorKind;
+use crate::protocol::{Method, ProtocolVersion, Role, Versions};
+
+/// How a session is set up. Text is copied into [`Storage::info`](super::Storage::info)
+/// at construction, so the configuration need not outlive the session.
+#[derive(Debug, Clone, Copy)]
+pub struct Config<'c> {
+    /// Client or server.
+    pub role: Role,
+    /// Our `name` (`serverInfo`/`clientInfo`).
+    pub name: &'c str,
+    /// Our `version`.
+    pub version: &'c str,
+    /// Our capabilities as a JSON object, sent verbatim and used for enforcement.
+    pub capabilities: Json<'c>,
+    /// Server only: `instructions` for the model.
+    pub instructions: Option<&'c str>,
+    /// The protocol revisions we accept. Server: the client's proposal is echoed when it
+    /// is in this set, else the newest legacy revision in it is offered. Client: we
+    /// propose the newest and accept any revision in the set.
+    pub versions: Versions,
+    /// Line, depth and id limits. `max_line` must equal the receive buffer's size.
+    pub limits: crate::Limits,
+    /// Default timeout of our requests in milliseconds (`None`: no timeout).
+    pub request_timeout_ms: Option<u64>,
+}
+
+impl<'c> Config<'c> {
+    /// A server configuration with default limits and every legacy revision.
+    pub fn server(name: &'c str, version: &'c str, capabilities: Json<'c>) -> Self {
+        Config {
+            role: Role::Server,
+            name,
+            version,
+            capabilities,
+            instructions: None,
+            versions: Versions::LEGACY,
+            limits: crate::Limits::DEFAULT,
+            request_timeout_ms: Some(60_000),
+        }
+    }
+
+    /// A client configuration with default limits and every legacy revision.
+    pub fn client(name: &'c str, version: &'c str, capabilities: Json<'c>) -> Self {
+        Config { role: Role::Client, ..Self::server(name, version, capabilities) }
+    }
+
+    /// Bytes of [`Storage::info`](super::Storage::info) this configuration needs.
+    pub fn info_len(&self) -> usize {
+        // name and version are escaped on output (worst case 6 bytes per byte).
+        let instr = self.instructions.map_or(0, |s| s.len() * 6 + 20);
+        64 + 6 * (self.name.len() + self.version.len()) + self.capabilities.as_raw().len() + instr
+    }
+}
+
+/// A request the peer sent us, awaiting our response. `Copy`; stale handles are detected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct InboundId {
+    pub(crate) index: u16,
+    pub(crate) generation: u16,
+}
+
+impl InboundId {
+    /// A stable number for this handle (index and generation), for bindings.
+    pub fn to_bits(self) -> u32 {
+        (self.generation as u32) << 16 | self.index as u32
+    }
+    /// Rebuilds a handle from [`InboundId::to_bits`].
+    pub fn from_bits(bits: u32) -> Self {
+        InboundId { index: bits as u16, generation: (bits >> 16) as u16 }
+    }
+}
+
+/// A request we sent, awaiting the peer's response. `Copy`; stale handles are detected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OutboundId {
+    pub(crate) index: u16,
+    pub(crate) generation: u16,
+}
+
+impl OutboundId {
+    /// A stable number for this handle, for bindings.
+    pub fn to_bits(self) -> u32 {
+        (self.generation as u32) << 16 | self.index as u32
+    }
+    /// Rebuilds a handle from [`OutboundId::to_bits`].
+    pub fn from_bits(bits: u32) -> Self {
+        OutboundId { index: bits as u16, generation: (bits >> 16) as u16 }
+    }
+}
+
+/// Where a session is in its lifecycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Server: waiting for `initialize`. Client: `initialize` sent, waiting for the result.
+    Initializing,
+    /// Server: `initialize` answered, waiting for `notifications/initialized`.
+    AwaitingInitialized,
+    /// Normal operation.
+    Operating,
+    /// The connection is over (see [`Event::Closed`]).
+    Closed,
+}
+
+/// Something that happened, taken from [`Session::poll_event`](super::Session::poll_event).
+/// Borrowed text stays valid until the next mutating call on the session.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum Event<'a> {
+    /// The version was agreed. Server: `peer` is the client's `initialize` params
+    /// (`clientInfo`, `capabilities`, ...), already answered by the core. Client: `peer` is
+    /// the server's `initialize` result.
+    Negotiated {
+        /// The agreed revision.
+        version: ProtocolVersion,
+        /// The peer's side of the handshake.
+        peer: Json<'a>,
+    },
+    /// The legacy handshake is complete: server, `notifications/initialized` arrived;
+    /// client, it was sent.
+    Ready {
+        /// The agreed revision.
+        version: ProtocolVersion,
+    },
+    /// The peer asks us something; answer with [`respond`](super::Session::respond) or
+    /// [`respond_error`](super::Session::respond_error).
+    Request {
+        /// Handle to answer with.
+        id: InboundId,
+        /// The method (already checked against the negotiated capabilities).
+        method: Method,
+        /// The params object.
+        params: Option<Json<'a>>,
+    },
+    /// The peer tells us something.
+    Notification {
+        /// The method.
+        method: Method,
+        /// The params object.
+        params: Option<Json<'a>>,
+    },
+    /// A success response to one of our requests.
+    Response {
+        /// Which request.
+        id: OutboundId,
+        /// The result object.
+        result: Json<'a>,
+    },
+    /// An error response to one of our requests.
+    ErrorResponse {
+        /// Which request.
+        id: OutboundId,
+        /// The error code.
+        code: i64,
+        /// The error message.
+        message: JsonStr<'a>,
+        /// The error data.
+        data: Option<Json<'a>>,
+    },
+    /// Our request passed its deadline; `notifications/cancelled` is already queued and
+    /// a late response will be dropped.
+    TimedOut {
+        /// Which request.
+        id: OutboundId,
+    },
+    /// The peer cancelled a request it sent us; a response to it will not be sent.
+    Cancelled {
+        /// Which request.
+        id: InboundId,
+        /// The peer's reason.
+        reason: Option<JsonStr<'a>>,
+    },
+    /// Progress on one of our requests (`params` of `notifications/progress`).
+    Progress {
+        /// Which request.
+        id: OutboundId,
+        /// `progress`.
+        progress: f64,
+        /// `total`, if given.
+        total: Option<f64>,
+        /// The whole params object (`message`, ...).
+        params: Json<'a>,
+    },
+    /// The peer broke the protocol; any error reply JSON-RPC requires is already queued.
+    PeerViolation(Violation),
+    /// The connection is over.
+    Closed(CloseReason),
+}
+
+/// A protocol violation by the peer. It never ends the session by itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Violation {
+    /// A line was not a valid message; `code` was sent back (unless it looked like a response).
+    Malformed {
+        /// What was wrong.
+        kind: ParseErrorKind,
+        /// The error code replied, if a reply was sent.
+        replied: Option<ErrorCode>,
+    },
+    /// A line longer than the limit was discarded; -32600 was sent if its id was readable.
+    LineTooLong {
+        /// The limit.
+        limit: usize,
+    },
+    /// A request for a method we do not know (-32601 sent).
+    UnknownMethod,
+    /// A request or notification that needs a capability that was not negotiated, or
+    /// that the sender's role may not send (-32601 sent for requests).
+    NotNegotiated(Method),
+    /// A request other than `ping` before the handshake (-32600 sent).
+    NotInitialized(Method),
+    /// A second `initialize` (-32600 sent).
+    DuplicateInitialize,
+    /// A request reused the id of one still in flight (-32600 sent).
+    DuplicateRequestId,
+    /// The inbound request table is full (-32603 sent).
+    TooManyRequests,
+    /// A request with invalid params that the core checks itself (-32602 sent).
+    InvalidParams(Method),
+    /// A response whose id matches none of our requests.
+    UnknownResponseId,
+    /// An error response without an id (the peer could not read something we sent).
+    UncorrelatedError {
+        /// The error code it carried.
+        code: i64,
+    },
+    /// A JSON-RPC batch where the negotiated revision does not allow one (-32600 sent).
+    BatchNotAllowed,
+    /// A progress notification whose value did not increase (dropped).
+    ProgressNotIncreasing,
+}
+
+/// Why a session closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CloseReason {
+    /// The peer closed its output (end of stream).
+    PeerClosed,
+    /// Client: the server chose a revision we do not support.
+    UnsupportedVersion,
+    /// Client: the server answered `initialize` with an error.
+    InitializeRejected {
+        /// The error code.
+        code: i64,
+    },
+    /// Client: `initialize` timed out.
+    InitializeTimedOut,
+    /// The host called [`close`](super::Session::close).
+    Local,
+}
+
+/// Why a session could not be created.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// `capabilities` is not a JSON object.
+    CapabilitiesNotObject,
+    /// No protocol revision selected.
+    NoVersions,
+    /// A limit is out of range (depth above the cap, id length above the cap, zero line).
+    BadLimit,
+    /// `limits.max_line` differs from the receive buffer size.
+    LineMismatch,
+    /// A buffer is too small; `required` bytes needed.
+    BufferTooSmall {
+        /// Which buffer: "tx", "events" or "info".
+        which: &'static str,
+        /// Bytes needed.
+        required: usize,
+    },
+    /// More than 65535 table slots.
+    TableTooLarge,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::CapabilitiesNotObject => f.write_str("capabilities must be a JSON object"),
+            ConfigError::NoVersions => f.write_str("no protocol version selected"),
+            ConfigError::BadLimit => f.write_str("a limit is out of range"),
+            ConfigError::LineMismatch => f.write_str("limits.max_line must equal the receive buffer size"),
+            ConfigError::BufferTooSmall { which, required } => {
+                write!(f, "{which} buffer too small: {required} bytes required")
+            }
+            ConfigError::TableTooLarge => f.write_str("request tables are limited to 65535 slots"),
+        }
+    }
+}
+
+impl core::error::Error for ConfigError {}
+
+/// Why a send command was refused. Nothing was queued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SendError {
+    /// The lifecycle does not allow this now (e.g. before the handshake, or closed).
+    WrongPhase(Phase),
+    /// Our role may not send this method.
+    WrongDirection(Method),
+    /// The negotiated capabilities do not allow this method.
+    NotNegotiated(Method),
+    /// The method does not exist in the negotiated revision.
+    NotInVersion(Method),
+    /// A method the core sends itself (`initialize`, `notifications/initialized`,
+    /// `notifications/cancelled`, `notifications/progress`): use the dedicated command.
+    Reserved(Method),
+    /// The outbound request table is full.
+    TooManyRequests,
+    /// The transmit queue is full; drain it and retry.
+    Full(InsufficientSize),
+    /// `params` is not a JSON object.
+    ParamsNotObject,
+    /// The handle does not name an open request.
+    UnknownRequest,
+    /// The request did not ask for progress.
+    NoProgressToken,
+    /// Progress must increase with every notification.
+    ProgressNotIncreasing,
+}
+
+impl fmt::Display for SendError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SendError::WrongPhase(p) => write!(f, "not allowed in phase {p:?}"),
+            SendError::WrongDirection(m) => write!(f, "{m} cannot be sent by this role"),
+            SendError::NotNegotiated(m) => write!(f, "{m} needs a capability that was not negotiated"),
+            SendError::NotInVersion(m) => write!(f, "{m} does not exist in the negotiated version"),
+            SendError::Reserved(m) => write!(f, "{m} is sent by the session itself"),
+            SendError::TooManyRequests => f.write_str("outbound request table is full"),
+            SendError::Full(e) => write!(f, "transmit queue full: {e}"),
+            SendError::ParamsNotObject => f.write_str("params must be a JSON object"),
+            SendError::UnknownRequest => f.write_str("unknown or finished request"),
+            SendError::NoProgressToken => f.write_str("the request did not ask for progress"),
+            SendError::ProgressNotIncreasing => f.write_str("progress must increase"),
+        }
+    }
+}
+
+impl core::error::Error for SendError {}
+
+/// Why a response was refused. Nothing was queued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RespondError {
+    /// The handle does not name an open request (already answered, or stale).
+    UnknownRequest,
+    /// The transmit queue is full; drain it and retry.
+    Full(InsufficientSize),
+    /// The result is not a JSON object.
+    ResultNotObject,
+}
+
+impl fmt::Display for RespondError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RespondError::UnknownRequest => f.write_str("unknown or already answered request"),
+            RespondError::Full(e) => write!(f, "transmit queue full: {e}"),
+            RespondError::ResultNotObject => f.write_str("a result must be a JSON object"),
+        }
+    }
+}
+
+impl core::error::Error for RespondError {}
+
+/// Per-request options for [`send_request`](super::Session::send_request).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RequestOptions {
+    /// Timeout in ms (`None`: the configured default).
+    pub timeout_ms: Option<u64>,
+    /// Ask for progress (`_meta.progressToken` is added) and route it to this request.
+    pub progress: bool,
+    /// Restart the timeout on every progress notification.
+    pub reset_timeout_on_progress: bool,
+    /// Hard maximum in ms, even with progress resets.
+    pub max_total_ms: Option<u64>,
+}
+
+/// Counts the session keeps (for diagnostics and tests).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Lines taken from the peer.
+    pub lines_in: u64,
+    /// Messages queued for the peer.
+    pub messages_out: u64,
+    /// Protocol violations seen.
+    pub violations: u64,
+}
+

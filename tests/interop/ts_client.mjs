@@ -1,0 +1,299 @@
+#!/usr/bin/env node
+// Interop client: drive any stdio MCP demo server with the OFFICIAL TypeScript SDK
+// (@modelcontextprotocol/sdk 1.32.2, pinned in node/package-lock.json).
+//
+// Usage (after tests/interop/setup.sh):
+//
+//     node tests/interop/ts_client.mjs [--] SERVER_CMD [ARGS...]
+//
+// The SDK's StdioClientTransport starts the server (no shell; it inherits this
+// process's environment and working directory). The SDK 1.32.2 client only speaks
+// the legacy `initialize` handshake (it proposes 2025-11-25; it has no
+// server/discover probe).
+//
+// The server must implement the demo contract (/work/shared/DEMO_SERVER.md): tools
+// echo/add/sleep, resource test://static-text, prompt test_simple_prompt, logging.
+//
+// Output: one line per check, `ok - NAME` or `not ok - NAME: REASON`, then
+// `N passed, M failed`. Exit status 1 if any check failed. Every check has its own
+// timeout and the whole run is bounded (about 60 s even against a hung server).
+
+import { createRequire } from 'node:module';
+import { performance } from 'node:perf_hooks';
+import process from 'node:process';
+
+// The SDK is installed in ./node (tests/interop/setup.sh); resolve it from there
+// through the package's own export map (its CommonJS build).
+const require = createRequire(new URL('./node/package.json', import.meta.url));
+let Client, StdioClientTransport, McpError;
+try {
+    ({ Client } = require('@modelcontextprotocol/sdk/client/index.js'));
+    ({ StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js'));
+    ({ McpError } = require('@modelcontextprotocol/sdk/types.js'));
+} catch (e) {
+    console.error(`ts_client.mjs: cannot load @modelcontextprotocol/sdk (${e.message}); run tests/interop/setup.sh`);
+    process.exit(2);
+}
+
+const BUDGET_MS = 50_000;       // all checks together
+const HARD_LIMIT_MS = 58_000;   // watchdog: never run longer than this
+const CHECK_TIMEOUT_MS = 5_000; // default per check
+const CONNECT_TIMEOUT_MS = 10_000;
+
+// Unicode (BMP + astral), both quote kinds, backslash, newline, tab, U+2028.
+const ECHO_TEXT = 'Grüße, 世界! "double" \'single\' back\\slash \\n-literal\nnew line\ttab 😀 \u2028 end';
+
+const METHOD_NOT_FOUND = -32601;
+const INVALID_PARAMS = -32602;
+
+let passed = 0;
+let failed = 0;
+const oneLine = s => String(s).split(/\s+/).join(' ').trim();
+const ok = (name, note) => { passed++; console.log(`ok - ${name}${note ? ` (${note})` : ''}`); };
+const notOk = (name, reason) => { failed++; console.log(`not ok - ${name}: ${oneLine(reason) || 'failed'}`); };
+const summary = () => { console.log(`${passed} passed, ${failed} failed`); return failed ? 1 : 0; };
+
+class CheckFailed extends Error {}
+const expect = (cond, reason) => { if (!cond) throw new CheckFailed(reason); };
+const describe = e => e instanceof McpError ? `JSON-RPC error ${e.code}: ${e.message}`
+    : e instanceof CheckFailed ? e.message : `${e?.name ?? 'Error'}: ${e?.message ?? e}`;
+const sleep = ms => new Promise(r => setTimeout(r, ms));
+const now = () => performance.now();
+
+const t0 = now();
+const deadline = t0 + BUDGET_MS;
+
+// Runs one named check with a timeout; `fn` gets the per-request options to pass to the SDK.
+async function check(name, fn, timeoutMs = CHECK_TIMEOUT_MS) {
+    const left = deadline - now();
+    if (left <= 0) return notOk(name, 'skipped: time budget for the run is used up');
+    const ms = Math.min(timeoutMs, left);
+    let timer;
+    const timeout = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new CheckFailed(`timed out after ${(ms / 1000).toFixed(1)} s`)), ms);
+    });
+    try {
+        const note = await Promise.race([fn({ timeout: ms }), timeout]);
+        ok(name, note);
+    } catch (e) {
+        notOk(name, describe(e));
+    } finally {
+        clearTimeout(timer);
+    }
+}
+
+async function expectError(promise, code) {
+    let result;
+    try {
+        result = await promise;
+    } catch (e) {
+        expect(e instanceof McpError, `expected JSON-RPC error ${code}, got ${describe(e)}`);
+        expect(e.code === code, `expected JSON-RPC error ${code}, got ${e.code}: ${e.message}`);
+        return `${e.code} ${e.message}`;
+    }
+    throw new CheckFailed(`expected JSON-RPC error ${code}, got a result: ${JSON.stringify(result)}`.slice(0, 300));
+}
+
+const texts = result => (result.content ?? []).filter(c => c.type === 'text').map(c => c.text);
+
+// ---------------------------------------------------------------------------
+let argv = process.argv.slice(2);
+if (argv[0] === '--') argv = argv.slice(1);
+if (argv.length === 0 || argv[0] === '-h' || argv[0] === '--help') {
+    console.error('usage: node tests/interop/ts_client.mjs [--] SERVER_CMD [ARGS...]');
+    process.exit(2);
+}
+
+const transport = new StdioClientTransport({
+    command: argv[0], args: argv.slice(1), env: { ...process.env }, cwd: process.cwd(), stderr: 'inherit',
+});
+
+// Tap both directions: to read the negotiated version from the raw initialize
+// response, and to see anything the server sends for a request after we cancelled it.
+const inbound = [];  // [time, message]
+const outbound = []; // [time, message]
+const sdkErrors = [];
+// Protocol.connect() chains an onmessage that is already set, so this sees every
+// inbound message before the SDK handles it.
+transport.onmessage = msg => { inbound.push([now(), msg]); };
+const rawSend = transport.send.bind(transport);
+transport.send = (msg, opts) => { outbound.push([now(), msg]); return rawSend(msg, opts); };
+
+const client = new Client({ name: 'picomcp-interop-ts', version: '0.1.0' }, { capabilities: {} });
+client.onerror = e => { sdkErrors.push([now(), e]); console.error(`ts_client.mjs: SDK reported: ${e?.message ?? e}`); };
+
+const watchdog = setTimeout(() => {
+    notOk('watchdog', `the run did not finish within ${HARD_LIMIT_MS / 1000} s`);
+    try { transport._process?.kill('SIGKILL'); } catch { /* best effort */ }
+    process.exit(summary());
+}, HARD_LIMIT_MS);
+watchdog.unref();
+
+async function main() {
+    // --- initialize ------------------------------------------------------------
+    try {
+        await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+    } catch (e) {
+        notOk('initialize', describe(e));
+        await client.close().catch(() => {});
+        return;
+    }
+    const initId = outbound.find(([, m]) => m.method === 'initialize')?.[1].id;
+    const initResult = inbound.find(([, m]) => m.id === initId && m.result)?.[1].result;
+    const info = client.getServerVersion();
+    ok('initialize', `protocol ${initResult?.protocolVersion}, ${info?.name} ${info?.version}, ` +
+        `${((now() - t0) / 1000).toFixed(2)} s`);
+    // Capture the child before close() forgets it, to check its exit status later.
+    const child = transport._process;
+    const exited = child ? new Promise(resolve => child.once('exit', (code, signal) => resolve({ code, signal })))
+        : null;
+
+    // --- ping ------------------------------------------------------------------
+    await check('ping', async opts => {
+        const result = await client.ping(opts);
+        expect(result && typeof result === 'object', `unexpected result ${JSON.stringify(result)}`);
+    });
+
+    // --- tools/list ------------------------------------------------------------
+    await check('tools/list has echo, add, sleep', async opts => {
+        const names = (await client.listTools(undefined, opts)).tools.map(t => t.name);
+        const missing = ['echo', 'add', 'sleep'].filter(n => !names.includes(n));
+        expect(missing.length === 0, `missing tools ${JSON.stringify(missing)}; got ${JSON.stringify(names)}`);
+        return `${names.length} tools`;
+    });
+
+    // --- echo ------------------------------------------------------------------
+    await check('tools/call echo returns the text byte for byte', async opts => {
+        const result = await client.callTool({ name: 'echo', arguments: { text: ECHO_TEXT } }, undefined, opts);
+        expect(!result.isError, `isError result: ${JSON.stringify(texts(result))}`);
+        const t = texts(result);
+        expect(result.content.length === 1 && t.length === 1, `expected one text block, got ${JSON.stringify(result.content)}`);
+        expect(t[0] === ECHO_TEXT, `text differs: sent ${JSON.stringify(ECHO_TEXT)}, got ${JSON.stringify(t[0])}`);
+    });
+
+    // --- add (the SDK also validates structuredContent against the listed outputSchema) ---
+    await check('tools/call add returns structuredContent {sum: 5}', async opts => {
+        const result = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }, undefined, opts);
+        expect(!result.isError, `isError result: ${JSON.stringify(texts(result))}`);
+        const sc = result.structuredContent;
+        expect(sc && Object.keys(sc).length === 1 && sc.sum === 5, `structuredContent is ${JSON.stringify(sc)}`);
+        const t = texts(result);
+        expect(t.length > 0, 'no text block next to structuredContent');
+        let parsed;
+        try { parsed = JSON.parse(t[0]); } catch { throw new CheckFailed(`text block is not JSON: ${JSON.stringify(t[0])}`); }
+        expect(parsed && Object.keys(parsed).length === 1 && parsed.sum === 5,
+            `text block JSON is ${JSON.stringify(parsed)}, not {"sum":5}`);
+    });
+
+    // --- sleep with progress ---------------------------------------------------
+    // SDK quirk (1.32.2): responses are handled synchronously but notifications one
+    // microtask later, so a progress notification that arrives in the same stdout chunk
+    // as its response reaches `onprogress` too late and is dropped ("unknown token").
+    // So the count is checked on the wire (the server's duty); onprogress is reported.
+    await check('tools/call sleep sends 3 progress notifications', async opts => {
+        const seen = [];
+        const result = await client.callTool({ name: 'sleep', arguments: { ms: 50, steps: 3 } }, undefined,
+            { ...opts, onprogress: p => seen.push(p.progress) });
+        expect(!result.isError, `isError result: ${JSON.stringify(texts(result))}`);
+        expect(JSON.stringify(texts(result)) === '["slept"]', `expected text "slept", got ${JSON.stringify(texts(result))}`);
+        await sleep(100); // anything extra would arrive now
+        const id = outbound.findLast(([, m]) => m.method === 'tools/call' && m.params?.name === 'sleep')?.[1].id;
+        const responseIndex = inbound.findIndex(([, m]) => m.id === id && !m.method);
+        const wire = inbound.map(([, m], i) => [i, m])
+            .filter(([, m]) => m.method === 'notifications/progress' && m.params?.progressToken === id);
+        const values = wire.map(([, m]) => m.params.progress);
+        expect(wire.length === 3, `expected 3 progress notifications, got ${wire.length}: ${JSON.stringify(values)}`);
+        expect(wire.every(([i]) => i < responseIndex), 'a progress notification came after the response');
+        expect(values.every((p, i) => i === 0 || values[i - 1] < p), `progress does not increase: ${JSON.stringify(values)}`);
+        const dropped = wire.length - seen.length;
+        return `progress ${JSON.stringify(values)}; onprogress saw ${seen.length}` +
+            (dropped ? ` (SDK dropped ${dropped} that arrived with the response)` : '');
+    });
+
+    // --- sleep cancellation ----------------------------------------------------
+    const cancel = {};
+    await check('tools/call sleep can be cancelled, session still works', async opts => {
+        const controller = new AbortController();
+        let firstProgress;
+        const gotProgress = new Promise(resolve => { firstProgress = resolve; });
+        const call = client.callTool({ name: 'sleep', arguments: { ms: 10000, steps: 100 } }, undefined,
+            { timeout: 20_000, signal: controller.signal, onprogress: () => firstProgress(true) });
+        const outcome = call.then(() => 'completed', e => e);
+        // Cancel once the server is provably working on it (first progress), or after 2 s.
+        const started = await Promise.race([gotProgress, sleep(2000).then(() => false)]);
+        cancel.id = outbound.findLast(([, m]) => m.method === 'tools/call' && m.params?.name === 'sleep')?.[1].id;
+        cancel.at = now();
+        controller.abort('interop test cancels the sleep'); // the SDK sends notifications/cancelled
+        const result = await outcome;
+        expect(result !== 'completed', 'the 10 s sleep completed instead of being cancelled');
+        const sent = outbound.some(([, m]) => m.method === 'notifications/cancelled' && m.params?.requestId === cancel.id);
+        expect(sent, 'the SDK did not send notifications/cancelled');
+        await sleep(800);
+        cancel.windowEnd = now();
+        await client.ping(opts); // the session must still work
+        return `cancelled ${started ? 'after first progress' : 'after 2 s without progress'}; ping answered`;
+    }, 8_000);
+
+    await check('cancelled sleep sends nothing more', async () => {
+        expect(cancel.windowEnd !== undefined, 'cancellation check did not run');
+        const grace = 200;
+        const late = inbound.filter(([t, m]) => t > cancel.at + grace && t <= cancel.windowEnd &&
+            ((m.method === 'notifications/progress' && m.params?.progressToken === cancel.id) || m.id === cancel.id));
+        expect(late.length === 0, `${late.length} messages for the cancelled request more than ${grace} ms ` +
+            `after the cancel, e.g. ${JSON.stringify(late[0]?.[1])}`);
+        return 'no progress or response after the cancel';
+    });
+
+    // --- unknown tool ----------------------------------------------------------
+    await check('tools/call unknown tool is JSON-RPC error -32602', opts =>
+        expectError(client.callTool({ name: 'no_such_tool_xyz', arguments: {} }, undefined, opts), INVALID_PARAMS));
+
+    // --- resources -------------------------------------------------------------
+    await check('resources/list has test://static-text and resources/read returns its text', async opts => {
+        const uris = (await client.listResources(undefined, opts)).resources.map(r => r.uri);
+        expect(uris.includes('test://static-text'), `test://static-text not listed; got ${JSON.stringify(uris)}`);
+        const { contents } = await client.readResource({ uri: 'test://static-text' }, opts);
+        expect(contents.length >= 1, 'resources/read returned no contents');
+        const c = contents[0];
+        expect(typeof c.text === 'string', `expected text contents, got ${JSON.stringify(c)}`);
+        expect(c.uri === 'test://static-text', `contents uri is ${c.uri}`);
+        expect(c.text.length > 0, 'empty text');
+        return `${c.text.length} chars`;
+    });
+
+    // --- prompts ---------------------------------------------------------------
+    await check('prompts/list has test_simple_prompt and prompts/get returns messages', async opts => {
+        const names = (await client.listPrompts(undefined, opts)).prompts.map(p => p.name);
+        expect(names.includes('test_simple_prompt'), `test_simple_prompt not listed; got ${JSON.stringify(names)}`);
+        const { messages } = await client.getPrompt({ name: 'test_simple_prompt' }, opts);
+        expect(messages.length >= 1, 'prompts/get returned no messages');
+        return `${messages.length} message(s), first role ${messages[0].role}`;
+    });
+
+    // --- logging ---------------------------------------------------------------
+    await check('logging/setLevel', async opts => {
+        const result = await client.setLoggingLevel('debug', opts);
+        expect(result && typeof result === 'object', `unexpected result ${JSON.stringify(result)}`);
+    });
+
+    // --- shutdown: the SDK closes stdin, waits 2 s, then sends SIGTERM ------------
+    const closeStart = now();
+    await client.close();
+    await check('server exits with status 0 on stdin EOF', async () => {
+        expect(exited, 'cannot observe the server process (SDK internals changed?)');
+        const { code, signal } = await exited;
+        const ms = now() - closeStart;
+        expect(code === 0, signal ? `killed by ${signal} after ${(ms / 1000).toFixed(1)} s (did not exit on EOF)`
+            : `exit status ${code}`);
+        return `${ms.toFixed(0)} ms after EOF`;
+    });
+}
+
+try {
+    await main();
+} catch (e) {
+    notOk('session', describe(e));
+    await client.close().catch(() => {});
+}
+clearTimeout(watchdog);
+process.exitCode = summary();
