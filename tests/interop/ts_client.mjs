@@ -231,7 +231,8 @@ async function main() {
         await sleep(800);
         cancel.windowEnd = now();
         await client.ping(opts); // the session must still work
-        return `cancelled ${started ? 'after first progress' : 'after 2 s without progress'}; ping answered`;
+        return `cancelled ${started ? 'after first progress' : 'after 2 s without progress'}, ` +
+            `call rejected with ${describe(result)}; ping answered`;
     }, 8_000);
 
     await check('cancelled sleep sends nothing more', async () => {

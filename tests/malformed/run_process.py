@@ -534,7 +534,10 @@ def handshake(srv, version, deadline):
 def run_case(case, argv, default_timeout, verbose):
     idx = case["_index"]
     timeout = case.get("timeout", default_timeout)
-    srv = Server(argv)
+    try:
+        srv = Server(argv)
+    except OSError as e:
+        return False, "cannot start the server %r: %s" % (argv[0], e)
     try:
         deadline = time.monotonic() + timeout
         if case["state"] == "ready":

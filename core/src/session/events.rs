@@ -150,6 +150,14 @@ impl<'s> EventQueue<'s> {
         true
     }
 
+    /// The payload length of the next event.
+    pub(crate) fn peek_len(&self) -> Option<usize> {
+        if self.head == self.tail {
+            return None;
+        }
+        Header::decode(&self.buf[self.head..self.head + HEADER]).map(|(_, n)| n as usize)
+    }
+
     /// Takes the next event; its payload stays valid until the next push.
     pub(crate) fn pop(&mut self) -> Option<(Header, &str)> {
         if self.head == self.tail {

@@ -312,6 +312,32 @@ impl<'s> Session<'s> {
         Some(make_event(&h, payload))
     }
 
+    /// Like [`poll_event`](Self::poll_event), but copies the event's text into `scratch`,
+    /// so the event does not borrow the session and commands can be issued while it is
+    /// in use. `scratch` of [`Limits::max_line`] bytes is always enough.
+    ///
+    /// # Errors
+    /// [`InsufficientSize`] when `scratch` is too small; the event stays queued.
+    pub fn poll_event_copied<'b>(&mut self, scratch: &'b mut [u8]) -> Result<Option<Event<'b>>, InsufficientSize> {
+        let Some(len) = self.core.events.peek_len() else {
+            return Ok(None);
+        };
+        if len > scratch.len() {
+            return Err(InsufficientSize { required: len });
+        }
+        let Some((h, payload)) = self.core.events.pop() else {
+            return Ok(None);
+        };
+        scratch[..len].copy_from_slice(payload.as_bytes());
+        let text = core::str::from_utf8(&scratch[..len]).unwrap_or("");
+        Ok(Some(make_event(&h, text)))
+    }
+
+    /// True when [`poll_event`](Self::poll_event) would return an event.
+    pub fn has_events(&self) -> bool {
+        self.core.events.peek_len().is_some()
+    }
+
     /// When [`handle_timeout`](Self::handle_timeout) should next be called.
     pub fn poll_timeout(&self) -> Option<u64> {
         let mut t = self.core.init_deadline;

@@ -1,0 +1,211 @@
+//! A blocking driver for std programs: runs a [`Session`] over any byte stream (stdin and
+//! stdout, a child process's pipes), with timeouts. It only calls the session's public
+//! API; it never parses or tracks protocol state itself.
+//!
+//! A reader thread fills a small pool of buffers allocated once, so steady-state
+//! operation allocates nothing.
+//!
+//! ```no_run
+//! use picomcp::json::Json;
+//! use picomcp::session::{Config, Event, Session, Storage};
+//! use picomcp::stdio::{Driver, Step};
+//!
+//! let caps = Json::new(r#"{"tools":{}}"#).unwrap();
+//! let config = Config::server("hello", "0.1.0", caps);
+//! let storage = Storage::owned(config.limits.max_line, 16, 4, config.info_len());
+//! let mut session = Session::new(&config, storage, 0).unwrap();
+//! let mut driver = Driver::stdio(config.limits.max_line);
+//! loop {
+//!     match driver.next(&mut session, None).unwrap() {
+//!         Step::Event { event: Event::Request { id, .. }, .. } => {
+//!             session.respond(id, Json::new(r#"{"tools":[]}"#).unwrap()).unwrap();
+//!         }
+//!         Step::Event { .. } | Step::Wake { .. } => {}
+//!         Step::Closed => break,
+//!     }
+//! }
+//! driver.flush(&mut session).unwrap();
+//! ```
+
+use std::io::{self, Read, Write};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
+use std::time::Instant;
+use std::vec::Vec;
+
+use crate::session::{Event, Phase, Session};
+
+const CHUNK: usize = 64 * 1024;
+const POOL: usize = 4;
+
+/// What [`Driver::next`] produced.
+#[derive(Debug)]
+pub enum Step<'a> {
+    /// An event (its text copied into the driver's scratch buffer), and the time.
+    Event {
+        /// The event.
+        event: Event<'a>,
+        /// Milliseconds since the driver started.
+        now: u64,
+    },
+    /// The wake-up time passed to [`Driver::next`] was reached.
+    Wake {
+        /// Milliseconds since the driver started.
+        now: u64,
+    },
+    /// The session is closed and every event was delivered; output is flushed.
+    Closed,
+}
+
+enum Chunk {
+    Data(Vec<u8>, usize),
+    Eof,
+    Error(io::ErrorKind),
+}
+
+/// Runs a session over a reader and a writer. See the [module docs](self).
+pub struct Driver<W: Write> {
+    writer: W,
+    rx: Receiver<Chunk>,
+    free: SyncSender<Vec<u8>>,
+    current: Option<(Vec<u8>, usize, usize)>,
+    scratch: Vec<u8>,
+    start: Instant,
+    eof: bool,
+}
+
+impl Driver<io::Stdout> {
+    /// A driver over this process's stdin and stdout. `max_line` sizes the event scratch
+    /// buffer (use the session's `limits.max_line`).
+    pub fn stdio(max_line: usize) -> Self {
+        Driver::new(io::stdin(), io::stdout(), max_line)
+    }
+}
+
+impl<W: Write> Driver<W> {
+    /// A driver reading `reader` on a background thread and writing `writer`.
+    pub fn new<R: Read + Send + 'static>(mut reader: R, writer: W, max_line: usize) -> Self {
+        let (tx, rx) = sync_channel::<Chunk>(POOL);
+        let (free, free_rx) = sync_channel::<Vec<u8>>(POOL);
+        for _ in 0..POOL {
+            let _ = free.send(std::vec![0u8; CHUNK]);
+        }
+        std::thread::Builder::new()
+            .name("picomcp-reader".into())
+            .spawn(move || {
+                while let Ok(mut buf) = free_rx.recv() {
+                    let msg = loop {
+                        match reader.read(&mut buf) {
+                            Ok(0) => break Chunk::Eof,
+                            Ok(n) => break Chunk::Data(buf, n),
+                            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                            Err(e) => break Chunk::Error(e.kind()),
+                        }
+                    };
+                    let stop = !matches!(msg, Chunk::Data(..));
+                    if tx.send(msg).is_err() || stop {
+                        return;
+                    }
+                }
+            })
+            .ok();
+        Driver { writer, rx, free, current: None, scratch: std::vec![0u8; max_line + 64], start: Instant::now(), eof: false }
+    }
+
+    /// Milliseconds since the driver was created (the session's clock).
+    pub fn now(&self) -> u64 {
+        self.start.elapsed().as_millis() as u64
+    }
+
+    /// The writer (for example to reach a child's stdin).
+    pub fn writer_mut(&mut self) -> &mut W {
+        &mut self.writer
+    }
+
+    /// Writes all pending output of the session.
+    ///
+    /// # Errors
+    /// The writer's I/O error.
+    pub fn flush(&mut self, session: &mut Session<'_>) -> io::Result<()> {
+        let mut wrote = false;
+        loop {
+            let pending = session.pending_transmit();
+            if pending.is_empty() {
+                break;
+            }
+            self.writer.write_all(pending)?;
+            let n = pending.len();
+            session.advance_transmit(n);
+            wrote = true;
+        }
+        if wrote {
+            self.writer.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Drives the session until there is an event, `wake` (a time from [`now`](Self::now))
+    /// passes, or the session is closed. Output is flushed before waiting.
+    ///
+    /// # Errors
+    /// I/O errors of the writer, and of the reader except end of stream (which closes
+    /// the session normally).
+    pub fn next(&mut self, session: &mut Session<'_>, wake: Option<u64>) -> io::Result<Step<'_>> {
+        loop {
+            self.flush(session)?;
+            if session.has_events() {
+                let now = self.now();
+                return match session.poll_event_copied(&mut self.scratch) {
+                    Ok(Some(event)) => Ok(Step::Event { event, now }),
+                    Ok(None) => Ok(Step::Wake { now }),
+                    Err(e) => Err(io::Error::other(e)),
+                };
+            }
+            if session.phase() == Phase::Closed {
+                return Ok(Step::Closed);
+            }
+            let now = self.now();
+            // Feed what is left of the current chunk.
+            if let Some((buf, len, pos)) = self.current.as_mut() {
+                let n = session.handle_bytes(now, &buf[*pos..*len]);
+                *pos += n;
+                if *pos >= *len {
+                    if let Some((buf, _, _)) = self.current.take() {
+                        let _ = self.free.try_send(buf);
+                    }
+                }
+                continue;
+            }
+            if wake.is_some_and(|w| w <= now) {
+                return Ok(Step::Wake { now });
+            }
+            if session.poll_timeout().is_some_and(|t| t <= now) {
+                session.handle_timeout(now);
+                continue;
+            }
+            if self.eof {
+                session.handle_eof(now);
+                continue;
+            }
+            let deadline = match (session.poll_timeout(), wake) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let msg = match deadline {
+                Some(d) => match self.rx.recv_timeout(std::time::Duration::from_millis(d.saturating_sub(now))) {
+                    Ok(m) => m,
+                    Err(RecvTimeoutError::Timeout) => continue,
+                    Err(RecvTimeoutError::Disconnected) => Chunk::Eof,
+                },
+                None => self.rx.recv().unwrap_or(Chunk::Eof),
+            };
+            match msg {
+                Chunk::Data(buf, n) => self.current = Some((buf, n, 0)),
+                Chunk::Eof => self.eof = true,
+                Chunk::Error(kind) => {
+                    self.eof = true;
+                    return Err(io::Error::from(kind));
+                }
+            }
+        }
+    }
+}
