@@ -213,3 +213,215 @@ pub(crate) fn memchr_nl(hay: &[u8]) -> Option<usize> {
     }
     hay[i..].iter().position(|&c| c == b'\n').map(|p| p + i)
 }
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::string::String;
+    use std::vec::Vec;
+    use std::{format, vec};
+
+    use super::*;
+
+    /// An owned copy of a frame, comparable across calls.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    enum F {
+        Line(String),
+        Bad(Vec<u8>, Option<String>),
+        Long(usize, Option<String>),
+    }
+
+    fn own(f: Frame<'_>) -> F {
+        let id = |i: Option<Id<'_>>| i.map(|i| String::from(i.as_raw()));
+        match f {
+            Frame::Line(l) => F::Line(l.into()),
+            Frame::InvalidUtf8 { line, id: i } => F::Bad(line.to_vec(), id(i)),
+            Frame::TooLong { limit, id: i } => F::Long(limit, id(i)),
+        }
+    }
+
+    fn line(s: &str) -> F {
+        F::Line(s.into())
+    }
+
+    /// Feeds the chunks in order, each until consumed; returns the frames.
+    fn run<B: AsRef<[u8]> + AsMut<[u8]>>(dec: &mut LineDecoder<B>, chunks: &[&[u8]]) -> Vec<F> {
+        let mut out = Vec::new();
+        for chunk in chunks {
+            let mut input: &[u8] = chunk;
+            while !input.is_empty() {
+                let d = dec.decode(input);
+                assert!(d.consumed > 0 && d.consumed <= input.len());
+                if let Some(f) = d.frame {
+                    out.push(own(f));
+                }
+                input = &input[d.consumed..];
+            }
+        }
+        out
+    }
+
+    /// The frames of `stream` fed whole, byte by byte and in 3-byte chunks (all equal).
+    fn frames(cap: usize, stream: &[u8]) -> Vec<F> {
+        let whole = run(&mut LineDecoder::new(vec![0u8; cap], 64), &[stream]);
+        let bytes: Vec<&[u8]> = stream.chunks(1).collect();
+        assert_eq!(run(&mut LineDecoder::new(vec![0u8; cap], 64), &bytes), whole, "byte by byte");
+        let threes: Vec<&[u8]> = stream.chunks(3).collect();
+        assert_eq!(run(&mut LineDecoder::new(vec![0u8; cap], 64), &threes), whole, "3-byte chunks");
+        whole
+    }
+
+    #[test]
+    fn lines_crlf_and_blank_lines() {
+        assert_eq!(
+            frames(64, b"{\"a\":1}\n[2]\r\n\n\r\n   \n\t \r\n \r \n  x  \n\"a\r\"\r\n"),
+            [line("{\"a\":1}"), line("[2]"), line("  x  "), line("\"a\r\"")]
+        );
+        // Only one trailing \r is stripped; lines of \r alone are blank.
+        assert_eq!(frames(64, b"a\r\r\n\r\r\n"), [line("a\r")]);
+        // A final line without \n stays buffered.
+        let mut dec = LineDecoder::new([0u8; 32], 64);
+        assert_eq!(run(&mut dec, &[b"1\n2\n{\"x\""]), [line("1"), line("2")]);
+        assert_eq!(dec.buffered(), 4);
+        assert_eq!(run(&mut dec, &[b":3}\n"]), [line("{\"x\":3}")]);
+        assert_eq!(dec.buffered(), 0);
+    }
+
+    #[test]
+    fn consumes_through_one_newline() {
+        let mut dec = LineDecoder::new([0u8; 32], 64);
+        let d = dec.decode(b"ab\ncd\n");
+        assert_eq!(d, Decoded { consumed: 3, frame: Some(Frame::Line("ab")) });
+        let d = dec.decode(b"\ncd\n");
+        assert_eq!(d, Decoded { consumed: 1, frame: None });
+        let d = dec.decode(b"");
+        assert_eq!(d, Decoded { consumed: 0, frame: None });
+        let d = dec.decode(b"abc");
+        assert_eq!(d, Decoded { consumed: 3, frame: None });
+        assert_eq!(dec.buffered(), 3);
+        dec.reset();
+        assert_eq!(dec.buffered(), 0);
+        assert_eq!(dec.decode(b"z\n").frame, Some(Frame::Line("z")));
+        assert_eq!(dec.max_line(), 32);
+    }
+
+    #[test]
+    fn complete_lines_are_borrowed_from_the_input() {
+        let input = b"{\"jsonrpc\":\"2.0\",\"method\":\"x\"}\r\nrest";
+        let range = input.as_ptr_range();
+        let mut dec = LineDecoder::new([0u8; 64], 64);
+        let d = dec.decode(input);
+        let Some(Frame::Line(l)) = d.frame else { panic!() };
+        assert_eq!(l, "{\"jsonrpc\":\"2.0\",\"method\":\"x\"}");
+        assert_eq!(l.as_ptr(), input.as_ptr(), "not copied");
+        assert!(range.contains(&l.as_ptr()));
+        // After a partial line the rest is completed in the buffer (copied once).
+        let mut dec = LineDecoder::new([0u8; 64], 64);
+        assert_eq!(dec.decode(b"{\"a\"").frame, None);
+        let tail = b":1}\n";
+        let d = dec.decode(tail);
+        let Some(Frame::Line(l)) = d.frame else { panic!() };
+        assert_eq!(l, "{\"a\":1}");
+        assert!(!tail.as_ptr_range().contains(&l.as_ptr()));
+        // Invalid UTF-8 lines are borrowed as well.
+        let bad = b"\xff\n";
+        let mut dec = LineDecoder::new([0u8; 64], 64);
+        let Some(Frame::InvalidUtf8 { line, id: None }) = dec.decode(bad).frame else { panic!() };
+        assert_eq!(line.as_ptr(), bad.as_ptr());
+    }
+
+    #[test]
+    fn overlong_lines_are_reported_once_with_their_id() {
+        let cap = 16;
+        // The id fits in the first 16 bytes.
+        let s = b"{\"id\":7,\"method\":\"aaaaaaaaaaaaaaaaaaaa\"}\n{\"a\":1}\n";
+        assert_eq!(frames(cap, s), [F::Long(cap, Some("7".into())), line("{\"a\":1}")]);
+        // It does not.
+        let s = b"{\"jsonrpc\":\"2.0\",\"id\":7}\n[]\n";
+        assert_eq!(frames(cap, s), [F::Long(cap, None), line("[]")]);
+        // The cut falls inside a numeric id: no id rather than a wrong one.
+        let s = b"{\"id\":1234567890123,\"method\":\"m\"}\n";
+        assert_eq!(&s[..cap], b"{\"id\":1234567890");
+        assert_eq!(frames(cap, s), [F::Long(cap, None)]);
+        // String ids are complete once closed.
+        let s = b"{\"id\":\"abcdefgh\"\"method\":\"m\"}\n";
+        assert_eq!(frames(cap, s), [F::Long(cap, Some("\"abcdefgh\"".into()))]);
+        // Exactly the limit is fine; a \r counts toward it.
+        let exact = b"[\"0123456789ab\"]\n";
+        assert_eq!(exact.len(), cap + 1);
+        assert_eq!(frames(cap, exact), [line("[\"0123456789ab\"]")]);
+        assert_eq!(frames(cap, b"[\"0123456789ab\"]\r\n"), [F::Long(cap, None)]);
+        assert_eq!(frames(cap, b"[\"0123456789abc\"]\n"), [F::Long(cap, None)]);
+        // Long blank lines are still too long; several in a row are each reported once.
+        let spaces = [b' '; 40];
+        let mut s = spaces.to_vec();
+        s.push(b'\n');
+        s.extend_from_slice(&s.clone());
+        s.extend_from_slice(b"1\n");
+        assert_eq!(frames(cap, &s), [F::Long(cap, None), F::Long(cap, None), line("1")]);
+    }
+
+    #[test]
+    fn overlong_line_without_newline_is_discarded_until_one_arrives() {
+        let mut dec = LineDecoder::new([0u8; 8], 64);
+        let d = dec.decode(b"{\"id\":1,\"x\":\"");
+        assert_eq!(d.consumed, 13);
+        assert_eq!(own(d.frame.unwrap()), F::Long(8, Some("1".into())));
+        assert!(dec.is_discarding());
+        assert_eq!(dec.buffered(), 0);
+        assert_eq!(dec.decode(b"more more more"), Decoded { consumed: 14, frame: None });
+        assert_eq!(dec.decode(b"end\"}\n[1]\n"), Decoded { consumed: 6, frame: None });
+        assert!(!dec.is_discarding());
+        assert_eq!(dec.decode(b"[1]\n").frame, Some(Frame::Line("[1]")));
+        // reset() also ends discarding.
+        let _ = dec.decode(b"0123456789");
+        assert!(dec.is_discarding());
+        dec.reset();
+        assert!(!dec.is_discarding());
+        assert_eq!(dec.decode(b"2\n").frame, Some(Frame::Line("2")));
+    }
+
+    #[test]
+    fn invalid_utf8_is_reported_with_the_id() {
+        let s = b"{\"id\":3,\"x\":\"\xff\"}\r\n{\"id\":\"\xc3\x28\"}\n\"\xe2\x82\"\n[1]\n";
+        assert_eq!(
+            frames(64, s),
+            [
+                F::Bad(b"{\"id\":3,\"x\":\"\xff\"}".to_vec(), Some("3".into())),
+                F::Bad(b"{\"id\":\"\xc3\x28\"}".to_vec(), None),
+                F::Bad(b"\"\xe2\x82\"".to_vec(), None),
+                line("[1]"),
+            ]
+        );
+        // Valid multi-byte text split across chunks is reassembled.
+        let mut dec = LineDecoder::new([0u8; 64], 64);
+        assert_eq!(run(&mut dec, &[b"[\"\xc3", b"\xa9\"]\n"]), [line("[\"é\"]")]);
+    }
+
+    #[test]
+    fn zero_capacity_decoder() {
+        // Every non-empty line is too long, a lone \r included.
+        assert_eq!(frames(0, b"\n\r\nx\n\n"), [F::Long(0, None), F::Long(0, None)]);
+    }
+
+    #[test]
+    fn memchr_nl_matches_a_plain_search() {
+        let mut hay = vec![0u8; 80];
+        for (i, b) in hay.iter_mut().enumerate() {
+            // bytes that stress the word trick: 0x0a +/- 1, high bit set, zero
+            *b = [0x0b, 0x09, 0x8a, 0x00, 0xff, 0x80, b'a', 0x8b][i % 8];
+        }
+        for len in 0..hay.len() {
+            for nl in 0..=len {
+                let mut h = hay[..len].to_vec();
+                if nl < len {
+                    h[nl] = b'\n';
+                }
+                let want = h.iter().position(|&c| c == b'\n');
+                assert_eq!(memchr_nl(&h), want, "len {len} nl {nl}");
+            }
+        }
+        let two = format!("{}\n{}\n", "x".repeat(17), "y".repeat(3));
+        assert_eq!(memchr_nl(two.as_bytes()), Some(17));
+    }
+}

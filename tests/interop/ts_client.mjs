@@ -218,9 +218,14 @@ async function main() {
         const gotProgress = new Promise(resolve => { firstProgress = resolve; });
         const call = client.callTool({ name: 'sleep', arguments: { ms: 10000, steps: 100 } }, undefined,
             { timeout: 20_000, signal: controller.signal, onprogress: () => firstProgress(true) });
-        const outcome = call.then(() => 'completed', e => e);
+        let settled;
+        const outcome = call.then(() => 'completed', e => e).then(r => { settled = r; return r; });
         // Cancel once the server is provably working on it (first progress), or after 2 s.
         const started = await Promise.race([gotProgress, sleep(2000).then(() => false)]);
+        if (settled !== undefined) {
+            throw new CheckFailed(settled === 'completed' ? 'the 10 s sleep completed before the cancel'
+                : `the call failed before the cancel: ${describe(settled)}`);
+        }
         cancel.id = outbound.findLast(([, m]) => m.method === 'tools/call' && m.params?.name === 'sleep')?.[1].id;
         cancel.at = now();
         controller.abort('interop test cancels the sleep'); // the SDK sends notifications/cancelled

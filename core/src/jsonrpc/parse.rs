@@ -34,7 +34,10 @@ fn classify_key(b: &[u8], k: StrSpan) -> Option<Member> {
 
 /// What one pass over a top-level object found.
 struct Envelope {
+    /// Where each member's value lies, once the value is known to be complete.
     spans: [Option<(usize, usize)>; 6],
+    /// Each member's name was seen (even if its value then failed to scan).
+    seen: [bool; 6],
     dup: [bool; 6],
     /// The first JSON error, if any (scanning stops there).
     error: Option<JsonError>,
@@ -43,7 +46,7 @@ struct Envelope {
 /// Scans a top-level object starting at `sc.pos` (which is at `{`), recording the
 /// envelope members. Stops at the first JSON error.
 fn scan_envelope(sc: &mut Scanner<'_>, max_depth: usize) -> Envelope {
-    let mut env = Envelope { spans: [None; 6], dup: [false; 6], error: None };
+    let mut env = Envelope { spans: [None; 6], seen: [false; 6], dup: [false; 6], error: None };
     if let Err(e) = scan_members(sc, max_depth, &mut env) {
         env.error = Some(e);
     }
@@ -66,18 +69,29 @@ fn scan_members(sc: &mut Scanner<'_>, max_depth: usize, env: &mut Envelope) -> R
         sc.skip_ws();
         sc.expect(b':')?;
         sc.skip_ws();
+        let which = classify_key(sc.b, key).map(|m| m as usize);
+        if let Some(i) = which {
+            env.dup[i] |= env.seen[i];
+            env.seen[i] = true;
+        }
         let vstart = sc.pos;
         sc.scan_value(1, max_depth)?;
-        let which = classify_key(sc.b, key);
-        if let Some(m) = which {
-            let i = m as usize;
-            if env.spans[i].is_some() {
-                env.dup[i] = true;
-            } else {
-                env.spans[i] = Some((vstart, sc.pos));
-            }
-        }
+        let vend = sc.pos;
         sc.skip_ws();
+        // Record the value only once it is known to be complete: followed by `,` or `}`, or
+        // by the end of (possibly truncated) input after whitespace or a value that cannot
+        // go on. A number at the very end may be cut short (`"id":12` of `"id":123`).
+        let complete = match sc.peek() {
+            Some(b',' | b'}') => true,
+            None => sc.pos > vend || !matches!(sc.b.get(vstart), Some(b'-' | b'0'..=b'9')),
+            Some(_) => false,
+        };
+        if let Some(i) = which
+            && complete
+            && env.spans[i].is_none()
+        {
+            env.spans[i] = Some((vstart, vend));
+        }
         match sc.peek() {
             Some(b',') => sc.pos += 1,
             Some(b'}') => {
@@ -177,7 +191,9 @@ fn parse_object(line: &str, start: usize, max_depth: usize, max_id_len: usize) -
     let env = scan_envelope(&mut sc, max_depth);
     let text = |m: Member| env.spans[m as usize].and_then(|(s, e)| line.get(s..e));
     let has = |m: Member| env.spans[m as usize].is_some();
-    let response_like = !has(Member::Method) && (has(Member::Result) || has(Member::Error));
+    // Judged on the member names seen, so a response whose value is broken is still one.
+    let seen = |m: Member| env.seen[m as usize];
+    let response_like = !seen(Member::Method) && (seen(Member::Result) || seen(Member::Error));
 
     let id_check = text(Member::Id).map(|raw| check_id(raw, max_id_len));
     // The id we may echo: valid (even if too long) and not duplicated.
@@ -486,6 +502,8 @@ mod tests {
             r#"{"id":1,"result":{}}"# => "fail -32600 InvalidResponse id=1 resp",
             // a JSON error in something that looks like a response is flagged too
             r#"{"jsonrpc":"2.0","id":4,"result":{"a":}}"# => "fail -32700 Json(UnexpectedByte) id=4 resp",
+            r#"{"jsonrpc":"2.0","id":4,"error":{"code":"# => "fail -32700 Json(UnexpectedEnd) id=4 resp",
+            r#"{"jsonrpc":"2.0","id":4,"result":{},"method":"#  => "fail -32700 Json(UnexpectedEnd) id=4",
         );
     }
 
@@ -507,6 +525,13 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":7,"method":"\q"}"# => "fail -32700 Json(InvalidEscape) id=7",
             r#"{"jsonrpc":"2.0","id":07,"method":"m"}"# => "fail -32700 Json(InvalidNumber) id=-",
             r#"{"jsonrpc":"2.0","id":1,"id":2,"x":}"# => "fail -32700 Json(UnexpectedByte) id=-",
+            // an id is echoed only once its member is complete
+            r#"{"jsonrpc":"2.0","id":7"# => "fail -32700 Json(UnexpectedEnd) id=-",
+            r#"{"jsonrpc":"2.0","id":7 "# => "fail -32700 Json(UnexpectedEnd) id=7",
+            r#"{"jsonrpc":"2.0","id":"s""# => r#"fail -32700 Json(UnexpectedEnd) id="s""#,
+            r#"{"jsonrpc":"2.0","id":12x,"method":"m"}"# => "fail -32700 Json(UnexpectedByte) id=-",
+            r#"{"jsonrpc":"2.0","id":"a""b","method":"m"}"# => "fail -32700 Json(UnexpectedByte) id=-",
+            r#"{"jsonrpc":"2.0","id":1 2,"method":"m"}"# => "fail -32700 Json(UnexpectedByte) id=-",
             r#"{"jsonrpc":"2.0","id":null,"x":}"# => "fail -32700 Json(UnexpectedByte) id=-",
             // not an object
             "1" => "fail -32600 NotAnObject id=-",
@@ -634,6 +659,8 @@ mod tests {
             br#"{"id":"x","a":NaN}"# => Some(r#""x""#),
             br#"{"params":{"id":1},"# => None,
             br#"{"id":1,"id":2,"# => None,
+            br#"{"id":1,"id":2"# => None,
+            br#"{"id":1,"\u0069d":"# => None,
             br#"{"id":1,"x":1,"id":2}"# => None,
             br#"[{"id":1}]"# => None,
             b"" => None,
