@@ -3,7 +3,8 @@
 
 Usage (after tests/interop/setup.sh):
 
-    target/interop/venv/bin/python tests/interop/python_client.py [--mode legacy|auto] SERVER_CMD [ARGS...]
+    target/interop/venv/bin/python tests/interop/python_client.py [--mode legacy|auto]
+        [--expect-version VERSION] SERVER_CMD [ARGS...]
 
 The server command is started by the SDK's stdio transport (no shell; it inherits
 this process's environment and working directory). Options must come before the
@@ -301,7 +302,7 @@ async def run_checks(client: Client, run: Run, modern: bool, progress_log: list[
         await run.check("logging/setLevel", set_level)
 
 
-async def main_async(mode: str, argv: list[str], report: Report) -> None:
+async def main_async(mode: str, argv: list[str], expect_version: str | None, report: Report) -> None:
     t0 = time.monotonic()
     progress_log: list[tuple[float, Any]] = []
 
@@ -326,6 +327,11 @@ async def main_async(mode: str, argv: list[str], report: Report) -> None:
                 who = f"{info.name} {info.version}" if info else "anonymous server"
                 how = "server/discover" if modern else "initialize"
                 report.ok("initialize", f"mode {mode}: {how}, protocol {version}, {who}, {elapsed:.2f} s")
+                if expect_version:
+                    if version == expect_version:
+                        report.ok(f"negotiated protocol is {expect_version}")
+                    else:
+                        report.fail(f"negotiated protocol is {expect_version}", f"got {version} via {how}")
                 if mode == "auto":
                     if elapsed < AUTO_CONNECT_LIMIT_S:
                         report.ok(f"auto connect < {AUTO_CONNECT_LIMIT_S:.0f} s", f"{elapsed:.2f} s")
@@ -347,6 +353,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--mode", choices=["legacy", "auto"], default="legacy",
                     help="legacy: initialize only; auto: server/discover probe first (SDK default)")
+    ap.add_argument("--expect-version", metavar="VERSION",
+                    help="fail unless this protocol version is negotiated (e.g. 2026-07-28 for a dual-era "
+                         "server in auto mode: the SDK silently falls back to initialize when a "
+                         "DiscoverResult does not validate)")
     ap.add_argument("server", nargs=argparse.REMAINDER, help="server command and its arguments")
     ns = ap.parse_args()
     argv = ns.server[1:] if ns.server[:1] == ["--"] else ns.server
@@ -365,7 +375,7 @@ def main() -> int:
     timer = threading.Timer(HARD_LIMIT_S, watchdog)
     timer.daemon = True
     timer.start()
-    anyio.run(main_async, ns.mode, argv, report)
+    anyio.run(main_async, ns.mode, argv, ns.expect_version, report)
     timer.cancel()
     return report.summary()
 

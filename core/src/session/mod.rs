@@ -650,10 +650,8 @@ impl<'s> Core<'s> {
                 self.violation(Violation::Malformed { kind, replied: Some(kind.code()) });
             }
             Frame::TooLong { limit, id } => {
-                if id.is_some() {
-                    let kind = jsonrpc::ParseErrorKind::LineTooLong;
-                    self.reply_error(id, kind.code(), kind.message());
-                }
+                let kind = jsonrpc::ParseErrorKind::LineTooLong;
+                self.reply_error(id, kind.code(), kind.message());
                 self.violation(Violation::LineTooLong { limit });
             }
         }

@@ -204,7 +204,7 @@ pub enum Violation {
         /// The error code replied, if a reply was sent.
         replied: Option<ErrorCode>,
     },
-    /// A line longer than the limit was discarded; -32600 was sent if its id was readable.
+    /// A line longer than the limit was discarded; -32600 was sent (with its id when readable).
     LineTooLong {
         /// The limit.
         limit: usize,
