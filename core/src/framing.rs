@@ -71,7 +71,14 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineDecoder<B> {
     /// A decoder whose maximum line length is `buf`'s length. `max_depth` bounds the
     /// nesting the id reader will look through in an overlong or invalid line.
     pub fn new(buf: B, max_depth: usize) -> Self {
-        LineDecoder { buf, len: 0, max_depth, discarding: false, release: false, complete: false }
+        LineDecoder {
+            buf,
+            len: 0,
+            max_depth,
+            discarding: false,
+            release: false,
+            complete: false,
+        }
     }
 
     /// The maximum line length (the buffer size).
@@ -122,7 +129,10 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineDecoder<B> {
             self.release = true;
             let md = self.max_depth;
             let buf = &self.buf.as_ref()[..self.len];
-            return Decoded { consumed: 0, frame: finish_line(buf, md) };
+            return Decoded {
+                consumed: 0,
+                frame: finish_line(buf, md),
+            };
         }
         if self.release {
             self.len = 0;
@@ -134,9 +144,15 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineDecoder<B> {
             return match nl {
                 Some(i) => {
                     self.discarding = false;
-                    Decoded { consumed: i + 1, frame: None }
+                    Decoded {
+                        consumed: i + 1,
+                        frame: None,
+                    }
                 }
-                None => Decoded { consumed: input.len(), frame: None },
+                None => Decoded {
+                    consumed: input.len(),
+                    frame: None,
+                },
             };
         }
         match nl {
@@ -144,9 +160,15 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineDecoder<B> {
                 let line = &input[..i];
                 if line.len() > cap {
                     let id = peek_id(&line[..cap], self.max_depth);
-                    return Decoded { consumed: i + 1, frame: Some(Frame::TooLong { limit: cap, id }) };
+                    return Decoded {
+                        consumed: i + 1,
+                        frame: Some(Frame::TooLong { limit: cap, id }),
+                    };
                 }
-                Decoded { consumed: i + 1, frame: finish_line(line, self.max_depth) }
+                Decoded {
+                    consumed: i + 1,
+                    frame: finish_line(line, self.max_depth),
+                }
             }
             Some(i) => {
                 let total = self.len + i;
@@ -159,9 +181,15 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineDecoder<B> {
                 let buf = &self.buf.as_ref()[..self.len];
                 if total > cap {
                     let id = peek_id(buf, md);
-                    return Decoded { consumed: i + 1, frame: Some(Frame::TooLong { limit: cap, id }) };
+                    return Decoded {
+                        consumed: i + 1,
+                        frame: Some(Frame::TooLong { limit: cap, id }),
+                    };
                 }
-                Decoded { consumed: i + 1, frame: finish_line(buf, md) }
+                Decoded {
+                    consumed: i + 1,
+                    frame: finish_line(buf, md),
+                }
             }
             None => {
                 let space = cap - self.len;
@@ -169,7 +197,10 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineDecoder<B> {
                 if input.len() <= space {
                     self.buf.as_mut()[len..len + input.len()].copy_from_slice(input);
                     self.len += input.len();
-                    return Decoded { consumed: input.len(), frame: None };
+                    return Decoded {
+                        consumed: input.len(),
+                        frame: None,
+                    };
                 }
                 // Overflow without a newline: report now, then skip to the next '\n'.
                 self.buf.as_mut()[len..cap].copy_from_slice(&input[..space]);
@@ -177,7 +208,10 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineDecoder<B> {
                 self.discarding = true;
                 self.release = true;
                 let id = peek_id(self.buf.as_ref(), self.max_depth);
-                Decoded { consumed: input.len(), frame: Some(Frame::TooLong { limit: cap, id }) }
+                Decoded {
+                    consumed: input.len(),
+                    frame: Some(Frame::TooLong { limit: cap, id }),
+                }
             }
         }
     }
@@ -191,7 +225,10 @@ fn finish_line(line: &[u8], max_depth: usize) -> Option<Frame<'_>> {
     }
     Some(match core::str::from_utf8(line) {
         Ok(s) => Frame::Line(s),
-        Err(e) => Frame::InvalidUtf8 { line, id: peek_id(&line[..e.valid_up_to()], max_depth) },
+        Err(e) => Frame::InvalidUtf8 {
+            line,
+            id: peek_id(&line[..e.valid_up_to()], max_depth),
+        },
     })
 }
 
@@ -265,17 +302,33 @@ mod tests {
     fn frames(cap: usize, stream: &[u8]) -> Vec<F> {
         let whole = run(&mut LineDecoder::new(vec![0u8; cap], 64), &[stream]);
         let bytes: Vec<&[u8]> = stream.chunks(1).collect();
-        assert_eq!(run(&mut LineDecoder::new(vec![0u8; cap], 64), &bytes), whole, "byte by byte");
+        assert_eq!(
+            run(&mut LineDecoder::new(vec![0u8; cap], 64), &bytes),
+            whole,
+            "byte by byte"
+        );
         let threes: Vec<&[u8]> = stream.chunks(3).collect();
-        assert_eq!(run(&mut LineDecoder::new(vec![0u8; cap], 64), &threes), whole, "3-byte chunks");
+        assert_eq!(
+            run(&mut LineDecoder::new(vec![0u8; cap], 64), &threes),
+            whole,
+            "3-byte chunks"
+        );
         whole
     }
 
     #[test]
     fn lines_crlf_and_blank_lines() {
         assert_eq!(
-            frames(64, b"{\"a\":1}\n[2]\r\n\n\r\n   \n\t \r\n \r \n  x  \n\"a\r\"\r\n"),
-            [line("{\"a\":1}"), line("[2]"), line("  x  "), line("\"a\r\"")]
+            frames(
+                64,
+                b"{\"a\":1}\n[2]\r\n\n\r\n   \n\t \r\n \r \n  x  \n\"a\r\"\r\n"
+            ),
+            [
+                line("{\"a\":1}"),
+                line("[2]"),
+                line("  x  "),
+                line("\"a\r\"")
+            ]
         );
         // Only one trailing \r is stripped; lines of \r alone are blank.
         assert_eq!(frames(64, b"a\r\r\n\r\r\n"), [line("a\r")]);
@@ -291,13 +344,37 @@ mod tests {
     fn consumes_through_one_newline() {
         let mut dec = LineDecoder::new([0u8; 32], 64);
         let d = dec.decode(b"ab\ncd\n");
-        assert_eq!(d, Decoded { consumed: 3, frame: Some(Frame::Line("ab")) });
+        assert_eq!(
+            d,
+            Decoded {
+                consumed: 3,
+                frame: Some(Frame::Line("ab"))
+            }
+        );
         let d = dec.decode(b"\ncd\n");
-        assert_eq!(d, Decoded { consumed: 1, frame: None });
+        assert_eq!(
+            d,
+            Decoded {
+                consumed: 1,
+                frame: None
+            }
+        );
         let d = dec.decode(b"");
-        assert_eq!(d, Decoded { consumed: 0, frame: None });
+        assert_eq!(
+            d,
+            Decoded {
+                consumed: 0,
+                frame: None
+            }
+        );
         let d = dec.decode(b"abc");
-        assert_eq!(d, Decoded { consumed: 3, frame: None });
+        assert_eq!(
+            d,
+            Decoded {
+                consumed: 3,
+                frame: None
+            }
+        );
         assert_eq!(dec.buffered(), 3);
         dec.reset();
         assert_eq!(dec.buffered(), 0);
@@ -311,7 +388,9 @@ mod tests {
         let range = input.as_ptr_range();
         let mut dec = LineDecoder::new([0u8; 64], 64);
         let d = dec.decode(input);
-        let Some(Frame::Line(l)) = d.frame else { panic!() };
+        let Some(Frame::Line(l)) = d.frame else {
+            panic!()
+        };
         assert_eq!(l, "{\"jsonrpc\":\"2.0\",\"method\":\"x\"}");
         assert_eq!(l.as_ptr(), input.as_ptr(), "not copied");
         assert!(range.contains(&l.as_ptr()));
@@ -320,13 +399,17 @@ mod tests {
         assert_eq!(dec.decode(b"{\"a\"").frame, None);
         let tail = b":1}\n";
         let d = dec.decode(tail);
-        let Some(Frame::Line(l)) = d.frame else { panic!() };
+        let Some(Frame::Line(l)) = d.frame else {
+            panic!()
+        };
         assert_eq!(l, "{\"a\":1}");
         assert!(!tail.as_ptr_range().contains(&l.as_ptr()));
         // Invalid UTF-8 lines are borrowed as well.
         let bad = b"\xff\n";
         let mut dec = LineDecoder::new([0u8; 64], 64);
-        let Some(Frame::InvalidUtf8 { line, id: None }) = dec.decode(bad).frame else { panic!() };
+        let Some(Frame::InvalidUtf8 { line, id: None }) = dec.decode(bad).frame else {
+            panic!()
+        };
         assert_eq!(line.as_ptr(), bad.as_ptr());
     }
 
@@ -335,7 +418,10 @@ mod tests {
         let cap = 16;
         // The id fits in the first 16 bytes.
         let s = b"{\"id\":7,\"method\":\"aaaaaaaaaaaaaaaaaaaa\"}\n{\"a\":1}\n";
-        assert_eq!(frames(cap, s), [F::Long(cap, Some("7".into())), line("{\"a\":1}")]);
+        assert_eq!(
+            frames(cap, s),
+            [F::Long(cap, Some("7".into())), line("{\"a\":1}")]
+        );
         // It does not.
         let s = b"{\"jsonrpc\":\"2.0\",\"id\":7}\n[]\n";
         assert_eq!(frames(cap, s), [F::Long(cap, None), line("[]")]);
@@ -358,7 +444,10 @@ mod tests {
         s.push(b'\n');
         s.extend_from_slice(&s.clone());
         s.extend_from_slice(b"1\n");
-        assert_eq!(frames(cap, &s), [F::Long(cap, None), F::Long(cap, None), line("1")]);
+        assert_eq!(
+            frames(cap, &s),
+            [F::Long(cap, None), F::Long(cap, None), line("1")]
+        );
     }
 
     #[test]
@@ -369,8 +458,20 @@ mod tests {
         assert_eq!(own(d.frame.unwrap()), F::Long(8, Some("1".into())));
         assert!(dec.is_discarding());
         assert_eq!(dec.buffered(), 0);
-        assert_eq!(dec.decode(b"more more more"), Decoded { consumed: 14, frame: None });
-        assert_eq!(dec.decode(b"end\"}\n[1]\n"), Decoded { consumed: 6, frame: None });
+        assert_eq!(
+            dec.decode(b"more more more"),
+            Decoded {
+                consumed: 14,
+                frame: None
+            }
+        );
+        assert_eq!(
+            dec.decode(b"end\"}\n[1]\n"),
+            Decoded {
+                consumed: 6,
+                frame: None
+            }
+        );
         assert!(!dec.is_discarding());
         assert_eq!(dec.decode(b"[1]\n").frame, Some(Frame::Line("[1]")));
         // reset() also ends discarding.
@@ -395,13 +496,19 @@ mod tests {
         );
         // Valid multi-byte text split across chunks is reassembled.
         let mut dec = LineDecoder::new([0u8; 64], 64);
-        assert_eq!(run(&mut dec, &[b"[\"\xc3", b"\xa9\"]\n"]), [line("[\"é\"]")]);
+        assert_eq!(
+            run(&mut dec, &[b"[\"\xc3", b"\xa9\"]\n"]),
+            [line("[\"é\"]")]
+        );
     }
 
     #[test]
     fn zero_capacity_decoder() {
         // Every non-empty line is too long, a lone \r included.
-        assert_eq!(frames(0, b"\n\r\nx\n\n"), [F::Long(0, None), F::Long(0, None)]);
+        assert_eq!(
+            frames(0, b"\n\r\nx\n\n"),
+            [F::Long(0, None), F::Long(0, None)]
+        );
     }
 
     #[test]

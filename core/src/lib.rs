@@ -1,7 +1,13 @@
 #![doc = include_str!("../README.md")]
 #![no_std]
 #![forbid(unsafe_code)]
-#![warn(missing_docs, unreachable_pub, elided_lifetimes_in_paths, clippy::std_instead_of_core, clippy::alloc_instead_of_core)]
+#![warn(
+    missing_docs,
+    unreachable_pub,
+    elided_lifetimes_in_paths,
+    clippy::std_instead_of_core,
+    clippy::alloc_instead_of_core
+)]
 
 #[cfg(feature = "alloc")]
 extern crate alloc;

@@ -20,7 +20,12 @@ pub struct Limits {
 
 impl Limits {
     /// The defaults: 1 MiB lines, depth 64, 128-byte ids, 32-message batches.
-    pub const DEFAULT: Limits = Limits { max_line: 1 << 20, max_depth: 64, max_id_len: 128, max_batch: 32 };
+    pub const DEFAULT: Limits = Limits {
+        max_line: 1 << 20,
+        max_depth: 64,
+        max_id_len: 128,
+        max_batch: 32,
+    };
 }
 
 impl Default for Limits {

@@ -96,12 +96,18 @@ impl Versions {
 
     /// The newest legacy revision in the set.
     pub fn newest_legacy(self) -> Option<ProtocolVersion> {
-        ProtocolVersion::ALL.iter().rev().copied().find(|v| v.is_legacy() && self.contains(*v))
+        ProtocolVersion::ALL
+            .iter()
+            .rev()
+            .copied()
+            .find(|v| v.is_legacy() && self.contains(*v))
     }
 
     /// The revisions in the set, oldest first.
     pub fn iter(self) -> impl Iterator<Item = ProtocolVersion> {
-        ProtocolVersion::ALL.into_iter().filter(move |v| self.contains(*v))
+        ProtocolVersion::ALL
+            .into_iter()
+            .filter(move |v| self.contains(*v))
     }
 
     /// True when the set is empty.
@@ -286,7 +292,9 @@ impl Direction {
     pub const fn allows(self, sender: Role) -> bool {
         matches!(
             (self, sender),
-            (Direction::Both, _) | (Direction::ClientToServer, Role::Client) | (Direction::ServerToClient, Role::Server)
+            (Direction::Both, _)
+                | (Direction::ClientToServer, Role::Client)
+                | (Direction::ServerToClient, Role::Server)
         )
     }
 }
@@ -424,7 +432,10 @@ impl Method {
     pub fn from_json_str(name: crate::json::JsonStr<'_>) -> Option<Method> {
         match name.as_plain() {
             Some(n) => Self::from_name(n),
-            None => METHODS.iter().find(|m| name.eq_str(m.name)).map(|m| m.method),
+            None => METHODS
+                .iter()
+                .find(|m| name.eq_str(m.name))
+                .map(|m| m.method),
         }
     }
 
@@ -432,7 +443,11 @@ impl Method {
     /// everything in the legacy table except `server/discover` is legacy-only).
     pub fn exists_in(self, v: ProtocolVersion) -> bool {
         let s = self.spec();
-        if v.is_legacy() { s.since <= v && s.since.is_legacy() } else { true }
+        if v.is_legacy() {
+            s.since <= v && s.since.is_legacy()
+        } else {
+            true
+        }
     }
 
     /// The capability gate for revision `v` (`completion/complete` has none in 2024-11-05).
@@ -472,7 +487,16 @@ pub enum LogLevel {
 }
 
 impl LogLevel {
-    const NAMES: [&'static str; 8] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+    const NAMES: [&'static str; 8] = [
+        "debug",
+        "info",
+        "notice",
+        "warning",
+        "error",
+        "critical",
+        "alert",
+        "emergency",
+    ];
     const ALL: [LogLevel; 8] = [
         LogLevel::Debug,
         LogLevel::Info,
@@ -489,6 +513,9 @@ impl LogLevel {
     }
     /// Parses a wire name.
     pub fn parse(s: &str) -> Option<LogLevel> {
-        Self::NAMES.iter().position(|n| *n == s).map(|i| Self::ALL[i])
+        Self::NAMES
+            .iter()
+            .position(|n| *n == s)
+            .map(|i| Self::ALL[i])
     }
 }

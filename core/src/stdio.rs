@@ -108,7 +108,15 @@ impl<W: Write> Driver<W> {
                 }
             })
             .ok();
-        Driver { writer, rx, free, current: None, scratch: std::vec![0u8; max_line + 64], start: Instant::now(), eof: false }
+        Driver {
+            writer,
+            rx,
+            free,
+            current: None,
+            scratch: std::vec![0u8; max_line + 64],
+            start: Instant::now(),
+            eof: false,
+        }
     }
 
     /// Milliseconds since the driver was created (the session's clock).
@@ -191,7 +199,10 @@ impl<W: Write> Driver<W> {
                 (a, b) => a.or(b),
             };
             let msg = match deadline {
-                Some(d) => match self.rx.recv_timeout(std::time::Duration::from_millis(d.saturating_sub(now))) {
+                Some(d) => match self
+                    .rx
+                    .recv_timeout(std::time::Duration::from_millis(d.saturating_sub(now)))
+                {
                     Ok(m) => m,
                     Err(RecvTimeoutError::Timeout) => continue,
                     Err(RecvTimeoutError::Disconnected) => Chunk::Eof,

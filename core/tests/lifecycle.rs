@@ -9,8 +9,14 @@ use picomcp::session::Phase;
 fn pair_handshake_transcript() {
     let mut p = Pair::new();
     p.drive();
-    assert_eq!(p.client_events, ["negotiated 2025-11-25", "ready 2025-11-25"]);
-    assert_eq!(p.server_events, ["negotiated 2025-11-25", "ready 2025-11-25"]);
+    assert_eq!(
+        p.client_events,
+        ["negotiated 2025-11-25", "ready 2025-11-25"]
+    );
+    assert_eq!(
+        p.server_events,
+        ["negotiated 2025-11-25", "ready 2025-11-25"]
+    );
     assert_eq!(p.wire.len(), 3, "{:?}", p.wire);
     let init = j(&p.wire[0][3..]);
     assert_eq!(init["method"], "initialize");
@@ -20,7 +26,10 @@ fn pair_handshake_transcript() {
     assert_eq!(result["id"], init["id"]);
     assert_eq!(result["result"]["serverInfo"]["name"], "test-server");
     assert_eq!(result["result"]["instructions"], "be nice");
-    assert_eq!(result["result"]["capabilities"]["tools"]["listChanged"], true);
+    assert_eq!(
+        result["result"]["capabilities"]["tools"]["listChanged"],
+        true
+    );
     assert_eq!(j(&p.wire[2][3..])["method"], "notifications/initialized");
     assert_eq!(p.client.phase(), Phase::Operating);
     assert_eq!(p.server.phase(), Phase::Operating);
@@ -39,15 +48,26 @@ fn server_echoes_supported_version_and_counter_offers_otherwise() {
         ("1999-01-01", "2025-11-25"),
     ] {
         let mut s = server();
-        let (out, ev) = feed(&mut s, 0, format!("{}\n", INIT.replace("2025-11-25", asked)).as_bytes());
-        assert_eq!(j(&out[0])["result"]["protocolVersion"], answered, "asked {asked}");
+        let (out, ev) = feed(
+            &mut s,
+            0,
+            format!("{}\n", INIT.replace("2025-11-25", asked)).as_bytes(),
+        );
+        assert_eq!(
+            j(&out[0])["result"]["protocolVersion"],
+            answered,
+            "asked {asked}"
+        );
         assert_eq!(ev, [format!("negotiated {answered}")]);
     }
 }
 
 #[test]
 fn server_limited_versions_offers_its_newest() {
-    let mut s = server_with(Versions::of(&[ProtocolVersion::V2025_03_26, ProtocolVersion::V2025_06_18]));
+    let mut s = server_with(Versions::of(&[
+        ProtocolVersion::V2025_03_26,
+        ProtocolVersion::V2025_06_18,
+    ]));
     let (out, _) = feed(&mut s, 0, format!("{INIT}\n").as_bytes());
     assert_eq!(j(&out[0])["result"]["protocolVersion"], "2025-06-18");
 }
@@ -95,19 +115,32 @@ fn requests_before_initialize() {
 {"jsonrpc":"2.0","method":"notifications/initialized"}
 "#,
     );
-    assert_eq!(j(&out[0]), serde_json::json!({"jsonrpc":"2.0","id":1,"result":{}}));
+    assert_eq!(
+        j(&out[0]),
+        serde_json::json!({"jsonrpc":"2.0","id":1,"result":{}})
+    );
     assert_eq!(j(&out[1])["error"]["code"], -32600);
     assert_eq!(j(&out[1])["id"], 2);
     assert_eq!(j(&out[2])["error"]["code"], -32601);
     assert_eq!(out.len(), 3);
-    assert_eq!(ev, ["violation NotInitialized(ToolsList)", "violation NotNegotiated(ServerDiscover)"]);
+    assert_eq!(
+        ev,
+        [
+            "violation NotInitialized(ToolsList)",
+            "violation NotNegotiated(ServerDiscover)"
+        ]
+    );
     assert_eq!(s.phase(), Phase::Initializing);
 }
 
 #[test]
 fn second_initialize_is_invalid_request() {
     let mut s = ready_server("2025-11-25");
-    let (out, ev) = feed(&mut s, 0, format!("{}\n", INIT.replace("\"id\":0", "\"id\":9")).as_bytes());
+    let (out, ev) = feed(
+        &mut s,
+        0,
+        format!("{}\n", INIT.replace("\"id\":0", "\"id\":9")).as_bytes(),
+    );
     assert_eq!(j(&out[0])["error"]["code"], -32600);
     assert_eq!(j(&out[0])["id"], 9);
     assert_eq!(ev, ["violation DuplicateInitialize"]);

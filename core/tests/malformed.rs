@@ -12,15 +12,24 @@ use serde_json::Value;
 const DEMO_CAPS: &str = r#"{"tools":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"prompts":{"listChanged":true},"logging":{},"completions":{}}"#;
 
 fn load() -> Vec<Value> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/malformed/cases.jsonl");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/malformed/cases.jsonl"
+    );
     let text = std::fs::read_to_string(path).unwrap();
-    text.lines().filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#')).map(|l| serde_json::from_str(l).unwrap()).collect()
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 fn case_bytes(c: &Value) -> Vec<u8> {
     if let Some(h) = c["send_hex"].as_str() {
         let h: String = h.split_whitespace().collect();
-        return (0..h.len()).step_by(2).map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap()).collect();
+        return (0..h.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap())
+            .collect();
     }
     let mut s = c["send"].as_str().unwrap().to_string();
     while let Some(i) = s.find("@PAD(") {
@@ -51,7 +60,8 @@ fn raw_id(line: &str) -> Option<String> {
 }
 
 fn matches(exp: &Value, line: &str) -> Result<(), String> {
-    let v: Value = serde_json::from_str(line).map_err(|e| format!("invalid JSON reply {line}: {e}"))?;
+    let v: Value =
+        serde_json::from_str(line).map_err(|e| format!("invalid JSON reply {line}: {e}"))?;
     if let Some(code) = exp.get("code") {
         if &v["error"]["code"] != code {
             return Err(format!("expected code {code}, got {line}"));
@@ -112,12 +122,19 @@ fn run_case(c: &Value, chunk: usize) -> Result<(), String> {
     }
     let expect = c["expect"].as_array().unwrap();
     if replies.len() != expect.len() {
-        return Err(format!("expected {} replies, got {replies:?}", expect.len()));
+        return Err(format!(
+            "expected {} replies, got {replies:?}",
+            expect.len()
+        ));
     }
     for (e, r) in expect.iter().zip(&replies) {
         matches(e, r)?;
     }
-    let (out, _) = feed(&mut s, 2, b"{\"jsonrpc\":\"2.0\",\"id\":\"after\",\"method\":\"ping\"}\n");
+    let (out, _) = feed(
+        &mut s,
+        2,
+        b"{\"jsonrpc\":\"2.0\",\"id\":\"after\",\"method\":\"ping\"}\n",
+    );
     if out != [r#"{"jsonrpc":"2.0","id":"after","result":{}}"#] {
         return Err(format!("ping after the case: {out:?}"));
     }
@@ -151,5 +168,10 @@ fn corpus_whole_and_byte_by_byte() {
         }
     }
     assert!(ran >= 60, "only {ran} cases ran in-process");
-    assert!(failures.is_empty(), "{} of {ran} cases failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {ran} cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

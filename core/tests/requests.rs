@@ -7,9 +7,15 @@ use picomcp::json::Json;
 use picomcp::protocol::{LogLevel, Method};
 use picomcp::session::{Event, RequestOptions, RespondError, SendError};
 
-fn next_request(s: &mut picomcp::session::Session<'static>) -> (picomcp::session::InboundId, Method, String) {
+fn next_request(
+    s: &mut picomcp::session::Session<'static>,
+) -> (picomcp::session::InboundId, Method, String) {
     match s.poll_event() {
-        Some(Event::Request { id, method, params }) => (id, method, params.map_or(String::new(), |p| p.as_raw().to_string())),
+        Some(Event::Request { id, method, params }) => (
+            id,
+            method,
+            params.map_or(String::new(), |p| p.as_raw().to_string()),
+        ),
         other => panic!("expected a request, got {other:?}"),
     }
 }
@@ -19,14 +25,23 @@ fn request_response_roundtrip_through_pair() {
     let mut p = Pair::new();
     p.handshake();
     let now = p.now;
-    let out = p.client.send_request(now, Method::ToolsList, None, RequestOptions::default()).unwrap();
+    let out = p
+        .client
+        .send_request(now, Method::ToolsList, None, RequestOptions::default())
+        .unwrap();
     let c_out = take_output(&mut p.client);
     assert_eq!(j(&c_out[0])["method"], "tools/list");
     push(&mut p.server, now, format!("{}\n", c_out[0]).as_bytes());
     let (id, method, _) = next_request(&mut p.server);
     assert_eq!(method, Method::ToolsList);
-    p.server.respond(id, Json::new(r#"{"tools":[]}"#).unwrap()).unwrap();
-    assert_eq!(p.server.respond(id, Json::EMPTY_OBJECT), Err(RespondError::UnknownRequest), "respond twice");
+    p.server
+        .respond(id, Json::new(r#"{"tools":[]}"#).unwrap())
+        .unwrap();
+    assert_eq!(
+        p.server.respond(id, Json::EMPTY_OBJECT),
+        Err(RespondError::UnknownRequest),
+        "respond twice"
+    );
     let s_out = take_output(&mut p.server);
     assert_eq!(s_out.len(), 1);
     push(&mut p.client, now, format!("{}\n", s_out[0]).as_bytes());
@@ -45,7 +60,10 @@ fn outbound_ids_are_unique_and_never_reused() {
     p.handshake();
     let mut seen = std::collections::HashSet::new();
     for _ in 0..20 {
-        let id = p.client.send_request(0, Method::Ping, None, RequestOptions::default()).unwrap();
+        let id = p
+            .client
+            .send_request(0, Method::Ping, None, RequestOptions::default())
+            .unwrap();
         let line = take_output(&mut p.client).pop().unwrap();
         assert!(seen.insert(j(&line)["id"].to_string()));
         p.client.cancel(id, None).unwrap();
@@ -57,8 +75,19 @@ fn outbound_ids_are_unique_and_never_reused() {
 fn timeout_sends_cancelled_and_drops_late_response() {
     let mut p = Pair::new();
     p.handshake();
-    let opts = RequestOptions { timeout_ms: Some(500), ..Default::default() };
-    let id = p.client.send_request(0, Method::ToolsCall, Some(Json::new(r#"{"name":"x"}"#).unwrap()), opts).unwrap();
+    let opts = RequestOptions {
+        timeout_ms: Some(500),
+        ..Default::default()
+    };
+    let id = p
+        .client
+        .send_request(
+            0,
+            Method::ToolsCall,
+            Some(Json::new(r#"{"name":"x"}"#).unwrap()),
+            opts,
+        )
+        .unwrap();
     let req = take_output(&mut p.client).pop().unwrap();
     let wire_id = j(&req)["id"].clone();
     assert_eq!(p.client.poll_timeout(), Some(500));
@@ -79,7 +108,11 @@ fn timeout_sends_cancelled_and_drops_late_response() {
     let (_, ev) = feed(&mut p.client, 600, late.as_bytes());
     assert!(ev.is_empty(), "{ev:?}");
     // A response to an id never used is a violation.
-    let (_, ev) = feed(&mut p.client, 600, b"{\"jsonrpc\":\"2.0\",\"id\":999,\"result\":{}}\n");
+    let (_, ev) = feed(
+        &mut p.client,
+        600,
+        b"{\"jsonrpc\":\"2.0\",\"id\":999,\"result\":{}}\n",
+    );
     assert_eq!(ev, ["violation UnknownResponseId"]);
 }
 
@@ -87,8 +120,21 @@ fn timeout_sends_cancelled_and_drops_late_response() {
 fn progress_is_routed_and_resets_timeout_up_to_hard_maximum() {
     let mut p = Pair::new();
     p.handshake();
-    let opts = RequestOptions { timeout_ms: Some(100), progress: true, reset_timeout_on_progress: true, max_total_ms: Some(250) };
-    let id = p.client.send_request(0, Method::ToolsCall, Some(Json::new(r#"{"name":"sleep","_meta":{"x":1}}"#).unwrap()), opts).unwrap();
+    let opts = RequestOptions {
+        timeout_ms: Some(100),
+        progress: true,
+        reset_timeout_on_progress: true,
+        max_total_ms: Some(250),
+    };
+    let id = p
+        .client
+        .send_request(
+            0,
+            Method::ToolsCall,
+            Some(Json::new(r#"{"name":"sleep","_meta":{"x":1}}"#).unwrap()),
+            opts,
+        )
+        .unwrap();
     let req = take_output(&mut p.client).pop().unwrap();
     let v = j(&req);
     let token = v["params"]["_meta"]["progressToken"].clone();
@@ -98,7 +144,10 @@ fn progress_is_routed_and_resets_timeout_up_to_hard_maximum() {
     push(&mut p.server, 0, format!("{req}\n").as_bytes());
     let (sid, _, _) = next_request(&mut p.server);
     p.server.progress(sid, 1.0, Some(3.0), Some("one")).unwrap();
-    assert_eq!(p.server.progress(sid, 1.0, None, None), Err(SendError::ProgressNotIncreasing));
+    assert_eq!(
+        p.server.progress(sid, 1.0, None, None),
+        Err(SendError::ProgressNotIncreasing)
+    );
     let pr = take_output(&mut p.server).pop().unwrap();
     assert_eq!(j(&pr)["params"]["progressToken"], token);
     assert_eq!(j(&pr)["params"]["message"], "one");
@@ -110,7 +159,11 @@ fn progress_is_routed_and_resets_timeout_up_to_hard_maximum() {
     assert_eq!(ev, ["violation ProgressNotIncreasing"]);
     let pr2 = pr.replace("\"progress\":1", "\"progress\":2");
     let _ = deliver(&mut p.client, 180, format!("{pr2}\n").as_bytes());
-    assert_eq!(p.client.poll_timeout(), Some(250), "capped by the hard maximum");
+    assert_eq!(
+        p.client.poll_timeout(),
+        Some(250),
+        "capped by the hard maximum"
+    );
     p.client.handle_timeout(250);
     match p.client.poll_event() {
         Some(Event::TimedOut { id: t }) => assert_eq!(t, id),
@@ -121,11 +174,22 @@ fn progress_is_routed_and_resets_timeout_up_to_hard_maximum() {
 #[test]
 fn progress_without_token_is_refused() {
     let mut s = ready_server("2025-11-25");
-    let _ = feed(&mut s, 0, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\"}}\n");
+    let _ = feed(
+        &mut s,
+        0,
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\"}}\n",
+    );
     // feed consumed the event; send another and keep it.
-    push(&mut s, 0, b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"a\"}}\n");
+    push(
+        &mut s,
+        0,
+        b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"a\"}}\n",
+    );
     let (id, _, _) = next_request(&mut s);
-    assert_eq!(s.progress(id, 1.0, None, None), Err(SendError::NoProgressToken));
+    assert_eq!(
+        s.progress(id, 1.0, None, None),
+        Err(SendError::NoProgressToken)
+    );
 }
 
 #[test]
@@ -141,7 +205,10 @@ fn inbound_cancellation_suppresses_the_response() {
     assert_eq!(ev, ["cancelled user"]);
     assert!(!s.is_open(id));
     s.respond(id, Json::EMPTY_OBJECT).unwrap();
-    assert!(take_output(&mut s).is_empty(), "no response after cancellation");
+    assert!(
+        take_output(&mut s).is_empty(),
+        "no response after cancellation"
+    );
     // Unknown ids in a cancellation are ignored.
     let (out, ev) = feed(&mut s, 0, b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":77}}\n");
     assert!(out.is_empty() && ev.is_empty());
@@ -170,12 +237,21 @@ fn inbound_capability_enforcement() {
     let mut s = ready_server("2025-11-25");
     // The test server declares tools, resources, prompts and logging but not completions.
     for (line, code) in [
-        (r#"{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{}}"#, -32601),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{}}"#,
+            -32601,
+        ),
         (r#"{"jsonrpc":"2.0","id":2,"method":"roots/list"}"#, -32601),
-        (r#"{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage","params":{}}"#, -32601),
+        (
+            r#"{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage","params":{}}"#,
+            -32601,
+        ),
         (r#"{"jsonrpc":"2.0","id":4,"method":"tasks/list"}"#, -32601),
         (r#"{"jsonrpc":"2.0","id":5,"method":"no/such"}"#, -32601),
-        (r#"{"jsonrpc":"2.0","id":6,"method":"logging/setLevel","params":{"level":"loud"}}"#, -32602),
+        (
+            r#"{"jsonrpc":"2.0","id":6,"method":"logging/setLevel","params":{"level":"loud"}}"#,
+            -32602,
+        ),
     ] {
         let (out, _) = feed(&mut s, 0, format!("{line}\n").as_bytes());
         assert_eq!(j(&out[0])["error"]["code"], code, "{line}");
@@ -184,19 +260,36 @@ fn inbound_capability_enforcement() {
     assert_eq!(j(&out[0])["result"], serde_json::json!({}));
     assert_eq!(s.log_level(), Some(LogLevel::Warning));
     // Below the level: not sent.
-    assert_eq!(s.log(LogLevel::Info, None, Json::new("\"x\"").unwrap()), Ok(false));
-    assert_eq!(s.log(LogLevel::Error, Some("db"), Json::new("\"x\"").unwrap()), Ok(true));
+    assert_eq!(
+        s.log(LogLevel::Info, None, Json::new("\"x\"").unwrap()),
+        Ok(false)
+    );
+    assert_eq!(
+        s.log(LogLevel::Error, Some("db"), Json::new("\"x\"").unwrap()),
+        Ok(true)
+    );
     let out = take_output(&mut s);
-    assert_eq!(j(&out[0])["params"], serde_json::json!({"level":"error","logger":"db","data":"x"}));
+    assert_eq!(
+        j(&out[0])["params"],
+        serde_json::json!({"level":"error","logger":"db","data":"x"})
+    );
     // Unknown notifications are ignored silently.
-    let (out, ev) = feed(&mut s, 0, b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/whatever\"}\n");
+    let (out, ev) = feed(
+        &mut s,
+        0,
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/whatever\"}\n",
+    );
     assert!(out.is_empty() && ev.is_empty());
 }
 
 #[test]
 fn completion_ungated_in_2024_11_05() {
     let mut s = ready_server("2024-11-05");
-    let (out, ev) = feed(&mut s, 0, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"completion/complete\",\"params\":{}}\n");
+    let (out, ev) = feed(
+        &mut s,
+        0,
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"completion/complete\",\"params\":{}}\n",
+    );
     assert!(out.is_empty(), "{out:?}");
     assert_eq!(ev.len(), 1);
 }
@@ -208,25 +301,80 @@ fn outbound_capability_enforcement() {
     p.handshake();
     let s = &mut p.server;
     assert_eq!(s.send_notification(Method::ToolsListChanged, None), Ok(()));
-    assert_eq!(s.send_notification(Method::PromptsListChanged, None), Err(SendError::NotNegotiated(Method::PromptsListChanged)));
-    assert_eq!(s.send_notification(Method::ResourcesUpdated, Some(Json::new(r#"{"uri":"x"}"#).unwrap())), Ok(()));
-    assert!(s.send_request(0, Method::RootsList, None, RequestOptions::default()).is_ok());
-    assert!(s.send_request(0, Method::SamplingCreateMessage, Some(Json::EMPTY_OBJECT), RequestOptions::default()).is_ok());
     assert_eq!(
-        s.send_request(0, Method::ElicitationCreate, Some(Json::EMPTY_OBJECT), RequestOptions::default()),
+        s.send_notification(Method::PromptsListChanged, None),
+        Err(SendError::NotNegotiated(Method::PromptsListChanged))
+    );
+    assert_eq!(
+        s.send_notification(
+            Method::ResourcesUpdated,
+            Some(Json::new(r#"{"uri":"x"}"#).unwrap())
+        ),
+        Ok(())
+    );
+    assert!(
+        s.send_request(0, Method::RootsList, None, RequestOptions::default())
+            .is_ok()
+    );
+    assert!(
+        s.send_request(
+            0,
+            Method::SamplingCreateMessage,
+            Some(Json::EMPTY_OBJECT),
+            RequestOptions::default()
+        )
+        .is_ok()
+    );
+    assert_eq!(
+        s.send_request(
+            0,
+            Method::ElicitationCreate,
+            Some(Json::EMPTY_OBJECT),
+            RequestOptions::default()
+        ),
         Err(SendError::NotNegotiated(Method::ElicitationCreate))
     );
-    assert_eq!(s.send_request(0, Method::ToolsList, None, RequestOptions::default()), Err(SendError::WrongDirection(Method::ToolsList)));
-    assert_eq!(s.send_notification(Method::Cancelled, None), Err(SendError::Reserved(Method::Cancelled)));
+    assert_eq!(
+        s.send_request(0, Method::ToolsList, None, RequestOptions::default()),
+        Err(SendError::WrongDirection(Method::ToolsList))
+    );
+    assert_eq!(
+        s.send_notification(Method::Cancelled, None),
+        Err(SendError::Reserved(Method::Cancelled))
+    );
     let c = &mut p.client;
     assert_eq!(
-        c.send_request(0, Method::CompletionComplete, Some(Json::EMPTY_OBJECT), RequestOptions::default()),
+        c.send_request(
+            0,
+            Method::CompletionComplete,
+            Some(Json::EMPTY_OBJECT),
+            RequestOptions::default()
+        ),
         Err(SendError::NotNegotiated(Method::CompletionComplete))
     );
-    assert!(c.send_request(0, Method::ResourcesSubscribe, Some(Json::new(r#"{"uri":"x"}"#).unwrap()), RequestOptions::default()).is_ok());
+    assert!(
+        c.send_request(
+            0,
+            Method::ResourcesSubscribe,
+            Some(Json::new(r#"{"uri":"x"}"#).unwrap()),
+            RequestOptions::default()
+        )
+        .is_ok()
+    );
     assert_eq!(c.send_notification(Method::RootsListChanged, None), Ok(()));
-    assert_eq!(c.send_notification(Method::ToolsListChanged, None), Err(SendError::WrongDirection(Method::ToolsListChanged)));
-    assert_eq!(c.send_request(0, Method::ToolsList, Some(Json::new("[]").unwrap()), RequestOptions::default()), Err(SendError::ParamsNotObject));
+    assert_eq!(
+        c.send_notification(Method::ToolsListChanged, None),
+        Err(SendError::WrongDirection(Method::ToolsListChanged))
+    );
+    assert_eq!(
+        c.send_request(
+            0,
+            Method::ToolsList,
+            Some(Json::new("[]").unwrap()),
+            RequestOptions::default()
+        ),
+        Err(SendError::ParamsNotObject)
+    );
 }
 
 #[test]
@@ -234,34 +382,76 @@ fn client_gates_inbound_server_requests_by_its_own_caps() {
     let mut p = Pair::new();
     p.handshake();
     // The client did not declare elicitation.
-    let (out, ev) = feed(&mut p.client, 0, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"elicitation/create\",\"params\":{}}\n");
+    let (out, ev) = feed(
+        &mut p.client,
+        0,
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"elicitation/create\",\"params\":{}}\n",
+    );
     assert_eq!(j(&out[0])["error"]["code"], -32601);
     assert_eq!(ev, ["violation NotNegotiated(ElicitationCreate)"]);
-    let (out, ev) = feed(&mut p.client, 0, b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"roots/list\"}\n");
+    let (out, ev) = feed(
+        &mut p.client,
+        0,
+        b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"roots/list\"}\n",
+    );
     assert!(out.is_empty());
     assert_eq!(ev, ["request roots/list -"]);
-    let (out, _) = feed(&mut p.client, 0, b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n");
+    let (out, _) = feed(
+        &mut p.client,
+        0,
+        b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n",
+    );
     assert_eq!(j(&out[0])["result"], serde_json::json!({}));
 }
 
 #[test]
 fn host_may_not_send_before_ready() {
     let mut s = server();
-    assert!(matches!(s.send_notification(Method::ToolsListChanged, None), Err(SendError::WrongPhase(_))));
-    assert!(matches!(s.send_request(0, Method::RootsList, None, RequestOptions::default()), Err(SendError::WrongPhase(_))));
-    assert!(s.send_request(0, Method::Ping, None, RequestOptions::default()).is_ok());
+    assert!(matches!(
+        s.send_notification(Method::ToolsListChanged, None),
+        Err(SendError::WrongPhase(_))
+    ));
+    assert!(matches!(
+        s.send_request(0, Method::RootsList, None, RequestOptions::default()),
+        Err(SendError::WrongPhase(_))
+    ));
+    assert!(
+        s.send_request(0, Method::Ping, None, RequestOptions::default())
+            .is_ok()
+    );
 }
 
 #[test]
 fn ids_are_echoed_byte_exact() {
     let mut s = ready_server("2025-11-25");
-    for raw in ["123456789012345678901234567890", "-0", r#""\u0031""#, r#""a\/b""#, r#""é""#] {
-        let (out, _) = feed(&mut s, 0, format!("{{\"jsonrpc\":\"2.0\",\"id\":{raw},\"method\":\"ping\"}}\n").as_bytes());
-        assert_eq!(out[0], format!("{{\"jsonrpc\":\"2.0\",\"id\":{raw},\"result\":{{}}}}"));
+    for raw in [
+        "123456789012345678901234567890",
+        "-0",
+        r#""\u0031""#,
+        r#""a\/b""#,
+        r#""é""#,
+    ] {
+        let (out, _) = feed(
+            &mut s,
+            0,
+            format!("{{\"jsonrpc\":\"2.0\",\"id\":{raw},\"method\":\"ping\"}}\n").as_bytes(),
+        );
+        assert_eq!(
+            out[0],
+            format!("{{\"jsonrpc\":\"2.0\",\"id\":{raw},\"result\":{{}}}}")
+        );
     }
-    push(&mut s, 0, br#"{"jsonrpc":"2.0","id":"\u0031","method":"tools/list"}
-"#);
+    push(
+        &mut s,
+        0,
+        br#"{"jsonrpc":"2.0","id":"\u0031","method":"tools/list"}
+"#,
+    );
     let (id, _, _) = next_request(&mut s);
-    s.respond(id, Json::new(r#"{"tools":[]}"#).unwrap()).unwrap();
-    assert_eq!(take_output(&mut s)[0], r#"{"jsonrpc":"2.0","id":"\u0031","result":{"tools":[]}}"#);
+    s.respond(id, Json::new(r#"{"tools":[]}"#).unwrap())
+        .unwrap();
+    assert_eq!(
+        take_output(&mut s)[0],
+        r#"{"jsonrpc":"2.0","id":"\u0031","result":{"tools":[]}}"#
+    );
 }

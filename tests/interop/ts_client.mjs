@@ -4,7 +4,7 @@
 //
 // Usage (after tests/interop/setup.sh):
 //
-//     node tests/interop/ts_client.mjs [--] SERVER_CMD [ARGS...]
+//     node tests/interop/ts_client.mjs [--expect-version VERSION] [--] SERVER_CMD [ARGS...]
 //
 // The SDK's StdioClientTransport starts the server (no shell; it inherits this
 // process's environment and working directory). The SDK 1.32.2 client only speaks
@@ -97,10 +97,17 @@ async function expectError(promise, code) {
 const texts = result => (result.content ?? []).filter(c => c.type === 'text').map(c => c.text);
 
 // ---------------------------------------------------------------------------
+const usage = 'usage: node tests/interop/ts_client.mjs [--expect-version VERSION] [--] SERVER_CMD [ARGS...]';
 let argv = process.argv.slice(2);
-if (argv[0] === '--') argv = argv.slice(1);
-if (argv.length === 0 || argv[0] === '-h' || argv[0] === '--help') {
-    console.error('usage: node tests/interop/ts_client.mjs [--] SERVER_CMD [ARGS...]');
+let expectVersion;
+while (argv.length && argv[0].startsWith('-')) {
+    const opt = argv.shift();
+    if (opt === '--') break;
+    if (opt === '--expect-version' && argv.length) expectVersion = argv.shift();
+    else { console.error(usage); process.exit(2); }
+}
+if (argv.length === 0) {
+    console.error(usage);
     process.exit(2);
 }
 
@@ -143,6 +150,10 @@ async function main() {
     const info = client.getServerVersion();
     ok('initialize', `protocol ${initResult?.protocolVersion}, ${info?.name} ${info?.version}, ` +
         `${((now() - t0) / 1000).toFixed(2)} s`);
+    if (expectVersion) {
+        if (initResult?.protocolVersion === expectVersion) ok(`negotiated protocol is ${expectVersion}`);
+        else notOk(`negotiated protocol is ${expectVersion}`, `got ${initResult?.protocolVersion}`);
+    }
     // Capture the child before close() forgets it, to check its exit status later.
     const child = transport._process;
     const exited = child ? new Promise(resolve => child.once('exit', (code, signal) => resolve({ code, signal })))

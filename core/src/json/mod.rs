@@ -8,7 +8,7 @@ mod scan;
 mod value;
 mod write;
 
-pub(crate) use scan::{Scanner, StrSpan};
 pub use scan::{DEFAULT_MAX_DEPTH, JsonError, JsonErrorKind, MAX_DEPTH_CAP};
+pub(crate) use scan::{Scanner, StrSpan};
 pub use value::{Elements, Json, JsonKind, JsonStr, Members, Unescape};
 pub use write::JsonWriter;

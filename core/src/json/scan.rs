@@ -82,7 +82,10 @@ pub(crate) struct BitStack {
 
 impl BitStack {
     pub(crate) const fn new() -> Self {
-        BitStack { words: [0; MAX_DEPTH_CAP / 64], len: 0 }
+        BitStack {
+            words: [0; MAX_DEPTH_CAP / 64],
+            len: 0,
+        }
     }
     /// Pushes a bit; returns false when the stack is full.
     pub(crate) fn push(&mut self, bit: bool) -> bool {
@@ -168,11 +171,17 @@ impl<'a> Scanner<'a> {
     }
 
     fn err(&self, kind: JsonErrorKind) -> JsonError {
-        JsonError { kind, offset: self.pos }
+        JsonError {
+            kind,
+            offset: self.pos,
+        }
     }
 
     fn eof(&self) -> JsonError {
-        JsonError { kind: JsonErrorKind::UnexpectedEnd, offset: self.b.len() }
+        JsonError {
+            kind: JsonErrorKind::UnexpectedEnd,
+            offset: self.b.len(),
+        }
     }
 
     #[inline]
@@ -210,7 +219,10 @@ impl<'a> Scanner<'a> {
                 return Err(self.eof());
             };
             let Some(h) = hex_val(c) else {
-                return Err(JsonError { kind: JsonErrorKind::InvalidEscape, offset: self.pos + i });
+                return Err(JsonError {
+                    kind: JsonErrorKind::InvalidEscape,
+                    offset: self.pos + i,
+                });
             };
             v = (v << 4) | h;
         }
@@ -244,7 +256,11 @@ impl<'a> Scanner<'a> {
                 b'"' => {
                     let end = self.pos;
                     self.pos += 1;
-                    return Ok(StrSpan { start, end, escaped });
+                    return Ok(StrSpan {
+                        start,
+                        end,
+                        escaped,
+                    });
                 }
                 b'\\' => {
                     escaped = true;
@@ -258,20 +274,34 @@ impl<'a> Scanner<'a> {
                             let at = self.pos - 1;
                             let v = self.read_u_escape()?;
                             if (0xDC00..0xE000).contains(&v) {
-                                return Err(JsonError { kind: JsonErrorKind::LoneSurrogate, offset: at });
+                                return Err(JsonError {
+                                    kind: JsonErrorKind::LoneSurrogate,
+                                    offset: at,
+                                });
                             }
                             if (0xD800..0xDC00).contains(&v) {
                                 // Must be followed by \u low surrogate.
-                                if self.b.get(self.pos) == Some(&b'\\') && self.b.get(self.pos + 1) == Some(&b'u') {
+                                if self.b.get(self.pos) == Some(&b'\\')
+                                    && self.b.get(self.pos + 1) == Some(&b'u')
+                                {
                                     self.pos += 1;
                                     let lo = self.read_u_escape()?;
                                     if !(0xDC00..0xE000).contains(&lo) {
-                                        return Err(JsonError { kind: JsonErrorKind::LoneSurrogate, offset: at });
+                                        return Err(JsonError {
+                                            kind: JsonErrorKind::LoneSurrogate,
+                                            offset: at,
+                                        });
                                     }
-                                } else if self.pos >= self.b.len() || (self.b.get(self.pos) == Some(&b'\\') && self.pos + 1 >= self.b.len()) {
+                                } else if self.pos >= self.b.len()
+                                    || (self.b.get(self.pos) == Some(&b'\\')
+                                        && self.pos + 1 >= self.b.len())
+                                {
                                     return Err(self.eof());
                                 } else {
-                                    return Err(JsonError { kind: JsonErrorKind::LoneSurrogate, offset: at });
+                                    return Err(JsonError {
+                                        kind: JsonErrorKind::LoneSurrogate,
+                                        offset: at,
+                                    });
                                 }
                             }
                         }
@@ -318,7 +348,11 @@ impl<'a> Scanner<'a> {
             integer = false;
             self.pos += 1;
             if self.digits() == 0 {
-                return Err(if self.pos >= self.b.len() { self.eof() } else { self.err(JsonErrorKind::InvalidNumber) });
+                return Err(if self.pos >= self.b.len() {
+                    self.eof()
+                } else {
+                    self.err(JsonErrorKind::InvalidNumber)
+                });
             }
         }
         if matches!(self.peek(), Some(b'e' | b'E')) {
@@ -328,7 +362,11 @@ impl<'a> Scanner<'a> {
                 self.pos += 1;
             }
             if self.digits() == 0 {
-                return Err(if self.pos >= self.b.len() { self.eof() } else { self.err(JsonErrorKind::InvalidNumber) });
+                return Err(if self.pos >= self.b.len() {
+                    self.eof()
+                } else {
+                    self.err(JsonErrorKind::InvalidNumber)
+                });
             }
         }
         Ok(integer)
@@ -338,7 +376,12 @@ impl<'a> Scanner<'a> {
         for (i, &c) in lit.iter().enumerate() {
             match self.b.get(self.pos + i) {
                 Some(&x) if x == c => {}
-                Some(_) => return Err(JsonError { kind: JsonErrorKind::UnexpectedByte, offset: self.pos + i }),
+                Some(_) => {
+                    return Err(JsonError {
+                        kind: JsonErrorKind::UnexpectedByte,
+                        offset: self.pos + i,
+                    });
+                }
                 None => return Err(self.eof()),
             }
         }
@@ -357,7 +400,11 @@ impl<'a> Scanner<'a> {
     /// Scans one complete value starting at `pos` (leading whitespace allowed), which sits
     /// at nesting level `base_depth` (0 for a whole document); containers may add levels
     /// up to `max_depth` in total.
-    pub(crate) fn scan_value(&mut self, base_depth: usize, max_depth: usize) -> Result<(), JsonError> {
+    pub(crate) fn scan_value(
+        &mut self,
+        base_depth: usize,
+        max_depth: usize,
+    ) -> Result<(), JsonError> {
         let max_depth = max_depth.min(MAX_DEPTH_CAP);
         let mut stack = BitStack::new();
         loop {
@@ -430,7 +477,10 @@ impl<'a> Scanner<'a> {
     pub(crate) fn scan_document(&mut self, max_depth: usize) -> Result<(), JsonError> {
         self.skip_ws();
         if self.pos >= self.b.len() {
-            return Err(JsonError { kind: JsonErrorKind::Empty, offset: self.pos });
+            return Err(JsonError {
+                kind: JsonErrorKind::Empty,
+                offset: self.pos,
+            });
         }
         self.scan_value(0, max_depth)?;
         self.skip_ws();
@@ -516,12 +566,20 @@ mod tests {
 
     fn accepts(line: u32, input: &[u8], _: ()) {
         let text = core::str::from_utf8(input).unwrap();
-        assert!(Json::new(text).is_ok(), "row {line}: {text:?} must be accepted, got {:?}", Json::new(text));
+        assert!(
+            Json::new(text).is_ok(),
+            "row {line}: {text:?} must be accepted, got {:?}",
+            Json::new(text)
+        );
     }
 
     fn rejects(line: u32, input: &[u8], (kind, offset): (JsonErrorKind, usize)) {
         let text = core::str::from_utf8(input).unwrap();
-        assert_eq!(Json::new(text).map(|_| ()), Err(JsonError { kind, offset }), "row {line}: {text:?}");
+        assert_eq!(
+            Json::new(text).map(|_| ()),
+            Err(JsonError { kind, offset }),
+            "row {line}: {text:?}"
+        );
     }
 
     /// `n` levels of `open`/`close`; an object's innermost level is `{}`.
@@ -612,17 +670,44 @@ mod tests {
             let deep = nested(open, close, DEFAULT_MAX_DEPTH + 1);
             let e = Json::new(&deep).unwrap_err();
             assert_eq!(e.kind, TooDeep);
-            assert_eq!(e.offset, DEFAULT_MAX_DEPTH * open.len(), "offset of the first bracket too many");
+            assert_eq!(
+                e.offset,
+                DEFAULT_MAX_DEPTH * open.len(),
+                "offset of the first bracket too many"
+            );
             assert!(e.kind.is_limit());
         }
         // Scalars do not count as a level; empty containers do.
         assert!(Json::with_max_depth("1", 0).is_ok());
-        assert_eq!(Json::with_max_depth("[]", 0).unwrap_err(), JsonError { kind: TooDeep, offset: 0 });
+        assert_eq!(
+            Json::with_max_depth("[]", 0).unwrap_err(),
+            JsonError {
+                kind: TooDeep,
+                offset: 0
+            }
+        );
         assert!(Json::with_max_depth("[1,2]", 1).is_ok());
-        assert_eq!(Json::with_max_depth("[[]]", 1).unwrap_err(), JsonError { kind: TooDeep, offset: 1 });
-        assert_eq!(Json::with_max_depth(r#"{"a":{}}"#, 1).unwrap_err(), JsonError { kind: TooDeep, offset: 5 });
+        assert_eq!(
+            Json::with_max_depth("[[]]", 1).unwrap_err(),
+            JsonError {
+                kind: TooDeep,
+                offset: 1
+            }
+        );
+        assert_eq!(
+            Json::with_max_depth(r#"{"a":{}}"#, 1).unwrap_err(),
+            JsonError {
+                kind: TooDeep,
+                offset: 5
+            }
+        );
         assert!(Json::with_max_depth(r#"[[],{},[{}]]"#, 3).is_ok());
-        assert_eq!(Json::with_max_depth(r#"[[],{},[{"a":[]}]]"#, 3).unwrap_err().kind, TooDeep);
+        assert_eq!(
+            Json::with_max_depth(r#"[[],{},[{"a":[]}]]"#, 3)
+                .unwrap_err()
+                .kind,
+            TooDeep
+        );
         // Sequential containers at the limit do not accumulate depth.
         let wide = String::from("[") + &["[[]]"; 100].join(",") + "]";
         assert!(Json::with_max_depth(&wide, 3).is_ok());
@@ -632,7 +717,10 @@ mod tests {
         assert_eq!((e.kind, e.offset), (TooDeep, MAX_DEPTH_CAP));
         // A syntax error before the limit is reported as such.
         assert_eq!(Json::with_max_depth("[[x", 1).unwrap_err().kind, TooDeep);
-        assert_eq!(Json::with_max_depth("[x[", 1).unwrap_err().kind, UnexpectedByte);
+        assert_eq!(
+            Json::with_max_depth("[x[", 1).unwrap_err().kind,
+            UnexpectedByte
+        );
         // Very deep input is rejected without recursion.
         let huge = "[".repeat(1_000_000);
         assert_eq!(Json::new(&huge).unwrap_err().kind, TooDeep);
@@ -643,7 +731,14 @@ mod tests {
         for c in 0u8..0x20 {
             let raw = [b'"', b'a', c, b'"'];
             let text = core::str::from_utf8(&raw).unwrap();
-            assert_eq!(Json::new(text).unwrap_err(), JsonError { kind: ControlCharacter, offset: 2 }, "{c:#x}");
+            assert_eq!(
+                Json::new(text).unwrap_err(),
+                JsonError {
+                    kind: ControlCharacter,
+                    offset: 2
+                },
+                "{c:#x}"
+            );
             let esc = std::format!("\"\\u{:04x}\"", c);
             assert!(Json::new(&esc).is_ok(), "{esc}");
         }
@@ -662,9 +757,18 @@ mod tests {
             let text = core::str::from_utf8(&raw).unwrap();
             let r = Json::new(text);
             match c {
-                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => assert!(r.is_ok(), "{text}"),
+                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
+                    assert!(r.is_ok(), "{text}")
+                }
                 b'u' => assert_eq!(r.unwrap_err().kind, InvalidEscape),
-                _ => assert_eq!(r.unwrap_err(), JsonError { kind: InvalidEscape, offset: 2 }, "{text}"),
+                _ => assert_eq!(
+                    r.unwrap_err(),
+                    JsonError {
+                        kind: InvalidEscape,
+                        offset: 2
+                    },
+                    "{text}"
+                ),
             }
         }
     }
@@ -678,7 +782,13 @@ mod tests {
             }
             for lo in [0x0041u32, 0xD800, 0xDBFF, 0xE000, 0xFFFF] {
                 let e = Json::new(&std::format!("\"\\u{hi:04X}\\u{lo:04X}\"")).unwrap_err();
-                assert_eq!(e, JsonError { kind: LoneSurrogate, offset: 1 });
+                assert_eq!(
+                    e,
+                    JsonError {
+                        kind: LoneSurrogate,
+                        offset: 1
+                    }
+                );
             }
         }
         for cp in [0xD7FFu32, 0xE000, 0x0000, 0xFFFE] {
@@ -701,7 +811,10 @@ mod tests {
             TrailingCharacters,
             Empty,
         ];
-        let mut msgs: Vec<String> = kinds.iter().map(|&kind| std::format!("{}", JsonError { kind, offset: 9 })).collect();
+        let mut msgs: Vec<String> = kinds
+            .iter()
+            .map(|&kind| std::format!("{}", JsonError { kind, offset: 9 }))
+            .collect();
         assert!(msgs.iter().all(|m| m.ends_with(" at byte 9")));
         msgs.sort();
         msgs.dedup();
@@ -717,9 +830,20 @@ mod tests {
         let mut sc = Scanner::new(br#""plain""#);
         let s = sc.scan_string().unwrap();
         assert_eq!((s.start, s.end, s.escaped), (1, 6, false));
-        assert_eq!(Scanner::new(b"x").scan_string().unwrap_err().kind, UnexpectedByte);
-        assert_eq!(Scanner::new(b"").scan_string().unwrap_err().kind, UnexpectedEnd);
-        for (num, integer, end) in [("-12,", true, 3), ("0.5]", false, 3), ("1e3 ", false, 3), ("7", true, 1)] {
+        assert_eq!(
+            Scanner::new(b"x").scan_string().unwrap_err().kind,
+            UnexpectedByte
+        );
+        assert_eq!(
+            Scanner::new(b"").scan_string().unwrap_err().kind,
+            UnexpectedEnd
+        );
+        for (num, integer, end) in [
+            ("-12,", true, 3),
+            ("0.5]", false, 3),
+            ("1e3 ", false, 3),
+            ("7", true, 1),
+        ] {
             let mut sc = Scanner::new(num.as_bytes());
             assert_eq!(sc.scan_number().unwrap(), integer, "{num}");
             assert_eq!(sc.pos, end, "{num}");
@@ -772,6 +896,10 @@ mod tests {
             assert_eq!(skip_valid(text.as_bytes(), start), end, "{text}");
         }
         assert_eq!(skip_valid_string(br#""a\\"b"#, 0), 5);
-        assert_eq!(skip_valid_string(br#""abc"#, 0), 4, "unterminated: stops at the end");
+        assert_eq!(
+            skip_valid_string(br#""abc"#, 0),
+            4,
+            "unterminated: stops at the end"
+        );
     }
 }

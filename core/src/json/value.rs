@@ -59,7 +59,9 @@ impl<'a> Json<'a> {
     pub fn with_max_depth(text: &'a str, max_depth: usize) -> Result<Self, JsonError> {
         let mut sc = Scanner::new(text.as_bytes());
         sc.scan_document(max_depth)?;
-        Ok(Json(text.trim_matches(|c| matches!(c, ' ' | '\t' | '\r' | '\n'))))
+        Ok(Json(
+            text.trim_matches(|c| matches!(c, ' ' | '\t' | '\r' | '\n')),
+        ))
     }
 
     /// Wraps text that a scanner of this crate has already validated.
@@ -114,7 +116,10 @@ impl<'a> Json<'a> {
             return None;
         }
         let inner = &self.0[1..self.0.len() - 1];
-        Some(JsonStr { raw: inner, escaped: inner.as_bytes().contains(&b'\\') })
+        Some(JsonStr {
+            raw: inner,
+            escaped: inner.as_bytes().contains(&b'\\'),
+        })
     }
 
     /// True when the number is written as an integer (no fraction, no exponent).
@@ -124,17 +129,29 @@ impl<'a> Json<'a> {
 
     /// The number as `i64`, if it is an integer in range.
     pub fn as_i64(&self) -> Option<i64> {
-        if self.is_integer() { self.0.parse().ok() } else { None }
+        if self.is_integer() {
+            self.0.parse().ok()
+        } else {
+            None
+        }
     }
 
     /// The number as `u64`, if it is a non-negative integer in range.
     pub fn as_u64(&self) -> Option<u64> {
-        if self.is_integer() { self.0.parse().ok() } else { None }
+        if self.is_integer() {
+            self.0.parse().ok()
+        } else {
+            None
+        }
     }
 
     /// The number as `f64` (rounded as usual; huge exponents give infinity).
     pub fn as_f64(&self) -> Option<f64> {
-        if self.kind() == JsonKind::Number { self.0.parse().ok() } else { None }
+        if self.kind() == JsonKind::Number {
+            self.0.parse().ok()
+        } else {
+            None
+        }
     }
 
     /// Looks up a member of an object by its (unescaped) name; the first match wins.
@@ -145,13 +162,21 @@ impl<'a> Json<'a> {
 
     /// The members of an object in order (empty when this is not an object).
     pub fn members(&self) -> Members<'a> {
-        let pos = if self.kind() == JsonKind::Object { 1 } else { self.0.len() };
+        let pos = if self.kind() == JsonKind::Object {
+            1
+        } else {
+            self.0.len()
+        };
         Members { text: self.0, pos }
     }
 
     /// The elements of an array in order (empty when this is not an array).
     pub fn elements(&self) -> Elements<'a> {
-        let pos = if self.kind() == JsonKind::Array { 1 } else { self.0.len() };
+        let pos = if self.kind() == JsonKind::Array {
+            1
+        } else {
+            self.0.len()
+        };
         Elements { text: self.0, pos }
     }
 
@@ -177,7 +202,10 @@ impl<'a> Json<'a> {
     /// # Errors
     /// The serde-json-core error when the value does not fit `T`
     /// (`EscapedStringIsTooLong` when `scratch` is too small).
-    pub fn deserialize_with<T: serde::Deserialize<'a>>(&self, scratch: &mut [u8]) -> Result<T, serde_json_core::de::Error> {
+    pub fn deserialize_with<T: serde::Deserialize<'a>>(
+        &self,
+        scratch: &mut [u8],
+    ) -> Result<T, serde_json_core::de::Error> {
         serde_json_core::from_str_escaped(self.0, scratch).map(|(v, _)| v)
     }
 }
@@ -225,7 +253,10 @@ impl<'a> Iterator for Members<'a> {
         }
         let ve = skip_valid(b, vs);
         self.pos = ve;
-        let key = JsonStr { raw: key_raw, escaped: key_raw.as_bytes().contains(&b'\\') };
+        let key = JsonStr {
+            raw: key_raw,
+            escaped: key_raw.as_bytes().contains(&b'\\'),
+        };
         Some((key, Json(self.text.get(vs..ve)?)))
     }
 }
@@ -282,12 +313,20 @@ impl<'a> JsonStr<'a> {
 
     /// The decoded characters.
     pub fn chars(&self) -> Unescape<'a> {
-        Unescape { raw: self.raw.as_bytes(), pos: 0, text: self.raw }
+        Unescape {
+            raw: self.raw.as_bytes(),
+            pos: 0,
+            text: self.raw,
+        }
     }
 
     /// The length of the decoded string in UTF-8 bytes.
     pub fn decoded_len(&self) -> usize {
-        if self.escaped { self.chars().map(char::len_utf8).sum() } else { self.raw.len() }
+        if self.escaped {
+            self.chars().map(char::len_utf8).sum()
+        } else {
+            self.raw.len()
+        }
     }
 
     /// Compares the decoded string with `s`, without copying.
@@ -435,7 +474,9 @@ mod tests {
 
     #[test]
     fn get() {
-        let v = j(r#"{ "a" : 1 , "b" : [1, {"c":2}], "s":"}\"{,", "\u0069d": "x", "d":{"a":9}, "a": 2, "": 0 }"#);
+        let v = j(
+            r#"{ "a" : 1 , "b" : [1, {"c":2}], "s":"}\"{,", "\u0069d": "x", "d":{"a":9}, "a": 2, "": 0 }"#,
+        );
         let table: &[(&str, Option<&str>)] = &[
             ("a", Some("1")), // the first of duplicate members wins
             ("b", Some(r#"[1, {"c":2}]"#)),
@@ -461,7 +502,15 @@ mod tests {
     fn members() {
         let v = j("{\n \"k1\" :\t\"v\" ,\"k\\\"2\":[ 1 ,2 ],\"k3\":{\"x\":{}} , \"k4\" : -0.5e1 }");
         let got: Vec<(&str, &str)> = v.members().map(|(k, v)| (k.raw(), v.as_raw())).collect();
-        assert_eq!(got, [("k1", "\"v\""), ("k\\\"2", "[ 1 ,2 ]"), ("k3", r#"{"x":{}}"#), ("k4", "-0.5e1")]);
+        assert_eq!(
+            got,
+            [
+                ("k1", "\"v\""),
+                ("k\\\"2", "[ 1 ,2 ]"),
+                ("k3", r#"{"x":{}}"#),
+                ("k4", "-0.5e1")
+            ]
+        );
         assert!(v.members().nth(1).unwrap().0.eq_str("k\"2"));
         assert_eq!(j("{}").members().count(), 0);
         assert_eq!(j("{ }").members().count(), 0);
@@ -477,7 +526,19 @@ mod tests {
     #[test]
     fn elements() {
         let v = j(r#"[1, "a,b]" ,[2,[3]] , {"x":[]},null,true , -2e-3,"\"]"]"#);
-        assert_eq!(raws(v.elements()), ["1", "\"a,b]\"", "[2,[3]]", r#"{"x":[]}"#, "null", "true", "-2e-3", r#""\"]""#]);
+        assert_eq!(
+            raws(v.elements()),
+            [
+                "1",
+                "\"a,b]\"",
+                "[2,[3]]",
+                r#"{"x":[]}"#,
+                "null",
+                "true",
+                "-2e-3",
+                r#""\"]""#
+            ]
+        );
         assert_eq!(raws(j("[[],{}]").elements()), ["[]", "{}"]);
         assert_eq!(j("[]").elements().count(), 0);
         assert_eq!(j("[ \n ]").elements().count(), 0);
@@ -496,12 +557,48 @@ mod tests {
             Row("-0", Some(0), None, Some(-0.0), true),
             Row("42", Some(42), Some(42), Some(42.0), true),
             Row("-42", Some(-42), None, Some(-42.0), true),
-            Row("9223372036854775807", Some(i64::MAX), Some(i64::MAX as u64), Some(9.223372036854776e18), true),
-            Row("-9223372036854775808", Some(i64::MIN), None, Some(-9.223372036854776e18), true),
-            Row("9223372036854775808", None, Some(1 << 63), Some(9.223372036854776e18), true),
-            Row("18446744073709551615", None, Some(u64::MAX), Some(1.8446744073709552e19), true),
-            Row("18446744073709551616", None, None, Some(1.8446744073709552e19), true),
-            Row("-9223372036854775809", None, None, Some(-9.223372036854776e18), true),
+            Row(
+                "9223372036854775807",
+                Some(i64::MAX),
+                Some(i64::MAX as u64),
+                Some(9.223372036854776e18),
+                true,
+            ),
+            Row(
+                "-9223372036854775808",
+                Some(i64::MIN),
+                None,
+                Some(-9.223372036854776e18),
+                true,
+            ),
+            Row(
+                "9223372036854775808",
+                None,
+                Some(1 << 63),
+                Some(9.223372036854776e18),
+                true,
+            ),
+            Row(
+                "18446744073709551615",
+                None,
+                Some(u64::MAX),
+                Some(1.8446744073709552e19),
+                true,
+            ),
+            Row(
+                "18446744073709551616",
+                None,
+                None,
+                Some(1.8446744073709552e19),
+                true,
+            ),
+            Row(
+                "-9223372036854775809",
+                None,
+                None,
+                Some(-9.223372036854776e18),
+                true,
+            ),
             Row("1.5", None, None, Some(1.5), false),
             Row("1.0", None, None, Some(1.0), false),
             Row("1e2", None, None, Some(100.0), false),
@@ -557,7 +654,12 @@ mod tests {
             let mut buf = [0u8; 64];
             assert_eq!(s.unescape_into(&mut buf[..want.len()]).unwrap(), want);
             if !want.is_empty() {
-                assert_eq!(s.unescape_into(&mut buf[..want.len() - 1]), Err(InsufficientSize { required: want.len() }));
+                assert_eq!(
+                    s.unescape_into(&mut buf[..want.len() - 1]),
+                    Err(InsufficientSize {
+                        required: want.len()
+                    })
+                );
             }
         }
         assert!(j("1").as_str().is_none());
@@ -583,28 +685,49 @@ mod tests {
 
     #[test]
     fn deserialize() {
-        let v = j(r#"{"name":"echo","text":"a \"b\"\n\u00e9\t","count":3,"ratio":0.25,"tags":["x","y\\z"],"inner":{"id":-7},"extra":[1,{"z":null}]}"#);
+        let v = j(
+            r#"{"name":"echo","text":"a \"b\"\n\u00e9\t","count":3,"ratio":0.25,"tags":["x","y\\z"],"inner":{"id":-7},"extra":[1,{"z":null}]}"#,
+        );
         let a: Args<'_> = v.deserialize().unwrap();
         assert_eq!(a.name, "echo");
-        assert_eq!(a.text.as_str(), "a \"b\"\né\t", "escapes are decoded, not copied raw");
-        assert_eq!((a.count, a.ratio, a.is_error, a.inner.id), (3, 0.25, None, -7));
-        assert_eq!(a.tags.iter().map(|t| t.as_str()).collect::<Vec<_>>(), ["x", "y\\z"]);
+        assert_eq!(
+            a.text.as_str(),
+            "a \"b\"\né\t",
+            "escapes are decoded, not copied raw"
+        );
+        assert_eq!(
+            (a.count, a.ratio, a.is_error, a.inner.id),
+            (3, 0.25, None, -7)
+        );
+        assert_eq!(
+            a.tags.iter().map(|t| t.as_str()).collect::<Vec<_>>(),
+            ["x", "y\\z"]
+        );
         // A member view deserializes on its own.
         let inner: Inner = v.get("inner").unwrap().deserialize().unwrap();
         assert_eq!(inner, Inner { id: -7 });
         // A borrowed &str cannot hold an escaped string: an error, never the raw escapes.
-        let e = j(r#"{"name":"e\u0063ho","text":"","count":0,"ratio":0,"tags":[],"inner":{"id":0}}"#);
+        let e =
+            j(r#"{"name":"e\u0063ho","text":"","count":0,"ratio":0,"tags":[],"inner":{"id":0}}"#);
         assert!(e.deserialize::<Args<'_>>().is_err());
         // Type mismatches and overflowing capacities are errors.
         assert!(j(r#"{"id":"7"}"#).deserialize::<Inner>().is_err());
         assert!(j(r#"{"id":1.5}"#).deserialize::<Inner>().is_err());
-        assert!(j(r#"["123456789"]"#).deserialize::<heapless::Vec<heapless::String<8>, 1>>().is_err());
+        assert!(
+            j(r#"["123456789"]"#)
+                .deserialize::<heapless::Vec<heapless::String<8>, 1>>()
+                .is_err()
+        );
         // Escaped strings longer than the default scratch need deserialize_with.
         let long = std::format!("[\"{}\"]", "\\n".repeat(Json::DESERIALIZE_SCRATCH + 1));
         let long = j(&long);
-        assert!(long.deserialize::<heapless::Vec<heapless::String<512>, 1>>().is_err());
+        assert!(
+            long.deserialize::<heapless::Vec<heapless::String<512>, 1>>()
+                .is_err()
+        );
         let mut scratch = [0u8; 512];
-        let got: heapless::Vec<heapless::String<512>, 1> = long.deserialize_with(&mut scratch).unwrap();
+        let got: heapless::Vec<heapless::String<512>, 1> =
+            long.deserialize_with(&mut scratch).unwrap();
         assert_eq!(got[0].len(), Json::DESERIALIZE_SCRATCH + 1);
         assert!(got[0].bytes().all(|b| b == b'\n'));
     }
@@ -615,8 +738,20 @@ mod tests {
         // pair fails to deserialize (JsonStr::unescape_into decodes it fine). Known
         // upstream limitation; this test flags when it changes.
         let v = j(r#"["\ud83d\ude00"]"#);
-        assert!(v.deserialize::<heapless::Vec<heapless::String<8>, 1>>().is_err());
+        assert!(
+            v.deserialize::<heapless::Vec<heapless::String<8>, 1>>()
+                .is_err()
+        );
         let mut buf = [0u8; 8];
-        assert_eq!(v.elements().next().unwrap().as_str().unwrap().unescape_into(&mut buf).unwrap(), "😀");
+        assert_eq!(
+            v.elements()
+                .next()
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .unescape_into(&mut buf)
+                .unwrap(),
+            "😀"
+        );
     }
 }

@@ -36,7 +36,13 @@ pub struct JsonWriter<'b> {
 impl<'b> JsonWriter<'b> {
     /// A writer that fills `buf` from the start.
     pub fn new(buf: &'b mut [u8]) -> Self {
-        JsonWriter { buf, len: 0, has_elem: BitStack::new(), after_key: false, nesting_overflow: false }
+        JsonWriter {
+            buf,
+            len: 0,
+            has_elem: BitStack::new(),
+            after_key: false,
+            nesting_overflow: false,
+        }
     }
 
     /// Bytes written (or needed, after an overflow) so far.
@@ -190,7 +196,14 @@ impl<'b> JsonWriter<'b> {
             self.put(&b[start..i]);
             if esc.is_empty() {
                 const HEX: &[u8; 16] = b"0123456789abcdef";
-                self.put(&[b'\\', b'u', b'0', b'0', HEX[(c >> 4) as usize], HEX[(c & 15) as usize]]);
+                self.put(&[
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[(c >> 4) as usize],
+                    HEX[(c & 15) as usize],
+                ]);
             } else {
                 self.put(esc);
             }
@@ -242,10 +255,19 @@ impl<'b> JsonWriter<'b> {
         self.put(b"null");
     }
 
-    /// Writes an already-validated JSON value unchanged.
+    /// Writes an already-validated JSON value unchanged, except that line breaks between
+    /// its tokens (the only place valid JSON can have them) become spaces, so the output
+    /// stays on one line.
     pub fn raw(&mut self, v: Json<'_>) {
         self.value_prefix();
-        self.put(v.as_raw().as_bytes());
+        let b = v.as_raw().as_bytes();
+        let mut start = 0;
+        while let Some(i) = b[start..].iter().position(|&c| c == b'\n' || c == b'\r') {
+            self.put(&b[start..start + i]);
+            self.put_byte(b' ');
+            start += i + 1;
+        }
+        self.put(&b[start..]);
     }
 
     /// Serializes a value with serde-json-core into the rest of the buffer.
@@ -299,7 +321,10 @@ mod tests {
     use super::*;
 
     /// Runs `f` on a writer over a buffer of `cap` bytes; returns the result and the text.
-    fn write_with(cap: usize, f: impl Fn(&mut JsonWriter<'_>)) -> (Result<usize, InsufficientSize>, Vec<u8>) {
+    fn write_with(
+        cap: usize,
+        f: impl Fn(&mut JsonWriter<'_>),
+    ) -> (Result<usize, InsufficientSize>, Vec<u8>) {
         let mut buf = vec![0u8; cap];
         let mut w = JsonWriter::new(&mut buf);
         f(&mut w);
@@ -320,7 +345,13 @@ mod tests {
 
     #[test]
     fn escapes_every_control_character() {
-        let short = [(0x08u8, "\\b"), (0x09, "\\t"), (0x0a, "\\n"), (0x0c, "\\f"), (0x0d, "\\r")];
+        let short = [
+            (0x08u8, "\\b"),
+            (0x09, "\\t"),
+            (0x0a, "\\n"),
+            (0x0c, "\\f"),
+            (0x0d, "\\r"),
+        ];
         for c in 0u8..0x20 {
             let s = std::format!("a{}b", c as char);
             let want = match short.iter().find(|(b, _)| *b == c) {
@@ -339,7 +370,10 @@ mod tests {
 
     #[test]
     fn output_never_contains_a_raw_newline_and_round_trips() {
-        let all: String = (0u8..0x80).map(char::from).chain(['é', '\u{2028}', '😀']).collect();
+        let all: String = (0u8..0x80)
+            .map(char::from)
+            .chain(['é', '\u{2028}', '😀'])
+            .collect();
         let out = write(|w| {
             w.begin_object();
             w.key(&all);
@@ -348,17 +382,32 @@ mod tests {
             w.string_fmt(format_args!("{all}|{}", 5));
             w.end_object();
         });
-        assert!(!out.bytes().any(|b| b < 0x20), "no raw control bytes: {out:?}");
+        assert!(
+            !out.bytes().any(|b| b < 0x20),
+            "no raw control bytes: {out:?}"
+        );
         let v = Json::new(&out).unwrap();
         let (k, val) = v.members().next().unwrap();
         assert!(k.eq_str(&all));
         assert!(val.as_str().unwrap().eq_str(&all));
-        assert!(v.get("f").unwrap().as_str().unwrap().eq_str(&(all.clone() + "|5")));
+        assert!(
+            v.get("f")
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .eq_str(&(all.clone() + "|5"))
+        );
     }
 
     #[test]
     fn integers() {
-        for (v, want) in [(0i64, "0"), (-1, "-1"), (7, "7"), (i64::MAX, "9223372036854775807"), (i64::MIN, "-9223372036854775808")] {
+        for (v, want) in [
+            (0i64, "0"),
+            (-1, "-1"),
+            (7, "7"),
+            (i64::MAX, "9223372036854775807"),
+            (i64::MIN, "-9223372036854775808"),
+        ] {
             assert_eq!(write(|w| w.i64(v)), want);
         }
         for (v, want) in [(0u64, "0"), (10, "10"), (u64::MAX, "18446744073709551615")] {
@@ -383,7 +432,18 @@ mod tests {
             assert_eq!(write(|w| w.f64(v)), want, "{v}");
         }
         // Whatever the notation, the output is JSON and reads back as the same number.
-        for v in [1e15, 1e16, -1e15 + 0.5, 123456.789, 1e300, -1e-300, 5e-324, f64::MAX, f64::MIN_POSITIVE, 1.0 / 3.0] {
+        for v in [
+            1e15,
+            1e16,
+            -1e15 + 0.5,
+            123456.789,
+            1e300,
+            -1e-300,
+            5e-324,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            1.0 / 3.0,
+        ] {
             let out = write(|w| w.f64(v));
             let parsed = Json::new(&out).unwrap_or_else(|e| panic!("{v}: {out} {e}"));
             assert_eq!(parsed.kind(), super::super::JsonKind::Number);
@@ -467,9 +527,28 @@ mod tests {
             w.raw(src);
             w.end_object();
         });
-        assert_eq!(out, r#"{"k\u0041y":"v\n\u00e9","n":[1, 2],"all":{"k\u0041y":"v\n\u00e9","n":[1, 2]}}"#);
+        assert_eq!(
+            out,
+            r#"{"k\u0041y":"v\n\u00e9","n":[1, 2],"all":{"k\u0041y":"v\n\u00e9","n":[1, 2]}}"#
+        );
         assert!(Json::new(&out).is_ok());
-        assert_eq!(write(|w| w.string_fmt(format_args!("{}-{:?}", "a\"", "q"))), r#""a\"-\"q\"""#);
+        assert_eq!(
+            write(|w| w.string_fmt(format_args!("{}-{:?}", "a\"", "q"))),
+            r#""a\"-\"q\"""#
+        );
+        // A multi-line value is written on one line (same length: each break becomes a space).
+        let pretty = Json::new("{\r\n  \"a\": [\n    1,\r    \"x\\ny\"\n  ]\n}").unwrap();
+        let out = write(|w| w.raw(pretty));
+        assert_eq!(out, "{    \"a\": [     1,     \"x\\ny\"   ] }");
+        assert_eq!(
+            Json::new(&out)
+                .unwrap()
+                .get("a")
+                .unwrap()
+                .elements()
+                .count(),
+            2
+        );
     }
 
     fn everything(w: &mut JsonWriter<'_>) {
@@ -505,7 +584,13 @@ mod tests {
             everything(&mut w);
             assert_eq!(w.len(), full.len());
             assert!(w.overflowed());
-            assert_eq!(w.finish(), Err(InsufficientSize { required: full.len() }), "cap {cap}");
+            assert_eq!(
+                w.finish(),
+                Err(InsufficientSize {
+                    required: full.len()
+                }),
+                "cap {cap}"
+            );
         }
         let (r, out) = write_with(full.len(), everything);
         assert_eq!(r, Ok(full.len()));
@@ -528,7 +613,12 @@ mod tests {
 
     #[test]
     fn serialize() {
-        let c = Content { kind: "text", text: "a\"b\\c\nd\u{1}", n: -3, ok: None };
+        let c = Content {
+            kind: "text",
+            text: "a\"b\\c\nd\u{1}",
+            n: -3,
+            ok: None,
+        };
         let out = write(|w| {
             w.begin_object();
             w.key("content");

@@ -48,7 +48,13 @@ pub fn encode_result(w: &mut JsonWriter<'_>, id: Id<'_>, result: Json<'_>) {
 
 /// Writes an error response. With `id: None` (the id could not be read) the `id`
 /// member is left out, as MCP 2025-11-25 specifies.
-pub fn encode_error(w: &mut JsonWriter<'_>, id: Option<Id<'_>>, code: ErrorCode, message: &str, data: Option<Json<'_>>) {
+pub fn encode_error(
+    w: &mut JsonWriter<'_>,
+    id: Option<Id<'_>>,
+    code: ErrorCode,
+    message: &str,
+    data: Option<Json<'_>>,
+) {
     head(w);
     if let Some(id) = id {
         w.key("id");
@@ -96,23 +102,38 @@ mod tests {
     #[test]
     fn exact_bytes() {
         let p = Json::new(r#"{"a": [1, "x"]}"#).unwrap();
-        assert_eq!(enc(|w| encode_request(w, id("1"), "ping", None)), r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+        assert_eq!(
+            enc(|w| encode_request(w, id("1"), "ping", None)),
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#
+        );
         assert_eq!(
             enc(|w| encode_request(w, id(r#""r-1""#), "tools/call", Some(p))),
             r#"{"jsonrpc":"2.0","id":"r-1","method":"tools/call","params":{"a": [1, "x"]}}"#
         );
-        assert_eq!(enc(|w| encode_notification(w, "n/x", None)), r#"{"jsonrpc":"2.0","method":"n/x"}"#);
+        assert_eq!(
+            enc(|w| encode_notification(w, "n/x", None)),
+            r#"{"jsonrpc":"2.0","method":"n/x"}"#
+        );
         assert_eq!(
             enc(|w| encode_notification(w, "a\"b\n", Some(Json::EMPTY_OBJECT))),
             r#"{"jsonrpc":"2.0","method":"a\"b\n","params":{}}"#
         );
-        assert_eq!(enc(|w| encode_result(w, id("-3"), Json::EMPTY_OBJECT)), r#"{"jsonrpc":"2.0","id":-3,"result":{}}"#);
+        assert_eq!(
+            enc(|w| encode_result(w, id("-3"), Json::EMPTY_OBJECT)),
+            r#"{"jsonrpc":"2.0","id":-3,"result":{}}"#
+        );
         assert_eq!(
             enc(|w| encode_error(w, None, ErrorCode::PARSE_ERROR, "Parse error", None)),
             r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#
         );
         assert_eq!(
-            enc(|w| encode_error(w, Some(id("7")), ErrorCode(-32602), "bad \"x\"", Some(Json::new("[1]").unwrap()))),
+            enc(|w| encode_error(
+                w,
+                Some(id("7")),
+                ErrorCode(-32602),
+                "bad \"x\"",
+                Some(Json::new("[1]").unwrap())
+            )),
             r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"bad \"x\"","data":[1]}}"#
         );
     }
@@ -130,16 +151,25 @@ mod tests {
             r#""é😀""#,
         ] {
             let line = std::format!(r#"{{"jsonrpc":"2.0","id":{raw},"method":"x"}}"#);
-            let Ok(Message::Request(req)) = parse(&line, &Limits::DEFAULT) else { panic!("{line}") };
+            let Ok(Message::Request(req)) = parse(&line, &Limits::DEFAULT) else {
+                panic!("{line}")
+            };
             assert_eq!(req.id.as_raw(), raw);
             let ok = enc(|w| encode_result(w, req.id, Json::EMPTY_OBJECT));
-            assert_eq!(ok, std::format!(r#"{{"jsonrpc":"2.0","id":{raw},"result":{{}}}}"#));
-            let Ok(Message::Response(resp)) = parse(&ok, &Limits::DEFAULT) else { panic!("{ok}") };
+            assert_eq!(
+                ok,
+                std::format!(r#"{{"jsonrpc":"2.0","id":{raw},"result":{{}}}}"#)
+            );
+            let Ok(Message::Response(resp)) = parse(&ok, &Limits::DEFAULT) else {
+                panic!("{ok}")
+            };
             assert_eq!(resp.id.as_raw(), raw);
             assert!(resp.id.same(&req.id));
             let err = enc(|w| encode_error(w, Some(req.id), ErrorCode::INTERNAL_ERROR, "x", None));
             assert!(err.contains(&std::format!(r#""id":{raw},"#)), "{err}");
-            let Ok(Message::Error(e)) = parse(&err, &Limits::DEFAULT) else { panic!("{err}") };
+            let Ok(Message::Error(e)) = parse(&err, &Limits::DEFAULT) else {
+                panic!("{err}")
+            };
             assert_eq!(e.id.unwrap().as_raw(), raw);
             assert_eq!(e.error.code, -32603);
         }
@@ -149,29 +179,65 @@ mod tests {
     fn round_trips_through_parse() {
         let params = Json::new(r#"{"name":"echo","arguments":{"text":"a\nb"}}"#).unwrap();
         let line = enc(|w| encode_request(w, id("5"), "tools/\"call\"", Some(params)));
-        let Ok(Message::Request(r)) = parse(&line, &Limits::DEFAULT) else { panic!("{line}") };
+        let Ok(Message::Request(r)) = parse(&line, &Limits::DEFAULT) else {
+            panic!("{line}")
+        };
         assert!(r.method.eq_str("tools/\"call\""));
         assert_eq!(r.params, Some(params));
         let line = enc(|w| encode_notification(w, "notifications/progress", Some(params)));
-        let Ok(Message::Notification(n)) = parse(&line, &Limits::DEFAULT) else { panic!("{line}") };
+        let Ok(Message::Notification(n)) = parse(&line, &Limits::DEFAULT) else {
+            panic!("{line}")
+        };
         assert!(n.method.eq_str("notifications/progress"));
         assert_eq!(n.params, Some(params));
         let data = Json::new(r#"{"supported":["2025-11-25"]}"#).unwrap();
-        let line = enc(|w| encode_error(w, None, ErrorCode(-32022), "Unsupported\tversion", Some(data)));
-        let Ok(Message::Error(e)) = parse(&line, &Limits::DEFAULT) else { panic!("{line}") };
-        assert_eq!((e.id, e.error.code, e.error.data), (None, -32022, Some(data)));
+        let line = enc(|w| {
+            encode_error(
+                w,
+                None,
+                ErrorCode(-32022),
+                "Unsupported\tversion",
+                Some(data),
+            )
+        });
+        let Ok(Message::Error(e)) = parse(&line, &Limits::DEFAULT) else {
+            panic!("{line}")
+        };
+        assert_eq!(
+            (e.id, e.error.code, e.error.data),
+            (None, -32022, Some(data))
+        );
         assert!(e.error.message.eq_str("Unsupported\tversion"));
     }
 
     #[test]
     fn too_small_buffer_reports_exact_size() {
         let p = Json::new(r#"{"k":"v"}"#).unwrap();
-        let full = enc(|w| encode_error(w, Some(id("\"abc\"")), ErrorCode::INVALID_PARAMS, "bad\n", Some(p)));
+        let full = enc(|w| {
+            encode_error(
+                w,
+                Some(id("\"abc\"")),
+                ErrorCode::INVALID_PARAMS,
+                "bad\n",
+                Some(p),
+            )
+        });
         for cap in 0..full.len() {
             let mut buf = vec![0u8; cap];
             let mut w = JsonWriter::new(&mut buf);
-            encode_error(&mut w, Some(id("\"abc\"")), ErrorCode::INVALID_PARAMS, "bad\n", Some(p));
-            assert_eq!(w.finish(), Err(InsufficientSize { required: full.len() }));
+            encode_error(
+                &mut w,
+                Some(id("\"abc\"")),
+                ErrorCode::INVALID_PARAMS,
+                "bad\n",
+                Some(p),
+            );
+            assert_eq!(
+                w.finish(),
+                Err(InsufficientSize {
+                    required: full.len()
+                })
+            );
         }
     }
 }

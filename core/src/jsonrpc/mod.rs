@@ -181,7 +181,9 @@ impl<'a> Batch<'a> {
     /// Parses each element as a message (a nested array is an invalid request).
     pub fn iter(&self) -> impl Iterator<Item = Result<Message<'a>, ParseError<'a>>> + 'a {
         let (d, l) = (self.max_depth, self.max_id_len);
-        self.array.elements().map(move |e| parse::parse_element(e.as_raw(), d, l))
+        self.array
+            .elements()
+            .map(move |e| parse::parse_element(e.as_raw(), d, l))
     }
 }
 
@@ -263,7 +265,9 @@ impl ParseErrorKind {
             ParseErrorKind::DuplicateMember => "Invalid Request: duplicate member",
             ParseErrorKind::BadMethod => "Invalid Request: method must be a string",
             ParseErrorKind::BadParams => "Invalid Request: params must be an object",
-            ParseErrorKind::InvalidShape => "Invalid Request: not a request, notification or response",
+            ParseErrorKind::InvalidShape => {
+                "Invalid Request: not a request, notification or response"
+            }
             ParseErrorKind::InvalidResponse => "Invalid response",
             ParseErrorKind::TooDeep => "Invalid Request: nesting too deep",
             ParseErrorKind::LineTooLong => "Invalid Request: message too long",

@@ -1,6 +1,9 @@
 //! The line parser: one pass that validates the JSON and reads the envelope members.
 
-use super::{Batch, ErrorObject, ErrorResponse, Id, Message, Notification, ParseError, ParseErrorKind, Request, Response};
+use super::{
+    Batch, ErrorObject, ErrorResponse, Id, Message, Notification, ParseError, ParseErrorKind,
+    Request, Response,
+};
 use crate::json::{Json, JsonError, JsonErrorKind, JsonStr, Scanner, StrSpan};
 use crate::limits::Limits;
 
@@ -25,7 +28,10 @@ fn classify_key(b: &[u8], k: StrSpan) -> Option<Member> {
     ];
     let raw = b.get(k.start..k.end)?;
     if !k.escaped {
-        return NAMES.iter().find(|(n, _)| n.as_bytes() == raw).map(|&(_, m)| m);
+        return NAMES
+            .iter()
+            .find(|(n, _)| n.as_bytes() == raw)
+            .map(|&(_, m)| m);
     }
     let raw = core::str::from_utf8(raw).ok()?;
     let s = JsonStr::from_validated(raw, true);
@@ -46,16 +52,28 @@ struct Envelope {
 /// Scans a top-level object starting at `sc.pos` (which is at `{`), recording the
 /// envelope members. Stops at the first JSON error.
 fn scan_envelope(sc: &mut Scanner<'_>, max_depth: usize) -> Envelope {
-    let mut env = Envelope { spans: [None; 6], seen: [false; 6], dup: [false; 6], error: None };
+    let mut env = Envelope {
+        spans: [None; 6],
+        seen: [false; 6],
+        dup: [false; 6],
+        error: None,
+    };
     if let Err(e) = scan_members(sc, max_depth, &mut env) {
         env.error = Some(e);
     }
     env
 }
 
-fn scan_members(sc: &mut Scanner<'_>, max_depth: usize, env: &mut Envelope) -> Result<(), JsonError> {
+fn scan_members(
+    sc: &mut Scanner<'_>,
+    max_depth: usize,
+    env: &mut Envelope,
+) -> Result<(), JsonError> {
     if max_depth < 1 {
-        return Err(JsonError { kind: JsonErrorKind::TooDeep, offset: sc.pos });
+        return Err(JsonError {
+            kind: JsonErrorKind::TooDeep,
+            offset: sc.pos,
+        });
     }
     sc.expect(b'{')?;
     sc.skip_ws();
@@ -98,8 +116,18 @@ fn scan_members(sc: &mut Scanner<'_>, max_depth: usize, env: &mut Envelope) -> R
                 sc.pos += 1;
                 return Ok(());
             }
-            Some(_) => return Err(JsonError { kind: JsonErrorKind::UnexpectedByte, offset: sc.pos }),
-            None => return Err(JsonError { kind: JsonErrorKind::UnexpectedEnd, offset: sc.pos }),
+            Some(_) => {
+                return Err(JsonError {
+                    kind: JsonErrorKind::UnexpectedByte,
+                    offset: sc.pos,
+                });
+            }
+            None => {
+                return Err(JsonError {
+                    kind: JsonErrorKind::UnexpectedEnd,
+                    offset: sc.pos,
+                });
+            }
         }
     }
 }
@@ -119,7 +147,11 @@ fn check_id(raw: &str, max_id_len: usize) -> IdCheck<'_> {
     }
     if v.as_str().is_some() || v.is_integer() {
         let id = Id::from_raw(raw);
-        if raw.len() > max_id_len { IdCheck::TooLong(id) } else { IdCheck::Ok(id) }
+        if raw.len() > max_id_len {
+            IdCheck::TooLong(id)
+        } else {
+            IdCheck::Ok(id)
+        }
     } else {
         IdCheck::Bad
     }
@@ -153,7 +185,9 @@ pub fn parse<'a>(line: &'a str, limits: &Limits) -> Result<Message<'a>, ParseErr
             let mut sc2 = Scanner::new(b);
             match sc2.scan_document(limits.max_depth) {
                 Ok(()) => Ok(Message::Batch(Batch {
-                    array: Json::from_validated(line.trim_matches(|c| matches!(c, ' ' | '\t' | '\r' | '\n'))),
+                    array: Json::from_validated(
+                        line.trim_matches(|c| matches!(c, ' ' | '\t' | '\r' | '\n')),
+                    ),
                     max_depth: limits.max_depth,
                     max_id_len: limits.max_id_len,
                 })),
@@ -163,7 +197,11 @@ pub fn parse<'a>(line: &'a str, limits: &Limits) -> Result<Message<'a>, ParseErr
         _ => {
             let mut sc2 = Scanner::new(b);
             match sc2.scan_document(limits.max_depth) {
-                Ok(()) => Err(ParseError { kind: ParseErrorKind::NotAnObject, id: None, response_like: false }),
+                Ok(()) => Err(ParseError {
+                    kind: ParseErrorKind::NotAnObject,
+                    id: None,
+                    response_like: false,
+                }),
                 Err(e) => Err(json_error(e, None, false)),
             }
         }
@@ -171,20 +209,41 @@ pub fn parse<'a>(line: &'a str, limits: &Limits) -> Result<Message<'a>, ParseErr
 }
 
 fn json_error(e: JsonError, id: Option<Id<'_>>, response_like: bool) -> ParseError<'_> {
-    let kind = if e.kind == JsonErrorKind::TooDeep { ParseErrorKind::TooDeep } else { ParseErrorKind::Json(e.kind) };
-    ParseError { kind, id, response_like }
-}
-
-/// Parses one element of a batch.
-pub(crate) fn parse_element(text: &str, max_depth: usize, max_id_len: usize) -> Result<Message<'_>, ParseError<'_>> {
-    if text.starts_with('{') {
-        parse_object(text, 0, max_depth, max_id_len)
+    let kind = if e.kind == JsonErrorKind::TooDeep {
+        ParseErrorKind::TooDeep
     } else {
-        Err(ParseError { kind: ParseErrorKind::NotAnObject, id: None, response_like: false })
+        ParseErrorKind::Json(e.kind)
+    };
+    ParseError {
+        kind,
+        id,
+        response_like,
     }
 }
 
-fn parse_object(line: &str, start: usize, max_depth: usize, max_id_len: usize) -> Result<Message<'_>, ParseError<'_>> {
+/// Parses one element of a batch.
+pub(crate) fn parse_element(
+    text: &str,
+    max_depth: usize,
+    max_id_len: usize,
+) -> Result<Message<'_>, ParseError<'_>> {
+    if text.starts_with('{') {
+        parse_object(text, 0, max_depth, max_id_len)
+    } else {
+        Err(ParseError {
+            kind: ParseErrorKind::NotAnObject,
+            id: None,
+            response_like: false,
+        })
+    }
+}
+
+fn parse_object(
+    line: &str,
+    start: usize,
+    max_depth: usize,
+    max_id_len: usize,
+) -> Result<Message<'_>, ParseError<'_>> {
     let b = line.as_bytes();
     let mut sc = Scanner::new(b);
     sc.pos = start;
@@ -201,8 +260,16 @@ fn parse_object(line: &str, start: usize, max_depth: usize, max_id_len: usize) -
         Some(IdCheck::Ok(id) | IdCheck::TooLong(id)) if !env.dup[Member::Id as usize] => Some(id),
         _ => None,
     };
-    fn fail<'a>(kind: ParseErrorKind, id: Option<Id<'a>>, response_like: bool) -> Result<Message<'a>, ParseError<'a>> {
-        Err(ParseError { kind, id, response_like })
+    fn fail<'a>(
+        kind: ParseErrorKind,
+        id: Option<Id<'a>>,
+        response_like: bool,
+    ) -> Result<Message<'a>, ParseError<'a>> {
+        Err(ParseError {
+            kind,
+            id,
+            response_like,
+        })
     }
 
     if let Some(e) = env.error {
@@ -210,15 +277,28 @@ fn parse_object(line: &str, start: usize, max_depth: usize, max_id_len: usize) -
     }
     sc.skip_ws();
     if sc.pos < b.len() {
-        let e = JsonError { kind: JsonErrorKind::TrailingCharacters, offset: sc.pos };
+        let e = JsonError {
+            kind: JsonErrorKind::TrailingCharacters,
+            offset: sc.pos,
+        };
         return Err(json_error(e, echo_id, response_like));
     }
     if env.dup.iter().any(|&d| d) {
         return fail(ParseErrorKind::DuplicateMember, echo_id, response_like);
     }
-    let version_ok = text(Member::JsonRpc).and_then(|t| Json::from_validated(t).as_str()).is_some_and(|s| s.eq_str("2.0"));
+    let version_ok = text(Member::JsonRpc)
+        .and_then(|t| Json::from_validated(t).as_str())
+        .is_some_and(|s| s.eq_str("2.0"));
     if !version_ok {
-        return fail(if response_like { ParseErrorKind::InvalidResponse } else { ParseErrorKind::BadVersion }, echo_id, response_like);
+        return fail(
+            if response_like {
+                ParseErrorKind::InvalidResponse
+            } else {
+                ParseErrorKind::BadVersion
+            },
+            echo_id,
+            response_like,
+        );
     }
     let params = text(Member::Params).map(Json::from_validated);
 
@@ -226,8 +306,12 @@ fn parse_object(line: &str, start: usize, max_depth: usize, max_id_len: usize) -
         let id = match id_check {
             None => None,
             Some(IdCheck::Ok(id)) => Some(id),
-            Some(IdCheck::TooLong(id)) => return fail(ParseErrorKind::IdTooLong, Some(id), response_like),
-            Some(IdCheck::Null | IdCheck::Bad) => return fail(ParseErrorKind::BadId, None, response_like),
+            Some(IdCheck::TooLong(id)) => {
+                return fail(ParseErrorKind::IdTooLong, Some(id), response_like);
+            }
+            Some(IdCheck::Null | IdCheck::Bad) => {
+                return fail(ParseErrorKind::BadId, None, response_like);
+            }
         };
         let Some(method) = Json::from_validated(m).as_str() else {
             return fail(ParseErrorKind::BadMethod, id, response_like);
@@ -247,7 +331,13 @@ fn parse_object(line: &str, start: usize, max_depth: usize, max_id_len: usize) -
     if !response_like {
         return fail(ParseErrorKind::InvalidShape, echo_id, response_like);
     }
-    let bad_response = |id| Err(ParseError { kind: ParseErrorKind::InvalidResponse, id, response_like: true });
+    let bad_response = |id| {
+        Err(ParseError {
+            kind: ParseErrorKind::InvalidResponse,
+            id,
+            response_like: true,
+        })
+    };
     if has(Member::Result) && has(Member::Error) {
         return bad_response(echo_id);
     }
@@ -267,9 +357,14 @@ fn parse_object(line: &str, start: usize, max_depth: usize, max_id_len: usize) -
     let code = err.get("code").and_then(|c| c.as_i64());
     let message = err.get("message").and_then(|m| m.as_str());
     match (code, message) {
-        (Some(code), Some(message)) => {
-            Ok(Message::Error(ErrorResponse { id, error: ErrorObject { code, message, data: err.get("data") } }))
-        }
+        (Some(code), Some(message)) => Ok(Message::Error(ErrorResponse {
+            id,
+            error: ErrorObject {
+                code,
+                message,
+                data: err.get("data"),
+            },
+        })),
         _ => bad_response(id),
     }
 }
@@ -319,8 +414,15 @@ mod tests {
     /// A one-line rendering of a parse outcome, for tables.
     fn show(r: &Result<Message<'_>, ParseError<'_>>) -> String {
         match r {
-            Ok(Message::Request(r)) => format!("req id={} method={} params={}", r.id, r.method, opt(r.params)),
-            Ok(Message::Notification(n)) => format!("notif method={} params={}", n.method, opt(n.params)),
+            Ok(Message::Request(r)) => format!(
+                "req id={} method={} params={}",
+                r.id,
+                r.method,
+                opt(r.params)
+            ),
+            Ok(Message::Notification(n)) => {
+                format!("notif method={} params={}", n.method, opt(n.params))
+            }
             Ok(Message::Response(r)) => format!("resp id={} result={}", r.id, r.result),
             Ok(Message::Error(e)) => format!(
                 "err id={} code={} message={} data={}",
@@ -407,14 +509,20 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":[1],"method":"m"}"# => "fail -32600 BadId id=-",
         );
         // Ids keep their raw text, so equal numbers written differently stay distinct.
-        let Ok(Message::Request(r)) = parse(r#"{"jsonrpc":"2.0","id":"\u0061","method":"m"}"#, &Limits::DEFAULT) else {
+        let Ok(Message::Request(r)) = parse(
+            r#"{"jsonrpc":"2.0","id":"\u0061","method":"m"}"#,
+            &Limits::DEFAULT,
+        ) else {
             panic!()
         };
         assert_eq!(r.id.as_raw(), r#""\u0061""#);
         assert!(r.id.same(&Id::parse("\"a\"").unwrap()));
         assert!(!r.id.same(&Id::parse("1").unwrap()));
         // The id length limit counts raw text; the too-long id is still echoed.
-        let limits = Limits { max_id_len: 5, ..Limits::DEFAULT };
+        let limits = Limits {
+            max_id_len: 5,
+            ..Limits::DEFAULT
+        };
         table!(check_with(limits);
             r#"{"jsonrpc":"2.0","id":12345,"method":"m"}"# => "req id=12345 method=m params=-",
             r#"{"jsonrpc":"2.0","id":123456,"method":"m"}"# => "fail -32600 IdTooLong id=123456",
@@ -441,7 +549,12 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1}"# => "fail -32600 InvalidShape id=1",
             r#"{"jsonrpc":"2.0","params":{}}"# => "fail -32600 InvalidShape id=-",
         );
-        let Ok(Message::Request(r)) = parse(r#"{"jsonrpc":"2.0","id":1,"method":"pi\u006eg"}"#, &Limits::DEFAULT) else { panic!() };
+        let Ok(Message::Request(r)) = parse(
+            r#"{"jsonrpc":"2.0","id":1,"method":"pi\u006eg"}"#,
+            &Limits::DEFAULT,
+        ) else {
+            panic!()
+        };
         assert!(r.method.eq_str("ping"));
         assert!(r.method.is_escaped());
         assert_eq!(r.method.raw(), r"pi\u006eg");
@@ -543,7 +656,10 @@ mod tests {
 
     #[test]
     fn depth_limit() {
-        let limits = Limits { max_depth: 3, ..Limits::DEFAULT };
+        let limits = Limits {
+            max_depth: 3,
+            ..Limits::DEFAULT
+        };
         table!(check_with(limits);
             r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":{"b":1}}}"# => r#"req id=1 method=m params={"a":{"b":1}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":{"b":{}}}}"# => "fail -32600 TooDeep id=1",
@@ -570,11 +686,15 @@ mod tests {
             "[1," => "fail -32700 Json(UnexpectedEnd) id=-",
             r#"[{"jsonrpc":"2.0","id":1,"method":"a"}] x"# => "fail -32700 Json(TrailingCharacters) id=-",
         );
-        let Ok(Message::Batch(b)) = parse("[]", &Limits::DEFAULT) else { panic!() };
+        let Ok(Message::Batch(b)) = parse("[]", &Limits::DEFAULT) else {
+            panic!()
+        };
         assert!(b.is_empty());
         assert_eq!(b.iter().count(), 0);
         let text = r#" [ {"jsonrpc":"2.0","method":"a"} , {"jsonrpc":"2.0","id":1,"result":{}}, 5, [], {"jsonrpc":"2.0","id":3,"method":"m","params":[]}, {"id":9} ] "#;
-        let Ok(Message::Batch(b)) = parse(text, &Limits::DEFAULT) else { panic!() };
+        let Ok(Message::Batch(b)) = parse(text, &Limits::DEFAULT) else {
+            panic!()
+        };
         assert!(!b.is_empty());
         assert_eq!(b.len(), 6);
         let items: Vec<String> = b.iter().map(|r| show(&r)).collect();
@@ -590,9 +710,18 @@ mod tests {
             ]
         );
         // Elements inherit the id length limit.
-        let limits = Limits { max_id_len: 2, ..Limits::DEFAULT };
-        let Ok(Message::Batch(b)) = parse(r#"[{"jsonrpc":"2.0","id":123,"method":"a"}]"#, &limits) else { panic!() };
-        assert_eq!(show(&b.iter().next().unwrap()), "fail -32600 IdTooLong id=123");
+        let limits = Limits {
+            max_id_len: 2,
+            ..Limits::DEFAULT
+        };
+        let Ok(Message::Batch(b)) = parse(r#"[{"jsonrpc":"2.0","id":123,"method":"a"}]"#, &limits)
+        else {
+            panic!()
+        };
+        assert_eq!(
+            show(&b.iter().next().unwrap()),
+            "fail -32600 IdTooLong id=123"
+        );
     }
 
     #[test]
@@ -625,7 +754,12 @@ mod tests {
     }
 
     fn peek(line: u32, input: &[u8], want: Option<&str>) {
-        assert_eq!(peek_id(input, 64).map(|i| i.as_raw()), want, "row {line}: {}", String::from_utf8_lossy(input));
+        assert_eq!(
+            peek_id(input, 64).map(|i| i.as_raw()),
+            want,
+            "row {line}: {}",
+            String::from_utf8_lossy(input)
+        );
     }
 
     #[test]
@@ -671,7 +805,10 @@ mod tests {
             b"{\"id\":\"\xff\",\"x\":1}" => None,
         );
         // Depth is bounded by the given limit, but an id before the deep part is kept.
-        assert_eq!(peek_id(br#"{"id":1,"params":[[[[[[[[["#, 3).map(|i| i.as_raw()), Some("1"));
+        assert_eq!(
+            peek_id(br#"{"id":1,"params":[[[[[[[[["#, 3).map(|i| i.as_raw()),
+            Some("1")
+        );
         assert_eq!(peek_id(br#"{"params":[[[[]]]],"id":1}"#, 3), None);
         // Ids beyond the configured length limit are still read (the caller decides).
         let long = format!(r#"{{"id":"{}","#, "x".repeat(500));

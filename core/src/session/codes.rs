@@ -43,9 +43,17 @@ fn parse_kind_to_u8(k: ParseErrorKind) -> u8 {
 
 fn parse_kind_from_u8(v: u8) -> ParseErrorKind {
     if v >= 100 {
-        return ParseErrorKind::Json(JSON_KINDS.get((v - 100) as usize).copied().unwrap_or(JsonErrorKind::UnexpectedByte));
+        return ParseErrorKind::Json(
+            JSON_KINDS
+                .get((v - 100) as usize)
+                .copied()
+                .unwrap_or(JsonErrorKind::UnexpectedByte),
+        );
     }
-    PARSE_KINDS.get(v as usize).copied().unwrap_or(ParseErrorKind::InvalidShape)
+    PARSE_KINDS
+        .get(v as usize)
+        .copied()
+        .unwrap_or(ParseErrorKind::InvalidShape)
 }
 
 fn method_from(v: u8) -> Method {
@@ -55,7 +63,9 @@ fn method_from(v: u8) -> Method {
 pub(crate) fn encode_violation(v: Violation) -> Header {
     let mut h = Header::new(EvKind::Violation);
     let (tag, a, code): (u8, u8, i64) = match v {
-        Violation::Malformed { kind, replied } => (1, parse_kind_to_u8(kind), replied.map_or(0, |c| c.0 as i64)),
+        Violation::Malformed { kind, replied } => {
+            (1, parse_kind_to_u8(kind), replied.map_or(0, |c| c.0 as i64))
+        }
         Violation::LineTooLong { limit } => (2, 0, limit as i64),
         Violation::UnknownMethod => (3, 0, 0),
         Violation::NotNegotiated(m) => (4, m as u8, 0),
@@ -79,9 +89,15 @@ pub(crate) fn decode_violation(h: &Header) -> Violation {
     match tag {
         1 => Violation::Malformed {
             kind: parse_kind_from_u8(a),
-            replied: if h.code == 0 { None } else { Some(ErrorCode(h.code as i32)) },
+            replied: if h.code == 0 {
+                None
+            } else {
+                Some(ErrorCode(h.code as i32))
+            },
         },
-        2 => Violation::LineTooLong { limit: h.code as usize },
+        2 => Violation::LineTooLong {
+            limit: h.code as usize,
+        },
         4 => Violation::NotNegotiated(method_from(a)),
         5 => Violation::NotInitialized(method_from(a)),
         6 => Violation::DuplicateInitialize,

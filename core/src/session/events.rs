@@ -58,7 +58,15 @@ const ABSENT: (u32, u32) = (0, u32::MAX);
 
 impl Header {
     pub(crate) fn new(kind: EvKind) -> Header {
-        Header { kind, small: [0; 3], handle: 0, a: ABSENT, b: ABSENT, code: 0, extra: 0 }
+        Header {
+            kind,
+            small: [0; 3],
+            handle: 0,
+            a: ABSENT,
+            b: ABSENT,
+            code: 0,
+            extra: 0,
+        }
     }
 
     fn encode(&self, payload_len: u32, out: &mut [u8]) {
@@ -101,7 +109,11 @@ pub(crate) struct EventQueue<'s> {
 
 impl<'s> EventQueue<'s> {
     pub(crate) fn new(buf: Slice<'s, u8>) -> Self {
-        EventQueue { buf, head: 0, tail: 0 }
+        EventQueue {
+            buf,
+            head: 0,
+            tail: 0,
+        }
     }
 
     pub(crate) fn capacity(&self) -> usize {
@@ -111,7 +123,6 @@ impl<'s> EventQueue<'s> {
     pub(crate) fn free(&self) -> usize {
         self.buf.len() - (self.tail - self.head)
     }
-
 
     /// Queues an event whose payload is `payload`. Returns false when it does not fit.
     pub(crate) fn push(&mut self, h: &Header, payload: &str) -> bool {

@@ -10,8 +10,8 @@ mod types;
 
 pub use storage::{InboundSlot, OutboundSlot, Slice, StaticStorage, Storage};
 pub use types::{
-    CloseReason, Config, ConfigError, Event, InboundId, OutboundId, Phase, RequestOptions, RespondError, SendError, Stats,
-    Violation,
+    CloseReason, Config, ConfigError, Event, InboundId, OutboundId, Phase, RequestOptions,
+    RespondError, SendError, Stats, Violation,
 };
 
 use codes::{decode_close, decode_violation, encode_close, encode_violation};
@@ -19,12 +19,12 @@ use events::{EvKind, EventQueue, HEADER, Header};
 use outbox::Outbox;
 use storage::{InboundState, RawId};
 
+use crate::Limits;
 use crate::error::{ErrorCode, InsufficientSize};
 use crate::framing::{Frame, LineDecoder};
 use crate::json::{Json, JsonStr, JsonWriter, MAX_DEPTH_CAP};
 use crate::jsonrpc::{self, ID_CAPACITY, Id, Message, ParseError};
 use crate::protocol::{Caps, Gate, LogLevel, Method, MethodKind, ProtocolVersion, Role, Versions};
-use crate::Limits;
 
 /// Protocol state for one MCP connection over one newline-delimited byte stream.
 ///
@@ -94,7 +94,12 @@ impl<'s> Session<'s> {
         if config.versions.is_empty() || config.versions.newest_legacy().is_none() {
             return Err(ConfigError::NoVersions);
         }
-        if l.max_line == 0 || l.max_depth == 0 || l.max_depth > MAX_DEPTH_CAP || l.max_id_len > ID_CAPACITY || l.max_id_len < 8 {
+        if l.max_line == 0
+            || l.max_depth == 0
+            || l.max_depth > MAX_DEPTH_CAP
+            || l.max_id_len > ID_CAPACITY
+            || l.max_id_len < 8
+        {
             return Err(ConfigError::BadLimit);
         }
         if storage.rx.len() != l.max_line {
@@ -105,17 +110,33 @@ impl<'s> Session<'s> {
         }
         let info_need = config.info_len();
         if storage.info.len() < info_need {
-            return Err(ConfigError::BufferTooSmall { which: "info", required: info_need });
+            return Err(ConfigError::BufferTooSmall {
+                which: "info",
+                required: info_need,
+            });
         }
         let tx_need = reply_reserve(l.max_line, info_need);
         if storage.tx.len() < tx_need {
-            return Err(ConfigError::BufferTooSmall { which: "tx", required: tx_need });
+            return Err(ConfigError::BufferTooSmall {
+                which: "tx",
+                required: tx_need,
+            });
         }
         let ev_need = l.max_line + 4 * HEADER;
         if storage.events.len() < ev_need {
-            return Err(ConfigError::BufferTooSmall { which: "events", required: ev_need });
+            return Err(ConfigError::BufferTooSmall {
+                which: "events",
+                required: ev_need,
+            });
         }
-        let Storage { rx, tx, events, mut inbound, mut outbound, mut info } = storage;
+        let Storage {
+            rx,
+            tx,
+            events,
+            mut inbound,
+            mut outbound,
+            mut info,
+        } = storage;
         for s in inbound.iter_mut() {
             *s = InboundSlot::EMPTY;
         }
@@ -138,7 +159,10 @@ impl<'s> Session<'s> {
             } else {
                 w.raw(Json::from_validated(t));
             }
-            let n = w.finish().map_err(|e| ConfigError::BufferTooSmall { which: "info", required: at + e.required })?;
+            let n = w.finish().map_err(|e| ConfigError::BufferTooSmall {
+                which: "info",
+                required: at + e.required,
+            })?;
             spans[i] = (at, n);
             at += n;
         }
@@ -169,7 +193,10 @@ impl<'s> Session<'s> {
         if core.role == Role::Client {
             core.send_initialize(now);
         }
-        Ok(Session { decoder: LineDecoder::new(rx, l.max_depth), core })
+        Ok(Session {
+            decoder: LineDecoder::new(rx, l.max_depth),
+            core,
+        })
     }
 
     // ---- getters ----
@@ -216,7 +243,9 @@ impl<'s> Session<'s> {
 
     /// True when a response to `id` is still owed.
     pub fn is_open(&self, id: InboundId) -> bool {
-        self.core.inbound_slot(id).is_some_and(|s| s.state == InboundState::Open)
+        self.core
+            .inbound_slot(id)
+            .is_some_and(|s| s.state == InboundState::Open)
     }
 
     // ---- inputs ----
@@ -318,7 +347,10 @@ impl<'s> Session<'s> {
     ///
     /// # Errors
     /// [`InsufficientSize`] when `scratch` is too small; the event stays queued.
-    pub fn poll_event_copied<'b>(&mut self, scratch: &'b mut [u8]) -> Result<Option<Event<'b>>, InsufficientSize> {
+    pub fn poll_event_copied<'b>(
+        &mut self,
+        scratch: &'b mut [u8],
+    ) -> Result<Option<Event<'b>>, InsufficientSize> {
         let Some(len) = self.core.events.peek_len() else {
             return Ok(None);
         };
@@ -368,7 +400,11 @@ impl<'s> Session<'s> {
     ///
     /// # Errors
     /// As [`respond`](Self::respond).
-    pub fn respond_with(&mut self, id: InboundId, f: impl Fn(&mut JsonWriter<'_>)) -> Result<(), RespondError> {
+    pub fn respond_with(
+        &mut self,
+        id: InboundId,
+        f: impl Fn(&mut JsonWriter<'_>),
+    ) -> Result<(), RespondError> {
         let c = &mut self.core;
         let slot = c.inbound_slot(id).ok_or(RespondError::UnknownRequest)?;
         if slot.state == InboundState::Cancelled {
@@ -397,7 +433,13 @@ impl<'s> Session<'s> {
     ///
     /// # Errors
     /// As [`respond`](Self::respond).
-    pub fn respond_error(&mut self, id: InboundId, code: ErrorCode, message: &str, data: Option<Json<'_>>) -> Result<(), RespondError> {
+    pub fn respond_error(
+        &mut self,
+        id: InboundId,
+        code: ErrorCode,
+        message: &str,
+        data: Option<Json<'_>>,
+    ) -> Result<(), RespondError> {
         let c = &mut self.core;
         let slot = c.inbound_slot(id).ok_or(RespondError::UnknownRequest)?;
         if slot.state == InboundState::Cancelled {
@@ -406,7 +448,9 @@ impl<'s> Session<'s> {
         }
         let raw = slot.id;
         c.outbox
-            .push_with(|w| jsonrpc::encode_error(w, Some(Id::from_raw(raw.as_str())), code, message, data))
+            .push_with(|w| {
+                jsonrpc::encode_error(w, Some(Id::from_raw(raw.as_str())), code, message, data)
+            })
             .map_err(RespondError::Full)?;
         c.stats.messages_out += 1;
         c.free_inbound(id.index);
@@ -419,7 +463,13 @@ impl<'s> Session<'s> {
     /// # Errors
     /// [`SendError`] when the lifecycle, direction, negotiated capabilities or a bound
     /// forbids it; nothing is queued.
-    pub fn send_request(&mut self, now: u64, method: Method, params: Option<Json<'_>>, opts: RequestOptions) -> Result<OutboundId, SendError> {
+    pub fn send_request(
+        &mut self,
+        now: u64,
+        method: Method,
+        params: Option<Json<'_>>,
+        opts: RequestOptions,
+    ) -> Result<OutboundId, SendError> {
         self.core.send_request(now, method, params, opts)
     }
 
@@ -428,15 +478,24 @@ impl<'s> Session<'s> {
     ///
     /// # Errors
     /// [`SendError`]; nothing is queued.
-    pub fn send_notification(&mut self, method: Method, params: Option<Json<'_>>) -> Result<(), SendError> {
+    pub fn send_notification(
+        &mut self,
+        method: Method,
+        params: Option<Json<'_>>,
+    ) -> Result<(), SendError> {
         self.core.check_send(method, MethodKind::Notification)?;
-        if matches!(method, Method::Initialized | Method::Cancelled | Method::Progress) {
+        if matches!(
+            method,
+            Method::Initialized | Method::Cancelled | Method::Progress
+        ) {
             return Err(SendError::Reserved(method));
         }
         if params.is_some_and(|p| !p.is_object()) {
             return Err(SendError::ParamsNotObject);
         }
-        self.core.push(|w| jsonrpc::encode_notification(w, method.as_str(), params)).map_err(SendError::Full)
+        self.core
+            .push(|w| jsonrpc::encode_notification(w, method.as_str(), params))
+            .map_err(SendError::Full)
     }
 
     /// Server: sends `notifications/message` if logging was declared and `level` is at
@@ -444,8 +503,14 @@ impl<'s> Session<'s> {
     ///
     /// # Errors
     /// [`SendError::NotNegotiated`] without the `logging` capability; [`SendError::Full`].
-    pub fn log(&mut self, level: LogLevel, logger: Option<&str>, data: Json<'_>) -> Result<bool, SendError> {
-        self.core.check_send(Method::LogMessage, MethodKind::Notification)?;
+    pub fn log(
+        &mut self,
+        level: LogLevel,
+        logger: Option<&str>,
+        data: Json<'_>,
+    ) -> Result<bool, SendError> {
+        self.core
+            .check_send(Method::LogMessage, MethodKind::Notification)?;
         if self.core.log_level.is_some_and(|min| level < min) {
             return Ok(false);
         }
@@ -493,7 +558,13 @@ impl<'s> Session<'s> {
     /// # Errors
     /// [`SendError::NoProgressToken`], [`SendError::ProgressNotIncreasing`],
     /// [`SendError::UnknownRequest`], [`SendError::Full`].
-    pub fn progress(&mut self, id: InboundId, progress: f64, total: Option<f64>, message: Option<&str>) -> Result<(), SendError> {
+    pub fn progress(
+        &mut self,
+        id: InboundId,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) -> Result<(), SendError> {
         let c = &mut self.core;
         let slot = c.inbound_slot(id).ok_or(SendError::UnknownRequest)?;
         if slot.state != InboundState::Open {
@@ -506,7 +577,8 @@ impl<'s> Session<'s> {
             return Err(SendError::ProgressNotIncreasing);
         }
         let token = slot.token;
-        let with_message = message.is_some() && c.version.is_some_and(|v| v >= ProtocolVersion::V2025_03_26);
+        let with_message =
+            message.is_some() && c.version.is_some_and(|v| v >= ProtocolVersion::V2025_03_26);
         c.push(|w| {
             w.begin_object();
             w.key("jsonrpc");
@@ -556,16 +628,38 @@ fn span_str(payload: &str, s: (u32, u32)) -> Option<&str> {
 fn make_event<'a>(h: &Header, payload: &'a str) -> Event<'a> {
     let json = |s| span_str(payload, s).map(Json::from_validated);
     let jstr = |s| span_str(payload, s).map(|t| JsonStr::from_validated(t, t.contains('\\')));
-    let method = || crate::protocol::METHODS.get(h.small[0] as usize).map_or(Method::Ping, |m| m.method);
-    let version = || ProtocolVersion::ALL.get(h.small[0] as usize).copied().unwrap_or(ProtocolVersion::LATEST_LEGACY);
+    let method = || {
+        crate::protocol::METHODS
+            .get(h.small[0] as usize)
+            .map_or(Method::Ping, |m| m.method)
+    };
+    let version = || {
+        ProtocolVersion::ALL
+            .get(h.small[0] as usize)
+            .copied()
+            .unwrap_or(ProtocolVersion::LATEST_LEGACY)
+    };
     let inbound = InboundId::from_bits(h.handle);
     let outbound = OutboundId::from_bits(h.handle);
     match h.kind {
-        EvKind::Negotiated => Event::Negotiated { version: version(), peer: json(h.a).unwrap_or(Json::EMPTY_OBJECT) },
+        EvKind::Negotiated => Event::Negotiated {
+            version: version(),
+            peer: json(h.a).unwrap_or(Json::EMPTY_OBJECT),
+        },
         EvKind::Ready => Event::Ready { version: version() },
-        EvKind::Request => Event::Request { id: inbound, method: method(), params: json(h.a) },
-        EvKind::Notification => Event::Notification { method: method(), params: json(h.a) },
-        EvKind::Response => Event::Response { id: outbound, result: json(h.a).unwrap_or(Json::EMPTY_OBJECT) },
+        EvKind::Request => Event::Request {
+            id: inbound,
+            method: method(),
+            params: json(h.a),
+        },
+        EvKind::Notification => Event::Notification {
+            method: method(),
+            params: json(h.a),
+        },
+        EvKind::Response => Event::Response {
+            id: outbound,
+            result: json(h.a).unwrap_or(Json::EMPTY_OBJECT),
+        },
         EvKind::ErrorResponse => Event::ErrorResponse {
             id: outbound,
             code: h.code,
@@ -573,12 +667,18 @@ fn make_event<'a>(h: &Header, payload: &'a str) -> Event<'a> {
             data: json(h.a),
         },
         EvKind::TimedOut => Event::TimedOut { id: outbound },
-        EvKind::Cancelled => Event::Cancelled { id: inbound, reason: jstr(h.b) },
+        EvKind::Cancelled => Event::Cancelled {
+            id: inbound,
+            reason: jstr(h.b),
+        },
         EvKind::Progress => {
             let params = json(h.a).unwrap_or(Json::EMPTY_OBJECT);
             Event::Progress {
                 id: outbound,
-                progress: params.get("progress").and_then(|p| p.as_f64()).unwrap_or(0.0),
+                progress: params
+                    .get("progress")
+                    .and_then(|p| p.as_f64())
+                    .unwrap_or(0.0),
                 total: params.get("total").and_then(|p| p.as_f64()),
                 params,
             }
@@ -588,10 +688,13 @@ fn make_event<'a>(h: &Header, payload: &'a str) -> Event<'a> {
     }
 }
 
-
 impl<'s> Core<'s> {
     fn has_room(&self, line_len: usize) -> bool {
-        let info = if self.role == Role::Server && self.phase == Phase::Initializing { self.info.len() } else { 0 };
+        let info = if self.role == Role::Server && self.phase == Phase::Initializing {
+            self.info.len()
+        } else {
+            0
+        };
         self.outbox.free() >= reply_reserve(line_len, info).min(self.outbox.capacity())
             && self.events.free() >= (line_len + 4 * HEADER).min(self.events.capacity())
     }
@@ -647,7 +750,10 @@ impl<'s> Core<'s> {
             Frame::InvalidUtf8 { id, .. } => {
                 let kind = jsonrpc::ParseErrorKind::InvalidUtf8;
                 self.reply_error(id, kind.code(), kind.message());
-                self.violation(Violation::Malformed { kind, replied: Some(kind.code()) });
+                self.violation(Violation::Malformed {
+                    kind,
+                    replied: Some(kind.code()),
+                });
             }
             Frame::TooLong { limit, id } => {
                 let kind = jsonrpc::ParseErrorKind::LineTooLong;
@@ -665,7 +771,11 @@ impl<'s> Core<'s> {
             Ok(Message::Error(e)) => self.on_response(now, e.id, Err(e.error)),
             Ok(Message::Batch(_)) => {
                 // Batches (2025-03-26 only) are not supported yet: answered as invalid.
-                self.reply_error(None, ErrorCode::INVALID_REQUEST, "Invalid Request: batches are not supported");
+                self.reply_error(
+                    None,
+                    ErrorCode::INVALID_REQUEST,
+                    "Invalid Request: batches are not supported",
+                );
                 self.violation(Violation::BatchNotAllowed);
             }
             Err(e) => self.on_parse_error(e),
@@ -679,12 +789,19 @@ impl<'s> Core<'s> {
         } else {
             None
         };
-        self.violation(Violation::Malformed { kind: e.kind, replied });
+        self.violation(Violation::Malformed {
+            kind: e.kind,
+            replied,
+        });
     }
 
     /// Capabilities of the server and client sides, as negotiated.
     fn caps_of(&self, side: Role) -> Caps {
-        if side == self.role { self.own_caps } else { self.peer_caps }
+        if side == self.role {
+            self.own_caps
+        } else {
+            self.peer_caps
+        }
     }
 
     /// Whether a method's gate is satisfied, given who receives it.
@@ -700,7 +817,9 @@ impl<'s> Core<'s> {
 
     fn on_request(&mut self, now: u64, id: Id<'_>, name: JsonStr<'_>, params: Option<Json<'_>>) {
         let peer = self.role.peer();
-        let Some(method) = Method::from_json_str(name).filter(|m| m.spec().kind == MethodKind::Request) else {
+        let Some(method) =
+            Method::from_json_str(name).filter(|m| m.spec().kind == MethodKind::Request)
+        else {
             self.reply_error(Some(id), ErrorCode::METHOD_NOT_FOUND, "Method not found");
             self.violation(Violation::UnknownMethod);
             return;
@@ -712,7 +831,8 @@ impl<'s> Core<'s> {
             });
             return;
         }
-        let in_version = self.version.is_none_or(|v| method.exists_in(v)) && method != Method::ServerDiscover;
+        let in_version =
+            self.version.is_none_or(|v| method.exists_in(v)) && method != Method::ServerDiscover;
         if !method.spec().direction.allows(peer) || !in_version {
             self.reply_error(Some(id), ErrorCode::METHOD_NOT_FOUND, "Method not found");
             self.violation(Violation::NotNegotiated(method));
@@ -723,17 +843,29 @@ impl<'s> Core<'s> {
             return;
         }
         if self.role == Role::Server && self.phase == Phase::Initializing {
-            self.reply_error(Some(id), ErrorCode::INVALID_REQUEST, "Invalid Request: server not initialized");
+            self.reply_error(
+                Some(id),
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: server not initialized",
+            );
             self.violation(Violation::NotInitialized(method));
             return;
         }
         if !self.gate_ok(method, self.role) {
-            self.reply_error(Some(id), ErrorCode::METHOD_NOT_FOUND, "Method not found: capability not declared");
+            self.reply_error(
+                Some(id),
+                ErrorCode::METHOD_NOT_FOUND,
+                "Method not found: capability not declared",
+            );
             self.violation(Violation::NotNegotiated(method));
             return;
         }
         if method == Method::LoggingSetLevel {
-            let level = params.and_then(|p| p.get("level")).and_then(|l| l.as_str()).and_then(|s| s.as_plain()).and_then(LogLevel::parse);
+            let level = params
+                .and_then(|p| p.get("level"))
+                .and_then(|l| l.as_str())
+                .and_then(|s| s.as_plain())
+                .and_then(LogLevel::parse);
             match level {
                 Some(l) => {
                     self.log_level = Some(l);
@@ -743,26 +875,47 @@ impl<'s> Core<'s> {
                     });
                 }
                 None => {
-                    self.reply_error(Some(id), ErrorCode::INVALID_PARAMS, "Invalid params: unknown log level");
+                    self.reply_error(
+                        Some(id),
+                        ErrorCode::INVALID_PARAMS,
+                        "Invalid params: unknown log level",
+                    );
                     self.violation(Violation::InvalidParams(method));
                 }
             }
             return;
         }
         // Track it.
-        if self.inbound.iter().any(|s| s.state != InboundState::Free && Id::from_raw(s.id.as_str()).same(&id)) {
-            self.reply_error(Some(id), ErrorCode::INVALID_REQUEST, "Invalid Request: duplicate id of a request in flight");
+        if self
+            .inbound
+            .iter()
+            .any(|s| s.state != InboundState::Free && Id::from_raw(s.id.as_str()).same(&id))
+        {
+            self.reply_error(
+                Some(id),
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: duplicate id of a request in flight",
+            );
             self.violation(Violation::DuplicateRequestId);
             return;
         }
-        let Some(index) = self.inbound.iter().position(|s| s.state == InboundState::Free) else {
-            self.reply_error(Some(id), ErrorCode::INTERNAL_ERROR, "Internal error: too many requests in flight");
+        let Some(index) = self
+            .inbound
+            .iter()
+            .position(|s| s.state == InboundState::Free)
+        else {
+            self.reply_error(
+                Some(id),
+                ErrorCode::INTERNAL_ERROR,
+                "Internal error: too many requests in flight",
+            );
             self.violation(Violation::TooManyRequests);
             return;
         };
-        let token = params.and_then(|p| p.get("_meta")).and_then(|m| m.get("progressToken")).filter(|t| {
-            t.as_str().is_some() || t.is_integer()
-        });
+        let token = params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get("progressToken"))
+            .filter(|t| t.as_str().is_some() || t.is_integer());
         let slot = &mut self.inbound[index];
         slot.generation = slot.generation.wrapping_add(1);
         slot.state = InboundState::Open;
@@ -773,7 +926,10 @@ impl<'s> Core<'s> {
             slot.token.set(t.as_raw());
         }
         slot.last_progress = f64::NEG_INFINITY;
-        let handle = InboundId { index: index as u16, generation: slot.generation };
+        let handle = InboundId {
+            index: index as u16,
+            generation: slot.generation,
+        };
         let mut h = Header::new(EvKind::Request);
         h.small[0] = method as u8;
         h.handle = handle.to_bits();
@@ -786,13 +942,21 @@ impl<'s> Core<'s> {
 
     fn on_initialize(&mut self, _now: u64, id: Id<'_>, params: Option<Json<'_>>) {
         if self.phase != Phase::Initializing {
-            self.reply_error(Some(id), ErrorCode::INVALID_REQUEST, "Invalid Request: already initialized");
+            self.reply_error(
+                Some(id),
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: already initialized",
+            );
             self.violation(Violation::DuplicateInitialize);
             return;
         }
         let params = params.unwrap_or(Json::EMPTY_OBJECT);
         let Some(requested) = params.get("protocolVersion").and_then(|v| v.as_str()) else {
-            self.reply_error(Some(id), ErrorCode::INVALID_PARAMS, "Invalid params: protocolVersion must be a string");
+            self.reply_error(
+                Some(id),
+                ErrorCode::INVALID_PARAMS,
+                "Invalid params: protocolVersion must be a string",
+            );
             self.violation(Violation::InvalidParams(Method::Initialize));
             return;
         };
@@ -802,13 +966,27 @@ impl<'s> Core<'s> {
             .filter(|v| v.is_legacy() && self.versions.contains(*v))
             .or(self.versions.newest_legacy())
             .unwrap_or(ProtocolVersion::LATEST_LEGACY);
-        self.peer_caps = params.get("capabilities").filter(|c| c.is_object()).map_or(Caps::NONE, Caps::from_json);
+        self.peer_caps = params
+            .get("capabilities")
+            .filter(|c| c.is_object())
+            .map_or(Caps::NONE, Caps::from_json);
         self.version = Some(chosen);
         self.phase = Phase::AwaitingInitialized;
-        let (name, ver, caps, instr) = (self.info_spans[0], self.info_spans[1], self.info_spans[2], self.info_spans[3]);
+        let (name, ver, caps, instr) = (
+            self.info_spans[0],
+            self.info_spans[1],
+            self.info_spans[2],
+            self.info_spans[3],
+        );
         let info = &self.info;
-        let text = |s: (usize, usize)| core::str::from_utf8(&info[s.0..s.0 + s.1]).unwrap_or("null");
-        let (name, ver, caps, instr) = (text(name), text(ver), text(caps), if instr.1 > 0 { Some(text(instr)) } else { None });
+        let text =
+            |s: (usize, usize)| core::str::from_utf8(&info[s.0..s.0 + s.1]).unwrap_or("null");
+        let (name, ver, caps, instr) = (
+            text(name),
+            text(ver),
+            text(caps),
+            if instr.1 > 0 { Some(text(instr)) } else { None },
+        );
         let r = self.outbox.push_with(|w| {
             w.begin_object();
             w.key("jsonrpc");
@@ -845,7 +1023,9 @@ impl<'s> Core<'s> {
     }
 
     fn on_notification(&mut self, _now: u64, name: JsonStr<'_>, params: Option<Json<'_>>) {
-        let Some(method) = Method::from_json_str(name).filter(|m| m.spec().kind == MethodKind::Notification) else {
+        let Some(method) =
+            Method::from_json_str(name).filter(|m| m.spec().kind == MethodKind::Notification)
+        else {
             return; // unknown notifications are ignored
         };
         match method {
@@ -860,14 +1040,22 @@ impl<'s> Core<'s> {
             }
             Method::Cancelled => {
                 let p = params.unwrap_or(Json::EMPTY_OBJECT);
-                let Some(rid) = p.get("requestId").filter(|r| r.as_str().is_some() || r.is_integer()) else {
+                let Some(rid) = p
+                    .get("requestId")
+                    .filter(|r| r.as_str().is_some() || r.is_integer())
+                else {
                     return;
                 };
                 let rid = Id::from_raw(rid.as_raw());
-                let found = self.inbound.iter().position(|s| s.state == InboundState::Open && Id::from_raw(s.id.as_str()).same(&rid));
+                let found = self.inbound.iter().position(|s| {
+                    s.state == InboundState::Open && Id::from_raw(s.id.as_str()).same(&rid)
+                });
                 if let Some(i) = found {
                     self.inbound[i].state = InboundState::Cancelled;
-                    let handle = InboundId { index: i as u16, generation: self.inbound[i].generation };
+                    let handle = InboundId {
+                        index: i as u16,
+                        generation: self.inbound[i].generation,
+                    };
                     let mut h = Header::new(EvKind::Cancelled);
                     h.handle = handle.to_bits();
                     let reason = p.get("reason").and_then(|r| r.as_str());
@@ -884,10 +1072,17 @@ impl<'s> Core<'s> {
                 let Some(wire) = p.get("progressToken").and_then(|t| t.as_u64()) else {
                     return;
                 };
-                let Some(i) = self.outbound.iter().position(|s| s.active && s.has_token && s.wire_id == wire) else {
+                let Some(i) = self
+                    .outbound
+                    .iter()
+                    .position(|s| s.active && s.has_token && s.wire_id == wire)
+                else {
                     return;
                 };
-                let value = p.get("progress").and_then(|v| v.as_f64()).unwrap_or(f64::NAN);
+                let value = p
+                    .get("progress")
+                    .and_then(|v| v.as_f64())
+                    .unwrap_or(f64::NAN);
                 let slot = &mut self.outbound[i];
                 if value.is_nan() || value <= slot.last_progress {
                     self.violation(Violation::ProgressNotIncreasing);
@@ -901,7 +1096,11 @@ impl<'s> Core<'s> {
                     }
                 }
                 let mut h = Header::new(EvKind::Progress);
-                h.handle = OutboundId { index: i as u16, generation: slot.generation }.to_bits();
+                h.handle = OutboundId {
+                    index: i as u16,
+                    generation: slot.generation,
+                }
+                .to_bits();
                 h.a = (0, p.as_raw().len() as u32);
                 self.event(h, p.as_raw());
                 return;
@@ -909,7 +1108,10 @@ impl<'s> Core<'s> {
             _ => {}
         }
         let peer = self.role.peer();
-        if !method.spec().direction.allows(peer) || self.version.is_some_and(|v| !method.exists_in(v)) || !self.gate_ok(method, self.role) {
+        if !method.spec().direction.allows(peer)
+            || self.version.is_some_and(|v| !method.exists_in(v))
+            || !self.gate_ok(method, self.role)
+        {
             self.violation(Violation::NotNegotiated(method));
             return;
         }
@@ -922,14 +1124,23 @@ impl<'s> Core<'s> {
         self.event(h, payload);
     }
 
-    fn on_response(&mut self, now: u64, id: Option<Id<'_>>, outcome: Result<Json<'_>, jsonrpc::ErrorObject<'_>>) {
+    fn on_response(
+        &mut self,
+        now: u64,
+        id: Option<Id<'_>>,
+        outcome: Result<Json<'_>, jsonrpc::ErrorObject<'_>>,
+    ) {
         let Some(id) = id else {
             if let Err(e) = outcome {
                 self.violation(Violation::UncorrelatedError { code: e.code });
             }
             return;
         };
-        let wire = if id.is_string() { None } else { id.as_raw().parse::<u64>().ok() };
+        let wire = if id.is_string() {
+            None
+        } else {
+            id.as_raw().parse::<u64>().ok()
+        };
         let Some(wire) = wire else {
             self.violation(Violation::UnknownResponseId);
             return;
@@ -938,14 +1149,21 @@ impl<'s> Core<'s> {
             self.on_initialize_response(now, outcome);
             return;
         }
-        let Some(i) = self.outbound.iter().position(|s| s.active && s.wire_id == wire) else {
+        let Some(i) = self
+            .outbound
+            .iter()
+            .position(|s| s.active && s.wire_id == wire)
+        else {
             if wire >= self.next_id {
                 self.violation(Violation::UnknownResponseId);
             }
             // Otherwise it is a late answer to a request that timed out or was cancelled.
             return;
         };
-        let handle = OutboundId { index: i as u16, generation: self.outbound[i].generation };
+        let handle = OutboundId {
+            index: i as u16,
+            generation: self.outbound[i].generation,
+        };
         self.free_outbound(i as u16);
         match outcome {
             Ok(result) => {
@@ -972,7 +1190,11 @@ impl<'s> Core<'s> {
         let _ = self.events.push_two(&h, m, d);
     }
 
-    fn on_initialize_response(&mut self, _now: u64, outcome: Result<Json<'_>, jsonrpc::ErrorObject<'_>>) {
+    fn on_initialize_response(
+        &mut self,
+        _now: u64,
+        outcome: Result<Json<'_>, jsonrpc::ErrorObject<'_>>,
+    ) {
         self.init_id = None;
         self.init_deadline = None;
         let result = match outcome {
@@ -993,7 +1215,10 @@ impl<'s> Core<'s> {
             return;
         };
         self.version = Some(version);
-        self.peer_caps = result.get("capabilities").filter(|c| c.is_object()).map_or(Caps::NONE, Caps::from_json);
+        self.peer_caps = result
+            .get("capabilities")
+            .filter(|c| c.is_object())
+            .map_or(Caps::NONE, Caps::from_json);
         let _ = self.push(|w| jsonrpc::encode_notification(w, Method::Initialized.as_str(), None));
         self.phase = Phase::Operating;
         let mut h = Header::new(EvKind::Negotiated);
@@ -1010,7 +1235,10 @@ impl<'s> Core<'s> {
         self.next_id += 1;
         self.init_id = Some(id);
         self.init_deadline = self.default_timeout.map(|t| now.saturating_add(t));
-        let proposal = self.versions.newest_legacy().unwrap_or(ProtocolVersion::LATEST_LEGACY);
+        let proposal = self
+            .versions
+            .newest_legacy()
+            .unwrap_or(ProtocolVersion::LATEST_LEGACY);
         let info = &self.info;
         let text = |i: usize| {
             let (s, n) = self.info_spans[i];
@@ -1062,7 +1290,9 @@ impl<'s> Core<'s> {
             // Before the handshake only ping (and, for a server, logging) may flow.
             _ => {
                 let early_ok = method == Method::Ping
-                    || (self.role == Role::Server && method == Method::LogMessage && self.version.is_some());
+                    || (self.role == Role::Server
+                        && method == Method::LogMessage
+                        && self.version.is_some());
                 if !early_ok {
                     return Err(SendError::WrongPhase(self.phase));
                 }
@@ -1079,7 +1309,13 @@ impl<'s> Core<'s> {
         Ok(())
     }
 
-    fn send_request(&mut self, now: u64, method: Method, params: Option<Json<'_>>, opts: RequestOptions) -> Result<OutboundId, SendError> {
+    fn send_request(
+        &mut self,
+        now: u64,
+        method: Method,
+        params: Option<Json<'_>>,
+        opts: RequestOptions,
+    ) -> Result<OutboundId, SendError> {
         self.check_send(method, MethodKind::Request)?;
         if params.is_some_and(|p| !p.is_object()) {
             return Err(SendError::ParamsNotObject);
@@ -1117,7 +1353,10 @@ impl<'s> Core<'s> {
         slot.reset_on_progress = opts.reset_timeout_on_progress;
         slot.has_token = progress;
         slot.last_progress = f64::NEG_INFINITY;
-        Ok(OutboundId { index: index as u16, generation: slot.generation })
+        Ok(OutboundId {
+            index: index as u16,
+            generation: slot.generation,
+        })
     }
 
     fn push_cancelled(&mut self, wire: u64, reason: Option<&str>) -> Result<(), InsufficientSize> {
@@ -1151,7 +1390,8 @@ impl<'s> Core<'s> {
             if !s.active {
                 continue;
             }
-            let expired = s.deadline.is_some_and(|d| d <= now) || s.hard_deadline.is_some_and(|d| d <= now);
+            let expired =
+                s.deadline.is_some_and(|d| d <= now) || s.hard_deadline.is_some_and(|d| d <= now);
             if !expired {
                 continue;
             }
@@ -1161,17 +1401,25 @@ impl<'s> Core<'s> {
             let _ = self.push_cancelled(s.wire_id, Some("timed out"));
             self.free_outbound(i as u16);
             let mut h = Header::new(EvKind::TimedOut);
-            h.handle = OutboundId { index: i as u16, generation: s.generation }.to_bits();
+            h.handle = OutboundId {
+                index: i as u16,
+                generation: s.generation,
+            }
+            .to_bits();
             self.event(h, "");
         }
     }
 
     fn inbound_slot(&self, id: InboundId) -> Option<&InboundSlot> {
-        self.inbound.get(id.index as usize).filter(|s| s.state != InboundState::Free && s.generation == id.generation)
+        self.inbound
+            .get(id.index as usize)
+            .filter(|s| s.state != InboundState::Free && s.generation == id.generation)
     }
 
     fn outbound_slot(&self, id: OutboundId) -> Option<&OutboundSlot> {
-        self.outbound.get(id.index as usize).filter(|s| s.active && s.generation == id.generation)
+        self.outbound
+            .get(id.index as usize)
+            .filter(|s| s.active && s.generation == id.generation)
     }
 
     fn free_inbound(&mut self, index: u16) {

@@ -14,7 +14,11 @@ pub(crate) struct Outbox<'s> {
 
 impl<'s> Outbox<'s> {
     pub(crate) fn new(buf: Slice<'s, u8>) -> Self {
-        Outbox { buf, head: 0, tail: 0 }
+        Outbox {
+            buf,
+            head: 0,
+            tail: 0,
+        }
     }
 
     pub(crate) fn capacity(&self) -> usize {
@@ -28,7 +32,6 @@ impl<'s> Outbox<'s> {
     pub(crate) fn free(&self) -> usize {
         self.buf.len() - (self.tail - self.head)
     }
-
 
     pub(crate) fn consume(&mut self, n: usize) {
         self.head = (self.head + n).min(self.tail);
@@ -49,7 +52,10 @@ impl<'s> Outbox<'s> {
     /// Writes one message with `f` followed by `\n`. All or nothing: on overflow the
     /// queue is unchanged and the error says how many bytes the line needs. `f` may be
     /// called twice (once more after reclaiming space), so it must not have side effects.
-    pub(crate) fn push_with(&mut self, f: impl Fn(&mut JsonWriter<'_>)) -> Result<(), InsufficientSize> {
+    pub(crate) fn push_with(
+        &mut self,
+        f: impl Fn(&mut JsonWriter<'_>),
+    ) -> Result<(), InsufficientSize> {
         if self.tail == self.buf.len() {
             self.compact();
         }
@@ -91,7 +97,10 @@ impl<'s> Outbox<'s> {
             match pending[..out.len()].iter().rposition(|&c| c == b'\n') {
                 Some(i) => i + 1,
                 None => {
-                    let need = pending.iter().position(|&c| c == b'\n').map_or(pending.len(), |i| i + 1);
+                    let need = pending
+                        .iter()
+                        .position(|&c| c == b'\n')
+                        .map_or(pending.len(), |i| i + 1);
                     return Err(InsufficientSize { required: need });
                 }
             }

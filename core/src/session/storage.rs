@@ -62,7 +62,10 @@ pub(crate) struct RawId {
 }
 
 impl RawId {
-    pub(crate) const EMPTY: RawId = RawId { len: 0, bytes: [0; ID_CAPACITY] };
+    pub(crate) const EMPTY: RawId = RawId {
+        len: 0,
+        bytes: [0; ID_CAPACITY],
+    };
 
     pub(crate) fn set(&mut self, raw: &str) -> bool {
         if raw.len() > ID_CAPACITY {
@@ -213,7 +216,14 @@ impl Storage<'static> {
 /// let storage = mem.as_storage();
 /// assert_eq!(storage.rx.len(), 1024);
 /// ```
-pub struct StaticStorage<const LINE: usize, const TX: usize, const EV: usize, const IN: usize, const OUT: usize, const INFO: usize> {
+pub struct StaticStorage<
+    const LINE: usize,
+    const TX: usize,
+    const EV: usize,
+    const IN: usize,
+    const OUT: usize,
+    const INFO: usize,
+> {
     rx: [u8; LINE],
     tx: [u8; TX],
     events: [u8; EV],
@@ -222,8 +232,14 @@ pub struct StaticStorage<const LINE: usize, const TX: usize, const EV: usize, co
     info: [u8; INFO],
 }
 
-impl<const LINE: usize, const TX: usize, const EV: usize, const IN: usize, const OUT: usize, const INFO: usize>
-    StaticStorage<LINE, TX, EV, IN, OUT, INFO>
+impl<
+    const LINE: usize,
+    const TX: usize,
+    const EV: usize,
+    const IN: usize,
+    const OUT: usize,
+    const INFO: usize,
+> StaticStorage<LINE, TX, EV, IN, OUT, INFO>
 {
     /// Zeroed storage (usable in a `static`).
     pub const fn new() -> Self {
@@ -250,8 +266,14 @@ impl<const LINE: usize, const TX: usize, const EV: usize, const IN: usize, const
     }
 }
 
-impl<const LINE: usize, const TX: usize, const EV: usize, const IN: usize, const OUT: usize, const INFO: usize> Default
-    for StaticStorage<LINE, TX, EV, IN, OUT, INFO>
+impl<
+    const LINE: usize,
+    const TX: usize,
+    const EV: usize,
+    const IN: usize,
+    const OUT: usize,
+    const INFO: usize,
+> Default for StaticStorage<LINE, TX, EV, IN, OUT, INFO>
 {
     fn default() -> Self {
         Self::new()

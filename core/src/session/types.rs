@@ -48,7 +48,10 @@ impl<'c> Config<'c> {
 
     /// A client configuration with default limits and every legacy revision.
     pub fn client(name: &'c str, version: &'c str, capabilities: Json<'c>) -> Self {
-        Config { role: Role::Client, ..Self::server(name, version, capabilities) }
+        Config {
+            role: Role::Client,
+            ..Self::server(name, version, capabilities)
+        }
     }
 
     /// Bytes of [`Storage::info`](super::Storage::info) this configuration needs.
@@ -73,7 +76,10 @@ impl InboundId {
     }
     /// Rebuilds a handle from [`InboundId::to_bits`].
     pub fn from_bits(bits: u32) -> Self {
-        InboundId { index: bits as u16, generation: (bits >> 16) as u16 }
+        InboundId {
+            index: bits as u16,
+            generation: (bits >> 16) as u16,
+        }
     }
 }
 
@@ -91,7 +97,10 @@ impl OutboundId {
     }
     /// Rebuilds a handle from [`OutboundId::to_bits`].
     pub fn from_bits(bits: u32) -> Self {
-        OutboundId { index: bits as u16, generation: (bits >> 16) as u16 }
+        OutboundId {
+            index: bits as u16,
+            generation: (bits >> 16) as u16,
+        }
     }
 }
 
@@ -285,7 +294,9 @@ impl fmt::Display for ConfigError {
             ConfigError::CapabilitiesNotObject => f.write_str("capabilities must be a JSON object"),
             ConfigError::NoVersions => f.write_str("no protocol version selected"),
             ConfigError::BadLimit => f.write_str("a limit is out of range"),
-            ConfigError::LineMismatch => f.write_str("limits.max_line must equal the receive buffer size"),
+            ConfigError::LineMismatch => {
+                f.write_str("limits.max_line must equal the receive buffer size")
+            }
             ConfigError::BufferTooSmall { which, required } => {
                 write!(f, "{which} buffer too small: {required} bytes required")
             }
@@ -330,7 +341,9 @@ impl fmt::Display for SendError {
         match self {
             SendError::WrongPhase(p) => write!(f, "not allowed in phase {p:?}"),
             SendError::WrongDirection(m) => write!(f, "{m} cannot be sent by this role"),
-            SendError::NotNegotiated(m) => write!(f, "{m} needs a capability that was not negotiated"),
+            SendError::NotNegotiated(m) => {
+                write!(f, "{m} needs a capability that was not negotiated")
+            }
             SendError::NotInVersion(m) => write!(f, "{m} does not exist in the negotiated version"),
             SendError::Reserved(m) => write!(f, "{m} is sent by the session itself"),
             SendError::TooManyRequests => f.write_str("outbound request table is full"),
@@ -392,4 +405,3 @@ pub struct Stats {
     /// Protocol violations seen.
     pub violations: u64,
 }
-

@@ -13,12 +13,14 @@ pub fn storage() -> Storage<'static> {
     Box::leak(Box::new(Mem::new())).as_storage()
 }
 
-pub const SERVER_CAPS: &str =
-    r#"{"tools":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"prompts":{},"logging":{}}"#;
+pub const SERVER_CAPS: &str = r#"{"tools":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"prompts":{},"logging":{}}"#;
 pub const CLIENT_CAPS: &str = r#"{"roots":{"listChanged":true},"sampling":{}}"#;
 
 pub fn limits() -> Limits {
-    Limits { max_line: LINE, ..Limits::DEFAULT }
+    Limits {
+        max_line: LINE,
+        ..Limits::DEFAULT
+    }
 }
 
 pub fn server_config(caps: &'static str) -> Config<'static> {
@@ -50,12 +52,19 @@ pub fn render(ev: &Event<'_>) -> String {
     match ev {
         Event::Negotiated { version, .. } => format!("negotiated {version}"),
         Event::Ready { version } => format!("ready {version}"),
-        Event::Request { method, params, .. } => format!("request {method} {}", params.map_or("-", |p| p.as_raw())),
-        Event::Notification { method, params } => format!("notification {method} {}", params.map_or("-", |p| p.as_raw())),
+        Event::Request { method, params, .. } => {
+            format!("request {method} {}", params.map_or("-", |p| p.as_raw()))
+        }
+        Event::Notification { method, params } => format!(
+            "notification {method} {}",
+            params.map_or("-", |p| p.as_raw())
+        ),
         Event::Response { result, .. } => format!("response {}", result.as_raw()),
         Event::ErrorResponse { code, message, .. } => format!("error {code} {message}"),
         Event::TimedOut { .. } => "timed_out".into(),
-        Event::Cancelled { reason, .. } => format!("cancelled {}", reason.map_or("-".into(), |r| r.to_string())),
+        Event::Cancelled { reason, .. } => {
+            format!("cancelled {}", reason.map_or("-".into(), |r| r.to_string()))
+        }
         Event::Progress { progress, .. } => format!("progress {progress}"),
         Event::PeerViolation(v) => format!("violation {v:?}"),
         Event::Closed(r) => format!("closed {r:?}"),
@@ -207,8 +216,16 @@ impl Pair {
     /// Completes the handshake.
     pub fn handshake(&mut self) {
         self.drive();
-        assert!(self.client_events.iter().any(|e| e.starts_with("ready")), "{:?}", self.client_events);
-        assert!(self.server_events.iter().any(|e| e.starts_with("ready")), "{:?}", self.server_events);
+        assert!(
+            self.client_events.iter().any(|e| e.starts_with("ready")),
+            "{:?}",
+            self.client_events
+        );
+        assert!(
+            self.server_events.iter().any(|e| e.starts_with("ready")),
+            "{:?}",
+            self.server_events
+        );
         self.client_events.clear();
         self.server_events.clear();
     }
