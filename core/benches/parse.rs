@@ -1,1 +1,183 @@
-fn main() {}
+//! Parse-and-validate throughput of typical MCP messages, against serde_json in the same
+//! run, and line framing against a bare `memchr` newline scan.
+//!
+//! Run: `cargo bench -p picomcp --bench parse`
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use picomcp::Limits;
+use picomcp::framing::{Frame, LineDecoder};
+use picomcp::jsonrpc::{self, Message};
+
+/// About 1 KiB of tool input text, with the escapes real text has.
+fn kib_text() -> String {
+    let para = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor \
+                incididunt ut labore et dolore magna aliqua. \\\"Quoted\\\" words, a tab\\t and \
+                a path C:\\\\tmp\\\\x.\\n";
+    let mut s = String::new();
+    while s.len() < 1024 {
+        s.push_str(para);
+    }
+    s
+}
+
+/// (name, line) for each message of the corpus.
+fn corpus() -> Vec<(&'static str, String)> {
+    vec![
+        (
+            "initialize",
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{},"url":{}}},"clientInfo":{"name":"example-client","title":"Example Client Display Name","version":"1.0.0"}}}"#.into(),
+        ),
+        (
+            "tools_call_small",
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_weather","arguments":{"location":"New York"},"_meta":{"progressToken":"abc123"}}}"#.into(),
+        ),
+        (
+            "tools_call_1k",
+            format!(
+                r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"summarize","arguments":{{"text":"{}","maxWords":120}}}}}}"#,
+                kib_text()
+            ),
+        ),
+        (
+            "tools_call_result",
+            r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Current weather in New York:\nTemperature: 72°F\nConditions: Partly cloudy"}],"structuredContent":{"temperature":22.5,"conditions":"Partly cloudy","humidity":65},"isError":false}}"#.into(),
+        ),
+        (
+            "progress",
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"abc123","progress":50,"total":100,"message":"Reticulating splines..."}}"#.into(),
+        ),
+        (
+            "error",
+            r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"Unknown tool: invalid_tool_name","data":{"tool":"invalid_tool_name"}}}"#.into(),
+        ),
+        (
+            "tools_list_result",
+            r#"{"jsonrpc":"2.0","id":5,"result":{"tools":[{"name":"get_weather","title":"Weather Information Provider","description":"Get current weather information for a location","inputSchema":{"type":"object","properties":{"location":{"type":"string","description":"City name or zip code"}},"required":["location"]},"outputSchema":{"type":"object","properties":{"temperature":{"type":"number","description":"Temperature in celsius"},"conditions":{"type":"string","description":"Weather conditions description"},"humidity":{"type":"number","description":"Humidity percentage"}},"required":["temperature","conditions","humidity"]}},{"name":"echo","description":"Echoes back the input","inputSchema":{"type":"object","properties":{"message":{"type":"string","description":"Message to echo"}},"required":["message"]},"annotations":{"readOnlyHint":true,"idempotentHint":true}},{"name":"add","title":"Add","description":"Adds two numbers","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"],"additionalProperties":false}}],"nextCursor":"eyJwYWdlIjogM30="}}"#.into(),
+        ),
+    ]
+}
+
+fn ours(line: &str) -> bool {
+    // Parse and validate; touch the method so nothing is optimised away.
+    match jsonrpc::parse(line, &Limits::DEFAULT) {
+        Ok(Message::Request(r)) => r.method.raw().len() > 1,
+        Ok(Message::Notification(n)) => n.method.raw().len() > 1,
+        Ok(Message::Response(r)) => r.result.as_raw().len() > 1,
+        Ok(Message::Error(e)) => e.error.code < 0,
+        Ok(Message::Batch(_)) => false,
+        Err(_) => false,
+    }
+}
+
+fn parse(c: &mut Criterion) {
+    let corpus = corpus();
+    for (name, line) in &corpus {
+        assert!(ours(line), "{name} must parse");
+        serde_json::from_str::<serde_json::Value>(line).expect(name);
+        let mut g = c.benchmark_group(format!("parse/{name}"));
+        g.throughput(Throughput::Bytes(line.len() as u64));
+        g.bench_function("picomcp", |b| b.iter(|| ours(black_box(line))));
+        g.bench_function("serde_ignored_any", |b| {
+            b.iter(|| {
+                serde_json::from_slice::<serde::de::IgnoredAny>(black_box(line.as_bytes())).is_ok()
+            })
+        });
+        g.bench_function("serde_value", |b| {
+            b.iter(|| {
+                serde_json::from_slice::<serde_json::Value>(black_box(line.as_bytes())).is_ok()
+            })
+        });
+        g.finish();
+    }
+    // The whole corpus once, as a mixed workload.
+    let total: usize = corpus.iter().map(|(_, l)| l.len()).sum();
+    let mut g = c.benchmark_group("parse/all");
+    g.throughput(Throughput::Bytes(total as u64));
+    g.bench_function("picomcp", |b| {
+        b.iter(|| corpus.iter().filter(|(_, l)| ours(black_box(l))).count())
+    });
+    g.bench_function("serde_ignored_any", |b| {
+        b.iter(|| {
+            corpus
+                .iter()
+                .filter(|(_, l)| {
+                    serde_json::from_slice::<serde::de::IgnoredAny>(black_box(l.as_bytes())).is_ok()
+                })
+                .count()
+        })
+    });
+    g.bench_function("serde_value", |b| {
+        b.iter(|| {
+            corpus
+                .iter()
+                .filter(|(_, l)| {
+                    serde_json::from_slice::<serde_json::Value>(black_box(l.as_bytes())).is_ok()
+                })
+                .count()
+        })
+    });
+    g.finish();
+}
+
+/// About 1 MiB of newline-terminated corpus lines.
+fn stream() -> (Vec<u8>, usize) {
+    let corpus = corpus();
+    let mut s = Vec::with_capacity((1 << 20) + 4096);
+    let mut lines = 0;
+    while s.len() < 1 << 20 {
+        for (_, l) in &corpus {
+            s.extend_from_slice(l.as_bytes());
+            s.push(b'\n');
+            lines += 1;
+        }
+    }
+    (s, lines)
+}
+
+fn frame_count(stream: &[u8], chunk: usize) -> usize {
+    let mut dec = LineDecoder::new([0u8; 4096], 64);
+    let mut n = 0;
+    for part in stream.chunks(chunk) {
+        let mut input = part;
+        while !input.is_empty() {
+            let d = dec.decode(input);
+            if let Some(Frame::Line(l)) = d.frame {
+                n += l.len() & 1 | 1;
+            }
+            input = &input[d.consumed..];
+        }
+    }
+    n
+}
+
+fn framing(c: &mut Criterion) {
+    let (stream, lines) = stream();
+    assert_eq!(frame_count(&stream, stream.len()), lines);
+    assert_eq!(frame_count(&stream, 4096), lines);
+    assert_eq!(memchr::memchr_iter(b'\n', &stream).count(), lines);
+    let mut g = c.benchmark_group("framing/1MiB");
+    g.throughput(Throughput::Bytes(stream.len() as u64));
+    g.bench_function("memchr_iter", |b| {
+        b.iter(|| memchr::memchr_iter(b'\n', black_box(&stream)).count())
+    });
+    g.bench_function("line_decoder", |b| {
+        b.iter(|| frame_count(black_box(&stream), stream.len()))
+    });
+    g.bench_function("line_decoder_4k_reads", |b| {
+        b.iter(|| frame_count(black_box(&stream), 4096))
+    });
+    g.finish();
+}
+
+fn config() -> Criterion {
+    Criterion::default()
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .sample_size(50)
+}
+
+criterion_group! { name = benches; config = config(); targets = parse, framing }
+criterion_main!(benches);

@@ -104,7 +104,7 @@ impl Versions {
     }
 
     /// The revisions in the set, oldest first.
-    pub fn iter(self) -> impl Iterator<Item = ProtocolVersion> {
+    pub fn iter(self) -> impl DoubleEndedIterator<Item = ProtocolVersion> {
         ProtocolVersion::ALL
             .into_iter()
             .filter(move |v| self.contains(*v))
@@ -409,6 +409,10 @@ methods! {
     TasksStatus = "notifications/tasks/status", Notification, Both, Gate::Receiver(Caps::TASKS), V2025_11_25;
     /// `server/discover` (2026-07-28)
     ServerDiscover = "server/discover", Request, ClientToServer, Gate::None, V2026_07_28;
+    /// `subscriptions/listen` (2026-07-28; answered by the core)
+    SubscriptionsListen = "subscriptions/listen", Request, ClientToServer, Gate::None, V2026_07_28;
+    /// `notifications/subscriptions/acknowledged` (2026-07-28; sent by the core)
+    SubscriptionsAcknowledged = "notifications/subscriptions/acknowledged", Notification, ServerToClient, Gate::None, V2026_07_28;
 }
 
 impl Method {
@@ -439,15 +443,57 @@ impl Method {
         }
     }
 
-    /// True when this method exists in revision `v` (tasks and elicitation are newer;
-    /// everything in the legacy table except `server/discover` is legacy-only).
+    /// True when this method exists in revision `v`. 2026-07-28 removed `initialize`,
+    /// `ping`, `logging/setLevel`, `resources/(un)subscribe`, the roots/sampling/
+    /// elicitation requests (now embedded input requests) and core tasks.
     pub fn exists_in(self, v: ProtocolVersion) -> bool {
         let s = self.spec();
         if v.is_legacy() {
-            s.since <= v && s.since.is_legacy()
-        } else {
-            true
+            return s.since <= v && s.since.is_legacy();
         }
+        matches!(
+            self,
+            Method::ServerDiscover
+                | Method::SubscriptionsListen
+                | Method::SubscriptionsAcknowledged
+                | Method::Cancelled
+                | Method::Progress
+                | Method::LogMessage
+                | Method::ToolsList
+                | Method::ToolsCall
+                | Method::ToolsListChanged
+                | Method::ResourcesList
+                | Method::ResourcesTemplatesList
+                | Method::ResourcesRead
+                | Method::ResourcesUpdated
+                | Method::ResourcesListChanged
+                | Method::PromptsList
+                | Method::PromptsGet
+                | Method::PromptsListChanged
+                | Method::CompletionComplete
+        )
+    }
+
+    /// True for the three methods that may answer `input_required` (2026-07-28 MRTR).
+    pub fn allows_input_required(self) -> bool {
+        matches!(
+            self,
+            Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead
+        )
+    }
+
+    /// True for requests whose complete result must carry `ttlMs` and `cacheScope`
+    /// (2026-07-28).
+    pub fn is_cacheable(self) -> bool {
+        matches!(
+            self,
+            Method::ServerDiscover
+                | Method::ToolsList
+                | Method::PromptsList
+                | Method::ResourcesList
+                | Method::ResourcesTemplatesList
+                | Method::ResourcesRead
+        )
     }
 
     /// The capability gate for revision `v` (`completion/complete` has none in 2024-11-05).
@@ -517,5 +563,10 @@ impl LogLevel {
             .iter()
             .position(|n| *n == s)
             .map(|i| Self::ALL[i])
+    }
+
+    /// The level with this index (`level as u8`).
+    pub fn from_index(i: u8) -> Option<LogLevel> {
+        Self::ALL.get(i as usize).copied()
     }
 }

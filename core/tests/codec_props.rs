@@ -33,7 +33,47 @@ fn ws(allow_newline: bool) -> BoxedStrategy<String> {
     prop::sample::select(set).prop_map(String::from).boxed()
 }
 
-fn number() -> impl Strategy<Value = String> {
+/// Near misses the grammar rejects, mixed into "risky" documents.
+const BAD_NUMBERS: &[&str] = &[
+    "01",
+    "-01",
+    "00",
+    "1.",
+    "-",
+    ".5",
+    "1e",
+    "1e+",
+    "+1",
+    "1.e3",
+    "0x1",
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "1_0",
+];
+const BAD_STRING_PIECES: &[&str] = &[
+    "\\uD800",
+    "\\uDC00",
+    "\\udfff",
+    "\\uD800\\u0041",
+    "\\uD83D\\uD83D",
+    "\\uDE00\\uD83D",
+    "\\uD800\\n",
+    "\\u12",
+    "\\u00G0",
+    "\\x41",
+    "\\a",
+    "\\'",
+    "\\U0041",
+    "\\",
+    "\u{0}",
+    "\u{1f}",
+    "\n",
+    "\t",
+    "\"",
+];
+
+fn number() -> BoxedStrategy<String> {
     (
         any::<bool>(),
         prop_oneof![Just(String::from("0")), "[1-9][0-9]{0,20}"],
@@ -57,10 +97,24 @@ fn number() -> impl Strategy<Value = String> {
             }
             s
         })
+        .boxed()
+}
+
+fn number_with(risky: bool) -> BoxedStrategy<String> {
+    if !risky {
+        return number();
+    }
+    prop_oneof![8 => number(), 1 => prop::sample::select(BAD_NUMBERS).prop_map(String::from)]
+        .boxed()
 }
 
 /// The inside of a JSON string: plain text, every kind of escape, surrogate pairs.
-fn string_body() -> impl Strategy<Value = String> {
+fn string_body() -> BoxedStrategy<String> {
+    string_body_with(false)
+}
+
+/// Like [`string_body`]; `risky` mixes in invalid escapes, lone surrogates, raw controls.
+fn string_body_with(risky: bool) -> BoxedStrategy<String> {
     let piece = prop_oneof![
         4 => "[a-zA-Z0-9 _/.:-]{1,8}",
         1 => prop::sample::select(&[
@@ -72,29 +126,43 @@ fn string_body() -> impl Strategy<Value = String> {
             *c >= ' ' && *c != '"' && *c != '\\'
         })
         .prop_map(String::from),
+        u32::from(risky) => prop::sample::select(BAD_STRING_PIECES).prop_map(String::from),
     ];
-    prop::collection::vec(piece, 0..6).prop_map(|v| v.concat())
+    prop::collection::vec(piece, 0..6)
+        .prop_map(|v| v.concat())
+        .boxed()
 }
 
-fn string() -> impl Strategy<Value = String> {
-    string_body().prop_map(|b| format!("\"{b}\""))
+fn string() -> BoxedStrategy<String> {
+    string_with(false)
+}
+
+fn string_with(risky: bool) -> BoxedStrategy<String> {
+    string_body_with(risky)
+        .prop_map(|b| format!("\"{b}\""))
+        .boxed()
 }
 
 /// A JSON value as text, nested at most `depth` levels.
 fn value(allow_newline: bool, depth: u32) -> BoxedStrategy<String> {
+    value_with(allow_newline, depth, false)
+}
+
+/// Like [`value`]; `risky` mixes in near-miss tokens, so the text may be invalid.
+fn value_with(allow_newline: bool, depth: u32, risky: bool) -> BoxedStrategy<String> {
     let leaf = prop_oneof![
         Just(String::from("null")),
         Just(String::from("true")),
         Just(String::from("false")),
-        number(),
-        string(),
+        number_with(risky),
+        string_with(risky),
     ];
     leaf.prop_recursive(depth, 48, 6, move |inner| {
         let elem = (ws(allow_newline), inner.clone(), ws(allow_newline))
             .prop_map(|(a, v, b)| format!("{a}{v}{b}"));
         let member = (
             ws(allow_newline),
-            string(),
+            string_with(risky),
             ws(allow_newline),
             ws(allow_newline),
             inner,
@@ -138,7 +206,11 @@ fn object(allow_newline: bool) -> BoxedStrategy<String> {
 
 /// A whole document: a value, maybe wrapped in extra arrays (depth < 60), with whitespace.
 fn document() -> BoxedStrategy<String> {
-    (ws(true), value(true, 6), 0usize..50, ws(true))
+    document_with(false)
+}
+
+fn document_with(risky: bool) -> BoxedStrategy<String> {
+    (ws(true), value_with(true, 6, risky), 0usize..50, ws(true))
         .prop_map(|(a, v, wrap, b)| format!("{a}{}{v}{}{b}", "[".repeat(wrap), "]".repeat(wrap)))
         .boxed()
 }
@@ -279,6 +351,11 @@ proptest! {
         if let Ok(text) = std::str::from_utf8(&bytes) {
             check_against_serde(text)?;
         }
+    }
+
+    #[test]
+    fn c_scanner_matches_serde_on_near_miss_json(doc in document_with(true)) {
+        check_against_serde(&doc)?;
     }
 
     #[test]

@@ -72,6 +72,16 @@ impl<'b> JsonWriter<'b> {
         }
     }
 
+    /// The bytes written so far, unless the buffer overflowed.
+    pub(crate) fn written(&self) -> Option<&[u8]> {
+        self.buf.get(..self.len)
+    }
+
+    /// Drops bytes written after `len` (only to rewrite the tail of a value).
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len);
+    }
+
     /// Appends raw bytes (the caller guarantees they are valid JSON in this position).
     pub(crate) fn put(&mut self, bytes: &[u8]) {
         let end = self.len + bytes.len();

@@ -78,6 +78,11 @@ pub(crate) fn encode_violation(v: Violation) -> Header {
         Violation::UncorrelatedError { code } => (11, 0, code),
         Violation::BatchNotAllowed => (12, 0, 0),
         Violation::ProgressNotIncreasing => (13, 0, 0),
+        Violation::BadEnvelope(m) => (14, m as u8, 0),
+        Violation::UnsupportedVersion => (15, 0, 0),
+        Violation::UnexpectedMessage => (16, 0, 0),
+        Violation::TooManySubscriptions => (17, 0, 0),
+        Violation::InvalidResult => (18, 0, 0),
     };
     h.small = [tag, a, 0];
     h.code = code;
@@ -108,6 +113,11 @@ pub(crate) fn decode_violation(h: &Header) -> Violation {
         11 => Violation::UncorrelatedError { code: h.code },
         12 => Violation::BatchNotAllowed,
         13 => Violation::ProgressNotIncreasing,
+        14 => Violation::BadEnvelope(method_from(a)),
+        15 => Violation::UnsupportedVersion,
+        16 => Violation::UnexpectedMessage,
+        17 => Violation::TooManySubscriptions,
+        18 => Violation::InvalidResult,
         _ => Violation::UnknownMethod,
     }
 }
@@ -120,6 +130,8 @@ pub(crate) fn encode_close(r: CloseReason) -> Header {
         CloseReason::InitializeRejected { code } => (3, code),
         CloseReason::InitializeTimedOut => (4, 0),
         CloseReason::Local => (5, 0),
+        CloseReason::PeerClosedDuringProbe => (6, 0),
+        CloseReason::NoCommonVersion => (7, 0),
     };
     h.small[0] = tag;
     h.code = code;
@@ -132,6 +144,8 @@ pub(crate) fn decode_close(h: &Header) -> CloseReason {
         3 => CloseReason::InitializeRejected { code: h.code },
         4 => CloseReason::InitializeTimedOut,
         5 => CloseReason::Local,
+        6 => CloseReason::PeerClosedDuringProbe,
+        7 => CloseReason::NoCommonVersion,
         _ => CloseReason::PeerClosed,
     }
 }

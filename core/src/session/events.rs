@@ -19,6 +19,10 @@ pub(crate) enum EvKind {
     Progress,
     Violation,
     Closed,
+    InputRequired,
+    SubscriptionAck,
+    InvalidResult,
+    SubscriptionEnded,
 }
 
 impl EvKind {
@@ -36,6 +40,10 @@ impl EvKind {
             9 => Progress,
             10 => Violation,
             11 => Closed,
+            12 => InputRequired,
+            13 => SubscriptionAck,
+            14 => InvalidResult,
+            15 => SubscriptionEnded,
             _ => return None,
         })
     }

@@ -2,22 +2,28 @@
 //!
 //! See [`Session`] for the call-order contract.
 
+mod arena;
+mod client;
 mod codes;
 mod events;
+mod modern;
 mod outbox;
 mod storage;
 mod types;
 
+pub use modern::{Change, Era, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION};
 pub use storage::{InboundSlot, OutboundSlot, Slice, StaticStorage, Storage};
 pub use types::{
-    CloseReason, Config, ConfigError, Event, InboundId, OutboundId, Phase, RequestOptions,
-    RespondError, SendError, Stats, Violation,
+    CloseReason, Config, ConfigError, Event, InboundId, OutboundId, Phase, RequestInfo,
+    RequestOptions, RespondError, SendError, Stats, Violation,
 };
 
+use arena::Arena;
 use codes::{decode_close, decode_violation, encode_close, encode_violation};
 use events::{EvKind, EventQueue, HEADER, Header};
+use modern::modern_claim;
 use outbox::Outbox;
-use storage::{InboundState, RawId};
+use storage::InboundState;
 
 use crate::Limits;
 use crate::error::{ErrorCode, InsufficientSize};
@@ -39,7 +45,7 @@ use crate::protocol::{Caps, Gate, LogLevel, Method, MethodKind, ProtocolVersion,
 ///   [`cancel`](Self::cancel), [`progress`](Self::progress), [`log`](Self::log),
 ///   [`close`](Self::close);
 /// - outputs: [`poll_transmit`](Self::poll_transmit) (or [`pending_transmit`](Self::pending_transmit)
-///   + [`advance_transmit`](Self::advance_transmit)), [`poll_event`](Self::poll_event),
+///   with [`advance_transmit`](Self::advance_transmit)), [`poll_event`](Self::poll_event),
 ///   [`poll_timeout`](Self::poll_timeout).
 ///
 /// **Drain contract:** after every input or command, write out everything
@@ -79,6 +85,13 @@ struct Core<'s> {
     log_level: Option<LogLevel>,
     default_timeout: Option<u64>,
     stats: Stats,
+    era: Era,
+    arena: Arena,
+    cache_ttl_ms: u64,
+    cache_public: bool,
+    probe_timeout_ms: u64,
+    /// Client: the wire id of our pending `server/discover` probe.
+    probe_id: Option<u64>,
 }
 
 impl<'s> Session<'s> {
@@ -91,7 +104,7 @@ impl<'s> Session<'s> {
         if !config.capabilities.is_object() {
             return Err(ConfigError::CapabilitiesNotObject);
         }
-        if config.versions.is_empty() || config.versions.newest_legacy().is_none() {
+        if config.versions.is_empty() {
             return Err(ConfigError::NoVersions);
         }
         if l.max_line == 0
@@ -166,6 +179,12 @@ impl<'s> Session<'s> {
             spans[i] = (at, n);
             at += n;
         }
+        if at + config.arena_bytes > info.len() {
+            return Err(ConfigError::BufferTooSmall {
+                which: "info",
+                required: at + config.arena_bytes,
+            });
+        }
         let mut core = Core {
             role: config.role,
             limits: l,
@@ -186,12 +205,18 @@ impl<'s> Session<'s> {
             log_level: None,
             default_timeout: config.request_timeout_ms,
             stats: Stats::default(),
+            era: Era::Opening,
+            arena: Arena::new(at, config.arena_bytes),
+            cache_ttl_ms: config.cache_ttl_ms,
+            cache_public: config.cache_public,
+            probe_timeout_ms: config.probe_timeout_ms,
+            probe_id: None,
         };
         if config.instructions.is_none() {
             core.info_spans[3] = (0, 0);
         }
         if core.role == Role::Client {
-            core.send_initialize(now);
+            core.connect(now);
         }
         Ok(Session {
             decoder: LineDecoder::new(rx, l.max_depth),
@@ -305,7 +330,12 @@ impl<'s> Session<'s> {
             }
         }
         self.decoder.reset();
-        self.core.close(CloseReason::PeerClosed);
+        let reason = if self.core.probe_id.is_some() {
+            CloseReason::PeerClosedDuringProbe
+        } else {
+            CloseReason::PeerClosed
+        };
+        self.core.close(reason);
     }
 
     /// Time has passed: expires requests whose deadline is `now` or earlier.
@@ -406,24 +436,34 @@ impl<'s> Session<'s> {
         f: impl Fn(&mut JsonWriter<'_>),
     ) -> Result<(), RespondError> {
         let c = &mut self.core;
-        let slot = c.inbound_slot(id).ok_or(RespondError::UnknownRequest)?;
-        if slot.state == InboundState::Cancelled {
-            c.free_inbound(id.index);
-            return Ok(());
+        let slot = *c.inbound_slot(id).ok_or(RespondError::UnknownRequest)?;
+        match slot.state {
+            InboundState::Cancelled => {
+                c.free_inbound(id.index);
+                return Ok(());
+            }
+            InboundState::Open => {}
+            _ => return Err(RespondError::UnknownRequest),
         }
-        let raw = slot.id;
-        c.outbox
-            .push_with(|w| {
-                w.begin_object();
-                w.key("jsonrpc");
-                w.string("2.0");
-                w.key("id");
-                w.raw(Json::from_validated(raw.as_str()));
-                w.key("result");
-                f(w);
-                w.end_object();
-            })
-            .map_err(RespondError::Full)?;
+        let mut out = Outbox::detached();
+        core::mem::swap(&mut out, &mut c.outbox);
+        let cr: &Core<'_> = c;
+        let r = out.push_with(|w| {
+            w.begin_object();
+            w.key("jsonrpc");
+            w.string("2.0");
+            w.key("id");
+            w.raw(Json::from_validated(slot.id.as_str()));
+            w.key("result");
+            let start = w.len();
+            f(w);
+            if slot.modern {
+                cr.decorate_result(w, start, slot.method);
+            }
+            w.end_object();
+        });
+        core::mem::swap(&mut out, &mut c.outbox);
+        r.map_err(RespondError::Full)?;
         c.stats.messages_out += 1;
         c.free_inbound(id.index);
         Ok(())
@@ -431,9 +471,35 @@ impl<'s> Session<'s> {
 
     /// Answers a request with an error.
     ///
+    /// In a 2026-07-28 request, -32002 (resource not found, removed in that revision) is
+    /// sent as -32602.
+    ///
     /// # Errors
-    /// As [`respond`](Self::respond).
+    /// As [`respond`](Self::respond); [`RespondError::ReservedCode`] for a code in
+    /// -32099..=-32020 (use [`respond_missing_capability`](Self::respond_missing_capability)
+    /// for -32021; -32042 is allowed in the legacy era).
     pub fn respond_error(
+        &mut self,
+        id: InboundId,
+        code: ErrorCode,
+        message: &str,
+        data: Option<Json<'_>>,
+    ) -> Result<(), RespondError> {
+        let modern = self.core.inbound_slot(id).is_some_and(|s| s.modern);
+        if (-32099..=-32020).contains(&code.0)
+            && (modern || code != ErrorCode::URL_ELICITATION_REQUIRED)
+        {
+            return Err(RespondError::ReservedCode(code.0));
+        }
+        let code = if modern && code == ErrorCode::RESOURCE_NOT_FOUND {
+            ErrorCode::INVALID_PARAMS
+        } else {
+            code
+        };
+        self.respond_error_unchecked(id, code, message, data)
+    }
+
+    fn respond_error_unchecked(
         &mut self,
         id: InboundId,
         code: ErrorCode,
@@ -442,9 +508,13 @@ impl<'s> Session<'s> {
     ) -> Result<(), RespondError> {
         let c = &mut self.core;
         let slot = c.inbound_slot(id).ok_or(RespondError::UnknownRequest)?;
-        if slot.state == InboundState::Cancelled {
-            c.free_inbound(id.index);
-            return Ok(());
+        match slot.state {
+            InboundState::Cancelled => {
+                c.free_inbound(id.index);
+                return Ok(());
+            }
+            InboundState::Open => {}
+            _ => return Err(RespondError::UnknownRequest),
         }
         let raw = slot.id;
         c.outbox
@@ -455,6 +525,128 @@ impl<'s> Session<'s> {
         c.stats.messages_out += 1;
         c.free_inbound(id.index);
         Ok(())
+    }
+
+    /// 2026-07-28: answers that the request needs a client capability it did not declare
+    /// (-32021). `required` is a capabilities object naming the missing pieces, e.g.
+    /// `{"elicitation":{}}`.
+    ///
+    /// # Errors
+    /// As [`respond`](Self::respond); [`RespondError::ResultNotObject`] when `required`
+    /// is not an object.
+    pub fn respond_missing_capability(
+        &mut self,
+        id: InboundId,
+        required: Json<'_>,
+    ) -> Result<(), RespondError> {
+        if !required.is_object() {
+            return Err(RespondError::ResultNotObject);
+        }
+        let c = &mut self.core;
+        let slot = *c.inbound_slot(id).ok_or(RespondError::UnknownRequest)?;
+        if slot.state == InboundState::Cancelled {
+            c.free_inbound(id.index);
+            return Ok(());
+        }
+        c.outbox
+            .push_with(|w| {
+                w.begin_object();
+                w.key("jsonrpc");
+                w.string("2.0");
+                w.key("id");
+                w.raw(Json::from_validated(slot.id.as_str()));
+                w.key("error");
+                w.begin_object();
+                w.key("code");
+                w.i64(MISSING_CLIENT_CAPABILITY.0 as i64);
+                w.key("message");
+                w.string("Missing required client capability");
+                w.key("data");
+                w.begin_object();
+                w.key("requiredCapabilities");
+                w.raw(required);
+                w.end_object();
+                w.end_object();
+                w.end_object();
+            })
+            .map_err(RespondError::Full)?;
+        c.stats.messages_out += 1;
+        c.free_inbound(id.index);
+        Ok(())
+    }
+
+    /// 2026-07-28: answers `tools/call`, `prompts/get` or `resources/read` with an
+    /// `input_required` result (MRTR): `input_requests` maps keys to `{method, params}`
+    /// (`elicitation/create`, `sampling/createMessage`, `roots/list`), `request_state` is
+    /// opaque text the client echoes back. At least one of the two must be given.
+    ///
+    /// # Errors
+    /// [`RespondError::InputNotAllowed`] for another method, a legacy request, or an input
+    /// kind the request's client capabilities did not declare; otherwise as
+    /// [`respond`](Self::respond).
+    pub fn respond_input_required(
+        &mut self,
+        id: InboundId,
+        input_requests: Option<Json<'_>>,
+        request_state: Option<&str>,
+    ) -> Result<(), RespondError> {
+        let slot = *self
+            .core
+            .inbound_slot(id)
+            .ok_or(RespondError::UnknownRequest)?;
+        let allowed = slot.modern
+            && slot.method.allows_input_required()
+            && (input_requests.is_some() || request_state.is_some())
+            && input_requests.is_none_or(|r| Core::input_requests_allowed(slot.client_caps, r));
+        if !allowed {
+            return Err(RespondError::InputNotAllowed);
+        }
+        self.respond_with(id, |w| {
+            w.begin_object();
+            w.key("resultType");
+            w.string("input_required");
+            if let Some(r) = input_requests {
+                w.key("inputRequests");
+                w.raw(r);
+            }
+            if let Some(s) = request_state {
+                w.key("requestState");
+                w.string(s);
+            }
+            w.end_object();
+        })
+    }
+
+    /// Announces a change; the core delivers it the right way for the era, or not at all
+    /// when nobody asked for it. Returns how many notifications were queued.
+    ///
+    /// # Errors
+    /// [`SendError::NotNegotiated`] when our capabilities do not include the matching
+    /// flag (`tools.listChanged`, `resources.subscribe`, ...); [`SendError::Full`].
+    pub fn notify(&mut self, change: Change<'_>) -> Result<usize, SendError> {
+        self.core.notify(change)
+    }
+
+    /// What the core knows about an open request from the peer.
+    pub fn request_info(&self, id: InboundId) -> Option<RequestInfo> {
+        let s = self.core.inbound_slot(id)?;
+        Some(RequestInfo {
+            method: s.method,
+            modern: s.modern,
+            client_capabilities: s.client_caps,
+            log_level: if s.log_level == 0xFF {
+                None
+            } else {
+                LogLevel::from_index(s.log_level)
+            },
+            has_progress_token: !s.token.is_empty(),
+            cancelled: s.state == InboundState::Cancelled,
+        })
+    }
+
+    /// The era of the connection (latched by the first message that decides it).
+    pub fn era(&self) -> Era {
+        self.core.era
     }
 
     /// Sends a request to the peer. The core assigns the id; the response arrives as
@@ -483,6 +675,33 @@ impl<'s> Session<'s> {
         method: Method,
         params: Option<Json<'_>>,
     ) -> Result<(), SendError> {
+        if params.is_some_and(|p| !p.is_object()) {
+            return Err(SendError::ParamsNotObject);
+        }
+        if self.core.role == Role::Server {
+            // Change notifications go through `notify`, which knows the era's rules.
+            let change = match method {
+                Method::ToolsListChanged => Some(Change::ToolsListChanged),
+                Method::PromptsListChanged => Some(Change::PromptsListChanged),
+                Method::ResourcesListChanged => Some(Change::ResourcesListChanged),
+                Method::ResourcesUpdated => {
+                    let uri = params
+                        .and_then(|p| p.get("uri"))
+                        .and_then(|u| u.as_str())
+                        .and_then(|u| u.as_plain());
+                    Some(Change::ResourceUpdated(
+                        uri.ok_or(SendError::ParamsNotObject)?,
+                    ))
+                }
+                _ => None,
+            };
+            if let Some(c) = change {
+                return self.core.notify(c).map(|_| ());
+            }
+            if method == Method::LogMessage && self.core.era == Era::Modern {
+                return Err(SendError::Reserved(method)); // use log_for
+            }
+        }
         self.core.check_send(method, MethodKind::Notification)?;
         if matches!(
             method,
@@ -490,16 +709,15 @@ impl<'s> Session<'s> {
         ) {
             return Err(SendError::Reserved(method));
         }
-        if params.is_some_and(|p| !p.is_object()) {
-            return Err(SendError::ParamsNotObject);
-        }
         self.core
             .push(|w| jsonrpc::encode_notification(w, method.as_str(), params))
             .map_err(SendError::Full)
     }
 
-    /// Server: sends `notifications/message` if logging was declared and `level` is at
-    /// or above the level the client set. Returns whether it was sent.
+    /// Server: sends `notifications/message` for the legacy era, if logging was declared
+    /// and `level` is at or above the level the client set with `logging/setLevel`.
+    /// In the 2026-07-28 era log messages belong to a request: this sends nothing and
+    /// returns `Ok(false)`; use [`log_for`](Self::log_for). Returns whether it was sent.
     ///
     /// # Errors
     /// [`SendError::NotNegotiated`] without the `logging` capability; [`SendError::Full`].
@@ -509,33 +727,109 @@ impl<'s> Session<'s> {
         logger: Option<&str>,
         data: Json<'_>,
     ) -> Result<bool, SendError> {
+        if self.core.era == Era::Modern {
+            return Ok(false);
+        }
         self.core
             .check_send(Method::LogMessage, MethodKind::Notification)?;
         if self.core.log_level.is_some_and(|min| level < min) {
             return Ok(false);
         }
         self.core
-            .push(|w| {
-                w.begin_object();
-                w.key("jsonrpc");
-                w.string("2.0");
-                w.key("method");
-                w.string(Method::LogMessage.as_str());
-                w.key("params");
-                w.begin_object();
-                w.key("level");
-                w.string(level.as_str());
-                if let Some(l) = logger {
-                    w.key("logger");
-                    w.string(l);
-                }
-                w.key("data");
-                w.raw(data);
-                w.end_object();
-                w.end_object();
-            })
+            .push_log(level, logger, data)
             .map_err(SendError::Full)?;
         Ok(true)
+    }
+
+    /// Server: a log message about the request `id`. 2026-07-28: sent only when that
+    /// request asked for log messages (`_meta` logLevel) at `level` or below. Legacy: as
+    /// [`log`](Self::log). Returns whether it was sent.
+    ///
+    /// # Errors
+    /// As [`log`](Self::log); [`SendError::UnknownRequest`] for a finished request.
+    pub fn log_for(
+        &mut self,
+        id: InboundId,
+        level: LogLevel,
+        logger: Option<&str>,
+        data: Json<'_>,
+    ) -> Result<bool, SendError> {
+        let slot = *self
+            .core
+            .inbound_slot(id)
+            .ok_or(SendError::UnknownRequest)?;
+        if !slot.modern {
+            return self.log(level, logger, data);
+        }
+        if slot.state != InboundState::Open {
+            return Ok(false);
+        }
+        if !self.core.own_caps.contains(Caps::LOGGING) {
+            return Err(SendError::NotNegotiated(Method::LogMessage));
+        }
+        match LogLevel::from_index(slot.log_level) {
+            Some(min) if level >= min => {
+                self.core
+                    .push_log(level, logger, data)
+                    .map_err(SendError::Full)?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// Client, 2026-07-28: answers an [`Event::InputRequired`]. `responses` maps each key
+    /// of `inputRequests` to its answer; the core re-issues the original request with a
+    /// new wire id, these `inputResponses` and the echoed `requestState`. The handle stays
+    /// the same.
+    ///
+    /// # Errors
+    /// [`SendError::UnknownRequest`] when the request is not waiting for input;
+    /// [`SendError::ParamsNotObject`]; [`SendError::Full`].
+    pub fn answer_input(
+        &mut self,
+        now: u64,
+        id: OutboundId,
+        responses: Json<'_>,
+    ) -> Result<(), SendError> {
+        self.core.answer_input(now, id, responses)
+    }
+
+    /// Client, 2026-07-28: opens a `subscriptions/listen` stream with the filter
+    /// `notifications` (e.g. `{"toolsListChanged":true}`). The acknowledgement arrives
+    /// as [`Event::SubscriptionAcknowledged`], then tagged notifications as
+    /// [`Event::Notification`]; [`cancel`](Self::cancel) ends it.
+    ///
+    /// # Errors
+    /// [`SendError::NotInVersion`] outside the modern era; as
+    /// [`send_request`](Self::send_request) otherwise.
+    pub fn listen(&mut self, notifications: Json<'_>) -> Result<OutboundId, SendError> {
+        let c = &mut self.core;
+        if c.role != Role::Client || c.era != Era::Modern || c.phase != Phase::Operating {
+            return Err(SendError::NotInVersion(Method::SubscriptionsListen));
+        }
+        if !notifications.is_object() {
+            return Err(SendError::ParamsNotObject);
+        }
+        let Some(index) = c.outbound.iter().position(|s| !s.active) else {
+            return Err(SendError::TooManyRequests);
+        };
+        let id = c.next_id;
+        c.push_listen(id, notifications).map_err(SendError::Full)?;
+        c.next_id += 1;
+        let slot = &mut c.outbound[index];
+        *slot = OutboundSlot {
+            generation: slot.generation.wrapping_add(1),
+            ..OutboundSlot::EMPTY
+        };
+        slot.active = true;
+        slot.listen = true;
+        slot.method = Method::SubscriptionsListen;
+        slot.wire_id = id;
+        Ok(OutboundId {
+            index: index as u16,
+            generation: slot.generation,
+        })
     }
 
     /// Cancels one of our requests: queues `notifications/cancelled`; a late response
@@ -548,7 +842,7 @@ impl<'s> Session<'s> {
         let slot = c.outbound_slot(id).ok_or(SendError::UnknownRequest)?;
         let wire = slot.wire_id;
         c.push_cancelled(wire, reason).map_err(SendError::Full)?;
-        c.free_outbound(id.index);
+        c.finish_outbound(id.index as usize);
         Ok(())
     }
 
@@ -609,6 +903,9 @@ impl<'s> Session<'s> {
 
     /// Ends the session locally: queues [`Event::Closed`]`(Local)`; later input is ignored.
     pub fn close(&mut self) {
+        if self.core.role == Role::Server && self.core.era == Era::Modern {
+            self.core.close_listens();
+        }
         self.core.close(CloseReason::Local);
     }
 }
@@ -685,6 +982,19 @@ fn make_event<'a>(h: &Header, payload: &'a str) -> Event<'a> {
         }
         EvKind::Violation => Event::PeerViolation(decode_violation(h)),
         EvKind::Closed => Event::Closed(decode_close(h)),
+        EvKind::InputRequired => Event::InputRequired {
+            id: outbound,
+            input_requests: json(h.a),
+        },
+        EvKind::SubscriptionAck => Event::SubscriptionAcknowledged {
+            id: outbound,
+            notifications: json(h.a).unwrap_or(Json::EMPTY_OBJECT),
+        },
+        EvKind::InvalidResult => Event::InvalidResult {
+            id: outbound,
+            result: json(h.a).unwrap_or(Json::EMPTY_OBJECT),
+        },
+        EvKind::SubscriptionEnded => Event::SubscriptionEnded { id: outbound },
     }
 }
 
@@ -816,6 +1126,61 @@ impl<'s> Core<'s> {
     }
 
     fn on_request(&mut self, now: u64, id: Id<'_>, name: JsonStr<'_>, params: Option<Json<'_>>) {
+        if self.role == Role::Server && self.era != Era::Legacy {
+            let serves_modern = self.versions.contains(ProtocolVersion::V2026_07_28);
+            let serves_legacy = self.versions.newest_legacy().is_some();
+            let is = |m: Method| Method::from_json_str(name) == Some(m);
+            if modern_claim(params) {
+                if serves_modern {
+                    if let Some(p) = params {
+                        self.on_modern_request(id, name, p);
+                    }
+                    return;
+                }
+                // A legacy-only server: answer the probe at once so that clients fall
+                // back to `initialize` without waiting.
+                if is(Method::ServerDiscover) {
+                    self.reply_error(Some(id), ErrorCode::METHOD_NOT_FOUND, "Method not found: this server speaks the legacy protocol only (initialize)");
+                    self.violation(Violation::NotNegotiated(Method::ServerDiscover));
+                    return;
+                }
+            } else if self.era == Era::Modern || !serves_legacy {
+                // A claim-less request to a modern-only (or modern-latched) server.
+                if is(Method::Initialize) {
+                    let requested = params
+                        .and_then(|p| p.get("protocolVersion"))
+                        .and_then(|v| v.as_str());
+                    self.reply_unsupported_version(id, requested, true);
+                } else {
+                    self.reply_error(
+                        Some(id),
+                        ErrorCode::INVALID_PARAMS,
+                        "Invalid params: missing _meta io.modelcontextprotocol/protocolVersion",
+                    );
+                    self.violation(Violation::BadEnvelope(
+                        Method::from_json_str(name).unwrap_or(Method::Ping),
+                    ));
+                }
+                return;
+            }
+            // Claim-less traffic latches the legacy era.
+            self.era = Era::Legacy;
+        }
+        if self.role == Role::Client && self.era == Era::Modern {
+            // A modern server never sends requests, and a modern client never answers.
+            self.violation(Violation::UnexpectedMessage);
+            return;
+        }
+        self.on_legacy_request(now, id, name, params);
+    }
+
+    fn on_legacy_request(
+        &mut self,
+        now: u64,
+        id: Id<'_>,
+        name: JsonStr<'_>,
+        params: Option<Json<'_>>,
+    ) {
         let peer = self.role.peer();
         let Some(method) =
             Method::from_json_str(name).filter(|m| m.spec().kind == MethodKind::Request)
@@ -831,8 +1196,8 @@ impl<'s> Core<'s> {
             });
             return;
         }
-        let in_version =
-            self.version.is_none_or(|v| method.exists_in(v)) && method != Method::ServerDiscover;
+        let in_version = method.exists_in(self.version.unwrap_or(ProtocolVersion::LATEST_LEGACY))
+            && method.spec().since.is_legacy();
         if !method.spec().direction.allows(peer) || !in_version {
             self.reply_error(Some(id), ErrorCode::METHOD_NOT_FOUND, "Method not found");
             self.violation(Violation::NotNegotiated(method));
@@ -860,32 +1225,46 @@ impl<'s> Core<'s> {
             self.violation(Violation::NotNegotiated(method));
             return;
         }
-        if method == Method::LoggingSetLevel {
-            let level = params
-                .and_then(|p| p.get("level"))
-                .and_then(|l| l.as_str())
-                .and_then(|s| s.as_plain())
-                .and_then(LogLevel::parse);
-            match level {
-                Some(l) => {
-                    self.log_level = Some(l);
-                    self.reply_result(id, |w| {
-                        w.begin_object();
-                        w.end_object();
-                    });
-                }
-                None => {
-                    self.reply_error(
-                        Some(id),
-                        ErrorCode::INVALID_PARAMS,
-                        "Invalid params: unknown log level",
-                    );
-                    self.violation(Violation::InvalidParams(method));
+        match method {
+            Method::LoggingSetLevel => {
+                let level = params
+                    .and_then(|p| p.get("level"))
+                    .and_then(|l| l.as_str())
+                    .and_then(|s| s.as_plain())
+                    .and_then(LogLevel::parse);
+                match level {
+                    Some(l) => {
+                        self.log_level = Some(l);
+                        self.reply_result(id, |w| {
+                            w.begin_object();
+                            w.end_object();
+                        });
+                    }
+                    None => {
+                        self.reply_error(
+                            Some(id),
+                            ErrorCode::INVALID_PARAMS,
+                            "Invalid params: unknown log level",
+                        );
+                        self.violation(Violation::InvalidParams(method));
+                    }
                 }
             }
-            return;
+            Method::ResourcesSubscribe | Method::ResourcesUnsubscribe => {
+                self.on_legacy_subscribe(id, method, params)
+            }
+            _ => {
+                if let Some(index) =
+                    self.track_inbound(id, method, params.unwrap_or(Json::EMPTY_OBJECT))
+                {
+                    self.request_event(index, method, params);
+                }
+            }
         }
-        // Track it.
+    }
+
+    /// Records a request we must answer; on failure the error reply is already queued.
+    fn track_inbound(&mut self, id: Id<'_>, method: Method, params: Json<'_>) -> Option<usize> {
         if self
             .inbound
             .iter()
@@ -897,47 +1276,37 @@ impl<'s> Core<'s> {
                 "Invalid Request: duplicate id of a request in flight",
             );
             self.violation(Violation::DuplicateRequestId);
-            return;
+            return None;
         }
         let Some(index) = self
             .inbound
             .iter()
             .position(|s| s.state == InboundState::Free)
         else {
-            self.reply_error(
-                Some(id),
-                ErrorCode::INTERNAL_ERROR,
-                "Internal error: too many requests in flight",
-            );
+            let msg = if method == Method::SubscriptionsListen {
+                "Internal error: subscription limit reached"
+            } else {
+                "Internal error: too many requests in flight"
+            };
+            self.reply_error(Some(id), ErrorCode::INTERNAL_ERROR, msg);
             self.violation(Violation::TooManyRequests);
-            return;
+            return None;
         };
         let token = params
-            .and_then(|p| p.get("_meta"))
+            .get("_meta")
             .and_then(|m| m.get("progressToken"))
             .filter(|t| t.as_str().is_some() || t.is_integer());
         let slot = &mut self.inbound[index];
-        slot.generation = slot.generation.wrapping_add(1);
+        let generation = slot.generation.wrapping_add(1);
+        *slot = InboundSlot::EMPTY;
+        slot.generation = generation;
         slot.state = InboundState::Open;
         slot.method = method;
         slot.id.set(id.as_raw());
-        slot.token = RawId::EMPTY;
         if let Some(t) = token {
             slot.token.set(t.as_raw());
         }
-        slot.last_progress = f64::NEG_INFINITY;
-        let handle = InboundId {
-            index: index as u16,
-            generation: slot.generation,
-        };
-        let mut h = Header::new(EvKind::Request);
-        h.small[0] = method as u8;
-        h.handle = handle.to_bits();
-        let payload = params.map_or("", |p| p.as_raw());
-        if params.is_some() {
-            h.a = (0, payload.len() as u32);
-        }
-        self.event(h, payload);
+        Some(index)
     }
 
     fn on_initialize(&mut self, _now: u64, id: Id<'_>, params: Option<Json<'_>>) {
@@ -1028,6 +1397,15 @@ impl<'s> Core<'s> {
         else {
             return; // unknown notifications are ignored
         };
+        if self.role == Role::Server && self.era == Era::Modern && method != Method::Cancelled {
+            return; // a modern client sends no other notification
+        }
+        if method == Method::SubscriptionsAcknowledged {
+            if self.role == Role::Client {
+                let _ = self.on_listen_ack(params.unwrap_or(Json::EMPTY_OBJECT));
+            }
+            return;
+        }
         match method {
             Method::Initialized if self.role == Role::Server => {
                 if self.phase == Phase::AwaitingInitialized {
@@ -1047,6 +1425,31 @@ impl<'s> Core<'s> {
                     return;
                 };
                 let rid = Id::from_raw(rid.as_raw());
+                if self.role == Role::Client {
+                    // A modern server ends one of our listen streams this way.
+                    let wire = rid.as_raw().parse::<u64>().ok();
+                    if let Some(i) = self
+                        .outbound
+                        .iter()
+                        .position(|s| s.active && s.listen && Some(s.wire_id) == wire)
+                    {
+                        let handle = OutboundId {
+                            index: i as u16,
+                            generation: self.outbound[i].generation,
+                        };
+                        self.finish_outbound(i);
+                        let mut h = Header::new(EvKind::SubscriptionEnded);
+                        h.handle = handle.to_bits();
+                        self.event(h, "");
+                    }
+                    return;
+                }
+                if let Some(i) = self.inbound.iter().position(|s| {
+                    s.state == InboundState::Listening && Id::from_raw(s.id.as_str()).same(&rid)
+                }) {
+                    self.end_listen(i);
+                    return;
+                }
                 let found = self.inbound.iter().position(|s| {
                     s.state == InboundState::Open && Id::from_raw(s.id.as_str()).same(&rid)
                 });
@@ -1089,12 +1492,11 @@ impl<'s> Core<'s> {
                     return;
                 }
                 slot.last_progress = value;
-                if slot.reset_on_progress {
-                    if let Some(t) = slot.timeout_ms {
+                if slot.reset_on_progress
+                    && let Some(t) = slot.timeout_ms {
                         let d = _now.saturating_add(t);
                         slot.deadline = Some(slot.hard_deadline.map_or(d, |h| h.min(d)));
                     }
-                }
                 let mut h = Header::new(EvKind::Progress);
                 h.handle = OutboundId {
                     index: i as u16,
@@ -1130,6 +1532,12 @@ impl<'s> Core<'s> {
         id: Option<Id<'_>>,
         outcome: Result<Json<'_>, jsonrpc::ErrorObject<'_>>,
     ) {
+        if self.role == Role::Server && self.era != Era::Legacy {
+            // Responses only answer server→client requests, which exist only in the
+            // legacy era: drop them.
+            self.violation(Violation::UnexpectedMessage);
+            return;
+        }
         let Some(id) = id else {
             if let Err(e) = outcome {
                 self.violation(Violation::UncorrelatedError { code: e.code });
@@ -1145,6 +1553,10 @@ impl<'s> Core<'s> {
             self.violation(Violation::UnknownResponseId);
             return;
         };
+        if self.role == Role::Client && self.probe_id == Some(wire) {
+            self.on_probe_response(now, outcome);
+            return;
+        }
         if self.role == Role::Client && self.init_id == Some(wire) {
             self.on_initialize_response(now, outcome);
             return;
@@ -1152,7 +1564,7 @@ impl<'s> Core<'s> {
         let Some(i) = self
             .outbound
             .iter()
-            .position(|s| s.active && s.wire_id == wire)
+            .position(|s| s.active && s.wire_id == wire && !s.awaiting_input)
         else {
             if wire >= self.next_id {
                 self.violation(Violation::UnknownResponseId);
@@ -1164,15 +1576,23 @@ impl<'s> Core<'s> {
             index: i as u16,
             generation: self.outbound[i].generation,
         };
-        self.free_outbound(i as u16);
         match outcome {
+            Ok(result) if self.era == Era::Modern && self.outbound[i].listen => {
+                let _ = result;
+                self.finish_outbound(i);
+                let mut h = Header::new(EvKind::SubscriptionEnded);
+                h.handle = handle.to_bits();
+                self.event(h, "");
+            }
+            Ok(result) if self.era == Era::Modern => self.on_modern_result(i, result),
             Ok(result) => {
+                self.finish_outbound(i);
                 let mut h = Header::new(EvKind::Response);
                 h.handle = handle.to_bits();
                 h.a = (0, result.as_raw().len() as u32);
                 self.event(h, result.as_raw());
             }
-            Err(e) => self.error_event(handle, e),
+            Err(e) => self.on_error_for(i, e),
         }
     }
 
@@ -1281,8 +1701,16 @@ impl<'s> Core<'s> {
         if !method.spec().direction.allows(self.role) || method == Method::ServerDiscover {
             return Err(SendError::WrongDirection(method));
         }
-        if matches!(method, Method::Initialize) {
+        if matches!(
+            method,
+            Method::Initialize | Method::SubscriptionsListen | Method::SubscriptionsAcknowledged
+        ) {
             return Err(SendError::Reserved(method));
+        }
+        if self.era == Era::Modern && self.role == Role::Server && kind == MethodKind::Request {
+            // A modern server never sends requests: ask for input with
+            // `respond_input_required` instead.
+            return Err(SendError::NotInVersion(method));
         }
         match self.phase {
             Phase::Closed => return Err(SendError::WrongPhase(self.phase)),
@@ -1298,11 +1726,10 @@ impl<'s> Core<'s> {
                 }
             }
         }
-        if let Some(v) = self.version {
-            if !method.exists_in(v) {
+        if let Some(v) = self.version
+            && !method.exists_in(v) {
                 return Err(SendError::NotInVersion(method));
             }
-        }
         if !self.gate_ok(method, self.role.peer()) {
             return Err(SendError::NotNegotiated(method));
         }
@@ -1325,21 +1752,17 @@ impl<'s> Core<'s> {
         };
         let id = self.next_id;
         let progress = opts.progress;
-        self.push(|w| {
-            w.begin_object();
-            w.key("jsonrpc");
-            w.string("2.0");
-            w.key("id");
-            w.u64(id);
-            w.key("method");
-            w.string(method.as_str());
-            if params.is_some() || progress {
-                w.key("params");
-                write_params_with_token(w, params, progress.then_some(id));
-            }
-            w.end_object();
-        })
-        .map_err(SendError::Full)?;
+        let modern = self.era == Era::Modern;
+        self.push_request(id, method, params, progress.then_some(id), modern, None)
+            .map_err(SendError::Full)?;
+        // Keep the params of a request that may need an MRTR retry.
+        let retained = modern
+            && method.allows_input_required()
+            && self.arena.add(
+                &mut self.info,
+                index as u16,
+                params.map_or("{}", |p| p.as_raw()).as_bytes(),
+            );
         self.next_id += 1;
         let timeout = opts.timeout_ms.or(self.default_timeout);
         let slot = &mut self.outbound[index];
@@ -1353,9 +1776,41 @@ impl<'s> Core<'s> {
         slot.reset_on_progress = opts.reset_timeout_on_progress;
         slot.has_token = progress;
         slot.last_progress = f64::NEG_INFINITY;
+        slot.retained = retained;
+        slot.rounds = 0;
+        slot.has_state = false;
+        slot.listen = false;
+        slot.awaiting_input = false;
         Ok(OutboundId {
             index: index as u16,
             generation: slot.generation,
+        })
+    }
+
+    fn push_log(
+        &mut self,
+        level: LogLevel,
+        logger: Option<&str>,
+        data: Json<'_>,
+    ) -> Result<(), InsufficientSize> {
+        self.push(|w| {
+            w.begin_object();
+            w.key("jsonrpc");
+            w.string("2.0");
+            w.key("method");
+            w.string(Method::LogMessage.as_str());
+            w.key("params");
+            w.begin_object();
+            w.key("level");
+            w.string(level.as_str());
+            if let Some(l) = logger {
+                w.key("logger");
+                w.string(l);
+            }
+            w.key("data");
+            w.raw(data);
+            w.end_object();
+            w.end_object();
         })
     }
 
@@ -1382,7 +1837,11 @@ impl<'s> Core<'s> {
     fn on_timeout(&mut self, now: u64) {
         if self.init_deadline.is_some_and(|d| d <= now) {
             self.init_deadline = None;
-            self.close(CloseReason::InitializeTimedOut);
+            if self.probe_id.is_some() {
+                self.probe_fallback(now);
+            } else {
+                self.close(CloseReason::InitializeTimedOut);
+            }
             return;
         }
         for i in 0..self.outbound.len() {
@@ -1399,7 +1858,7 @@ impl<'s> Core<'s> {
                 return; // try again at the next call, after the host drained
             }
             let _ = self.push_cancelled(s.wire_id, Some("timed out"));
-            self.free_outbound(i as u16);
+            self.finish_outbound(i);
             let mut h = Header::new(EvKind::TimedOut);
             h.handle = OutboundId {
                 index: i as u16,
@@ -1433,32 +1892,4 @@ impl<'s> Core<'s> {
             s.active = false;
         }
     }
-}
-
-/// Writes `params` with `_meta.progressToken` added (merging an existing `_meta`).
-fn write_params_with_token(w: &mut JsonWriter<'_>, params: Option<Json<'_>>, token: Option<u64>) {
-    w.begin_object();
-    if let Some(t) = token {
-        w.key("_meta");
-        w.begin_object();
-        w.key("progressToken");
-        w.u64(t);
-        if let Some(meta) = params.and_then(|p| p.get("_meta")) {
-            for (k, v) in meta.members().filter(|(k, _)| !k.eq_str("progressToken")) {
-                w.key_raw(k);
-                w.raw(v);
-            }
-        }
-        w.end_object();
-    }
-    if let Some(p) = params {
-        for (k, v) in p.members() {
-            if token.is_some() && k.eq_str("_meta") {
-                continue;
-            }
-            w.key_raw(k);
-            w.raw(v);
-        }
-    }
-    w.end_object();
 }

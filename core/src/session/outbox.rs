@@ -21,6 +21,15 @@ impl<'s> Outbox<'s> {
         }
     }
 
+    /// An empty outbox with no buffer (a placeholder while the real one is borrowed).
+    pub(crate) fn detached() -> Outbox<'static> {
+        Outbox {
+            buf: Slice::Borrowed(&mut []),
+            head: 0,
+            tail: 0,
+        }
+    }
+
     pub(crate) fn capacity(&self) -> usize {
         self.buf.len()
     }

@@ -3,7 +3,7 @@
 use core::ops::{Deref, DerefMut};
 
 use crate::jsonrpc::ID_CAPACITY;
-use crate::protocol::Method;
+use crate::protocol::{Caps, Method};
 
 /// A slice the session uses: borrowed from the caller, or owned with the `alloc` feature
 /// (smoltcp's `ManagedSlice` idea).
@@ -95,6 +95,14 @@ pub struct InboundSlot {
     pub(crate) id: RawId,
     pub(crate) token: RawId,
     pub(crate) last_progress: f64,
+    /// Served under 2026-07-28.
+    pub(crate) modern: bool,
+    /// The client capabilities declared on this request (2026-07-28).
+    pub(crate) client_caps: Caps,
+    /// The `logLevel` of this request (2026-07-28), as `LogLevel as u8`; 0xFF for none.
+    pub(crate) log_level: u8,
+    /// Honoured listen filter bits (2026-07-28 `subscriptions/listen`).
+    pub(crate) listen: u8,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -104,6 +112,8 @@ pub(crate) enum InboundState {
     Open,
     /// The peer cancelled it; a response is dropped.
     Cancelled,
+    /// An open `subscriptions/listen` stream (answered only when we close it).
+    Listening,
 }
 
 impl InboundSlot {
@@ -115,6 +125,10 @@ impl InboundSlot {
         id: RawId::EMPTY,
         token: RawId::EMPTY,
         last_progress: f64::NEG_INFINITY,
+        modern: false,
+        client_caps: Caps::NONE,
+        log_level: 0xFF,
+        listen: 0,
     };
 }
 
@@ -128,6 +142,16 @@ impl Default for InboundSlot {
 #[derive(Clone, Copy)]
 pub struct OutboundSlot {
     pub(crate) generation: u16,
+    /// The request may get `input_required`: its params are kept in the arena.
+    pub(crate) retained: bool,
+    /// MRTR rounds so far.
+    pub(crate) rounds: u8,
+    /// `requestState` from the last `input_required` is kept in the arena too.
+    pub(crate) has_state: bool,
+    /// A `subscriptions/listen` request.
+    pub(crate) listen: bool,
+    /// Got `input_required`; waiting for the host's `answer_input`.
+    pub(crate) awaiting_input: bool,
     pub(crate) active: bool,
     pub(crate) method: Method,
     pub(crate) wire_id: u64,
@@ -143,6 +167,11 @@ impl OutboundSlot {
     /// An empty slot, for initialising arrays.
     pub const EMPTY: OutboundSlot = OutboundSlot {
         generation: 0,
+        retained: false,
+        rounds: 0,
+        has_state: false,
+        listen: false,
+        awaiting_input: false,
         active: false,
         method: Method::Ping,
         wire_id: 0,

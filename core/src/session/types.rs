@@ -29,10 +29,23 @@ pub struct Config<'c> {
     pub limits: crate::Limits,
     /// Default timeout of our requests in milliseconds (`None`: no timeout).
     pub request_timeout_ms: Option<u64>,
+    /// Bytes reserved (inside [`Storage::info`](super::Storage::info)) for resource
+    /// subscription URIs (server) or for the params of requests that may need an MRTR
+    /// retry (client). Default 4096.
+    pub arena_bytes: usize,
+    /// Server, 2026-07-28: `ttlMs` added to cacheable results that do not carry one.
+    /// Default 0 ("stale at once"): safe for servers whose lists change.
+    pub cache_ttl_ms: u64,
+    /// Server, 2026-07-28: `cacheScope` added to cacheable results that do not carry
+    /// one: `"public"` when true, `"private"` (the default) when false.
+    pub cache_public: bool,
+    /// Client: how long to wait for the `server/discover` probe before falling back to
+    /// `initialize`. Default 3000 ms.
+    pub probe_timeout_ms: u64,
 }
 
 impl<'c> Config<'c> {
-    /// A server configuration with default limits and every legacy revision.
+    /// A server configuration with default limits, serving every revision (both eras).
     pub fn server(name: &'c str, version: &'c str, capabilities: Json<'c>) -> Self {
         Config {
             role: Role::Server,
@@ -40,13 +53,18 @@ impl<'c> Config<'c> {
             version,
             capabilities,
             instructions: None,
-            versions: Versions::LEGACY,
+            versions: Versions::ALL,
             limits: crate::Limits::DEFAULT,
             request_timeout_ms: Some(60_000),
+            arena_bytes: 4096,
+            cache_ttl_ms: 0,
+            cache_public: false,
+            probe_timeout_ms: 3000,
         }
     }
 
-    /// A client configuration with default limits and every legacy revision.
+    /// A client configuration with default limits and every revision: it probes with
+    /// `server/discover` and falls back to `initialize`.
     pub fn client(name: &'c str, version: &'c str, capabilities: Json<'c>) -> Self {
         Config {
             role: Role::Client,
@@ -58,7 +76,10 @@ impl<'c> Config<'c> {
     pub fn info_len(&self) -> usize {
         // name and version are escaped on output (worst case 6 bytes per byte).
         let instr = self.instructions.map_or(0, |s| s.len() * 6 + 20);
-        64 + 6 * (self.name.len() + self.version.len()) + self.capabilities.as_raw().len() + instr
+        64 + 6 * (self.name.len() + self.version.len())
+            + self.capabilities.as_raw().len()
+            + instr
+            + self.arena_bytes
     }
 }
 
@@ -196,6 +217,38 @@ pub enum Event<'a> {
         /// The whole params object (`message`, ...).
         params: Json<'a>,
     },
+    /// Client, 2026-07-28: the server needs input before it can answer (MRTR). Fulfil
+    /// `input_requests` and call [`answer_input`](super::Session::answer_input); the core
+    /// re-issues the request (same handle, new wire id) with `inputResponses` and the
+    /// echoed `requestState`. Or [`cancel`](super::Session::cancel) it.
+    InputRequired {
+        /// Which request.
+        id: OutboundId,
+        /// The `inputRequests` map (key → `{method, params}`), if any.
+        input_requests: Option<Json<'a>>,
+    },
+    /// Client, 2026-07-28: a `subscriptions/listen` was acknowledged with the honoured
+    /// filter.
+    SubscriptionAcknowledged {
+        /// The listen request.
+        id: OutboundId,
+        /// The honoured `notifications` filter.
+        notifications: Json<'a>,
+    },
+    /// Client, 2026-07-28: the server's result was invalid for the request (unknown
+    /// `resultType`, `input_required` where not allowed, too many MRTR rounds, an input
+    /// kind we did not declare). The request is finished.
+    InvalidResult {
+        /// Which request.
+        id: OutboundId,
+        /// The result as received.
+        result: Json<'a>,
+    },
+    /// Client, 2026-07-28: the server ended one of our `subscriptions/listen` streams.
+    SubscriptionEnded {
+        /// The listen request.
+        id: OutboundId,
+    },
     /// The peer broke the protocol; any error reply JSON-RPC requires is already queued.
     PeerViolation(Violation),
     /// The connection is over.
@@ -244,6 +297,18 @@ pub enum Violation {
     BatchNotAllowed,
     /// A progress notification whose value did not increase (dropped).
     ProgressNotIncreasing,
+    /// 2026-07-28: a request whose `_meta` envelope is missing or malformed (-32602 sent).
+    BadEnvelope(Method),
+    /// 2026-07-28: a request naming a protocol version we do not serve (-32022 sent).
+    UnsupportedVersion,
+    /// A message this era does not allow in this direction (a response to a modern
+    /// server, a request to a modern client); dropped.
+    UnexpectedMessage,
+    /// 2026-07-28: the subscription table or arena is full (-32603 sent).
+    TooManySubscriptions,
+    /// 2026-07-28 client: an invalid result (unknown `resultType`, `input_required` on a
+    /// method that does not allow it, too many MRTR rounds); reported as an error response.
+    InvalidResult,
 }
 
 /// Why a session closed.
@@ -263,6 +328,12 @@ pub enum CloseReason {
     InitializeTimedOut,
     /// The host called [`close`](super::Session::close).
     Local,
+    /// Client: the server closed its output while the `server/discover` probe was
+    /// pending. Some legacy servers exit on any request before `initialize`: restart the
+    /// server and connect with a legacy-only configuration.
+    PeerClosedDuringProbe,
+    /// Client: the server answered `server/discover` with -32022 and no version we share.
+    NoCommonVersion,
 }
 
 /// Why a session could not be created.
@@ -368,6 +439,13 @@ pub enum RespondError {
     Full(InsufficientSize),
     /// The result is not a JSON object.
     ResultNotObject,
+    /// The error code is in the range -32020..=-32099 that the spec reserves; use the
+    /// dedicated commands for the codes it defines.
+    ReservedCode(i32),
+    /// An `input_required` result is allowed only for `tools/call`, `prompts/get` and
+    /// `resources/read` of a 2026-07-28 request, with input requests the request's client
+    /// capabilities allow.
+    InputNotAllowed,
 }
 
 impl fmt::Display for RespondError {
@@ -376,6 +454,12 @@ impl fmt::Display for RespondError {
             RespondError::UnknownRequest => f.write_str("unknown or already answered request"),
             RespondError::Full(e) => write!(f, "transmit queue full: {e}"),
             RespondError::ResultNotObject => f.write_str("a result must be a JSON object"),
+            RespondError::ReservedCode(c) => {
+                write!(f, "error code {c} is reserved by the MCP specification")
+            }
+            RespondError::InputNotAllowed => {
+                f.write_str("input_required is not allowed for this request")
+            }
         }
     }
 }
@@ -393,6 +477,25 @@ pub struct RequestOptions {
     pub reset_timeout_on_progress: bool,
     /// Hard maximum in ms, even with progress resets.
     pub max_total_ms: Option<u64>,
+}
+
+/// What [`Session::request_info`](super::Session::request_info) reports about a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestInfo {
+    /// The method.
+    pub method: Method,
+    /// Served under 2026-07-28.
+    pub modern: bool,
+    /// 2026-07-28: the client capabilities declared on this request (gate input requests
+    /// and features with these). Empty in the legacy era: use
+    /// [`Session::peer_capabilities`](super::Session::peer_capabilities).
+    pub client_capabilities: crate::protocol::Caps,
+    /// 2026-07-28: the `logLevel` the request asked for (no level: no log messages).
+    pub log_level: Option<crate::protocol::LogLevel>,
+    /// The request carries a progress token.
+    pub has_progress_token: bool,
+    /// The peer cancelled it.
+    pub cancelled: bool,
 }
 
 /// Counts the session keeps (for diagnostics and tests).

@@ -1,0 +1,716 @@
+//! The 2026-07-28 ("modern") era on the server side: per-request `_meta` envelope
+//! validation, `server/discover`, `subscriptions/listen`, result decoration, and the
+//! era-independent change notifications.
+
+use super::arena::LEGACY_OWNER;
+use super::storage::InboundState;
+use super::types::{InboundId, SendError, Violation};
+use super::{Core, Header};
+use crate::error::{ErrorCode, InsufficientSize};
+use crate::json::{Json, JsonKind, JsonStr, JsonWriter};
+use crate::jsonrpc::Id;
+use crate::protocol::{Caps, LogLevel, Method, MethodKind, ProtocolVersion, Role};
+
+pub(crate) const KEY_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+pub(crate) const KEY_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
+pub(crate) const KEY_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+pub(crate) const KEY_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+pub(crate) const KEY_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+pub(crate) const KEY_SUBSCRIPTION: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// -32021: the request lacks a client capability the work needs.
+pub const MISSING_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32021);
+/// -32022: the request names a protocol version the server does not serve.
+pub const UNSUPPORTED_PROTOCOL_VERSION: ErrorCode = ErrorCode(-32022);
+
+/// Which era a connection speaks; latched by the first message that decides it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Era {
+    /// Nothing decided yet (a `server/discover` probe does not decide).
+    Opening,
+    /// The `initialize` handshake (2024-11-05 … 2025-11-25).
+    Legacy,
+    /// Stateless 2026-07-28.
+    Modern,
+}
+
+/// A change the host announces once; the core delivers it the right way for the
+/// connection's era (an unsolicited notification in the legacy era, a tagged copy per
+/// matching `subscriptions/listen` stream in the modern era), or not at all when nobody
+/// asked for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change<'a> {
+    /// The tool list changed.
+    ToolsListChanged,
+    /// The prompt list changed.
+    PromptsListChanged,
+    /// The resource list changed.
+    ResourcesListChanged,
+    /// The resource with this URI changed.
+    ResourceUpdated(&'a str),
+}
+
+pub(crate) const L_TOOLS: u8 = 1;
+pub(crate) const L_PROMPTS: u8 = 2;
+pub(crate) const L_RESOURCES: u8 = 4;
+pub(crate) const L_SUBSCRIBE: u8 = 8;
+
+/// True when the request claims the modern era (its `_meta` names a protocol version).
+pub(crate) fn modern_claim(params: Option<Json<'_>>) -> bool {
+    params
+        .and_then(|p| p.get("_meta"))
+        .is_some_and(|m| m.get(KEY_VERSION).is_some())
+}
+
+impl Core<'_> {
+    pub(super) fn reply_unsupported_version(
+        &mut self,
+        id: Id<'_>,
+        requested: Option<JsonStr<'_>>,
+        modern_only: bool,
+    ) {
+        let r = self.outbox.push_with(|w| {
+            w.begin_object();
+            w.key("jsonrpc");
+            w.string("2.0");
+            w.key("id");
+            w.raw(id.as_json());
+            w.key("error");
+            w.begin_object();
+            w.key("code");
+            w.i64(UNSUPPORTED_PROTOCOL_VERSION.0 as i64);
+            w.key("message");
+            w.string("Unsupported protocol version");
+            w.key("data");
+            w.begin_object();
+            w.key("supported");
+            self_versions(w, self.versions, modern_only);
+            w.key("requested");
+            match requested {
+                Some(r) => w.string_raw(r),
+                None => w.string(""),
+            }
+            w.end_object();
+            w.end_object();
+            w.end_object();
+        });
+        if r.is_ok() {
+            self.stats.messages_out += 1;
+        }
+        self.violation(Violation::UnsupportedVersion);
+    }
+
+    /// Handles a request that claims the modern era (the server serves 2026-07-28).
+    pub(super) fn on_modern_request(&mut self, id: Id<'_>, name: JsonStr<'_>, params: Json<'_>) {
+        let method = Method::from_json_str(name);
+        let bad_envelope = |this: &mut Self, msg: &str| {
+            this.reply_error(Some(id), ErrorCode::INVALID_PARAMS, msg);
+            this.violation(Violation::BadEnvelope(method.unwrap_or(Method::Ping)));
+        };
+        // 5. The envelope.
+        let Some(meta) = params.get("_meta").filter(|m| m.is_object()) else {
+            return bad_envelope(self, "Invalid params: _meta must be an object");
+        };
+        let Some(requested) = meta.get(KEY_VERSION).and_then(|v| v.as_str()) else {
+            return bad_envelope(
+                self,
+                "Invalid params: _meta io.modelcontextprotocol/protocolVersion must be a string",
+            );
+        };
+        let Some(caps) = meta.get(KEY_CAPS).filter(|c| c.is_object()) else {
+            return bad_envelope(
+                self,
+                "Invalid params: _meta is missing io.modelcontextprotocol/clientCapabilities",
+            );
+        };
+        // 6. The version.
+        let version = requested
+            .as_plain()
+            .and_then(ProtocolVersion::parse)
+            .filter(|v| !v.is_legacy() && self.versions.contains(*v));
+        let Some(version) = version else {
+            return self.reply_unsupported_version(id, Some(requested), false);
+        };
+        // 8. The method in this version's table, with server-capability gating.
+        let method = match method {
+            Some(m)
+                if m.spec().kind == MethodKind::Request
+                    && m.exists_in(version)
+                    && m.spec().direction.allows(Role::Client) =>
+            {
+                m
+            }
+            _ => {
+                self.reply_error(Some(id), ErrorCode::METHOD_NOT_FOUND, "Method not found");
+                self.violation(Violation::UnknownMethod);
+                return;
+            }
+        };
+        let gated = match method {
+            Method::ServerDiscover | Method::SubscriptionsListen => true,
+            m => match m.gate_in(version) {
+                crate::protocol::Gate::Server(c) => self.own_caps.contains(c),
+                _ => true,
+            },
+        };
+        if !gated {
+            self.reply_error(
+                Some(id),
+                ErrorCode::METHOD_NOT_FOUND,
+                "Method not found: capability not advertised",
+            );
+            self.violation(Violation::NotNegotiated(method));
+            return;
+        }
+        // 9. Params the core checks itself.
+        let log_level = match meta.get(KEY_LOG_LEVEL) {
+            None => None,
+            Some(l) => match l
+                .as_str()
+                .and_then(|s| s.as_plain())
+                .and_then(LogLevel::parse)
+            {
+                Some(l) => Some(l),
+                None => {
+                    self.reply_error(
+                        Some(id),
+                        ErrorCode::INVALID_PARAMS,
+                        "Invalid params: unknown logLevel",
+                    );
+                    self.violation(Violation::InvalidParams(method));
+                    return;
+                }
+            },
+        };
+        if method == Method::ServerDiscover {
+            self.reply_discover(id);
+            return;
+        }
+        self.latch_modern();
+        let client_caps = Caps::from_json(caps);
+        if method == Method::SubscriptionsListen {
+            self.open_listen(id, params);
+            return;
+        }
+        if let Some(index) = self.track_inbound(id, method, params) {
+            let slot = &mut self.inbound[index];
+            slot.modern = true;
+            slot.client_caps = client_caps;
+            slot.log_level = log_level.map_or(0xFF, |l| l as u8);
+            self.request_event(index, method, Some(params));
+        }
+    }
+
+    pub(super) fn latch_modern(&mut self) {
+        if self.era == Era::Opening {
+            self.era = Era::Modern;
+            self.version = Some(ProtocolVersion::V2026_07_28);
+            self.phase = super::Phase::Operating;
+        }
+    }
+
+    fn reply_discover(&mut self, id: Id<'_>) {
+        let (name, ver, caps, instr) = (
+            self.info_spans[0],
+            self.info_spans[1],
+            self.info_spans[2],
+            self.info_spans[3],
+        );
+        let info = &self.info;
+        let text =
+            |s: (usize, usize)| core::str::from_utf8(&info[s.0..s.0 + s.1]).unwrap_or("null");
+        let (name, ver, caps, instr) = (
+            text(name),
+            text(ver),
+            text(caps),
+            if instr.1 > 0 { Some(text(instr)) } else { None },
+        );
+        let versions = self.versions;
+        let (ttl, public) = (self.cache_ttl_ms, self.cache_public);
+        let r = self.outbox.push_with(|w| {
+            w.begin_object();
+            w.key("jsonrpc");
+            w.string("2.0");
+            w.key("id");
+            w.raw(id.as_json());
+            w.key("result");
+            w.begin_object();
+            w.key("resultType");
+            w.string("complete");
+            w.key("supportedVersions");
+            self_versions(w, versions, true);
+            w.key("capabilities");
+            w.raw(Json::from_validated(caps));
+            if let Some(i) = instr {
+                w.key("instructions");
+                w.raw(Json::from_validated(i));
+            }
+            w.key("ttlMs");
+            w.u64(ttl);
+            w.key("cacheScope");
+            w.string(if public { "public" } else { "private" });
+            w.key("_meta");
+            w.begin_object();
+            w.key(KEY_SERVER_INFO);
+            w.begin_object();
+            w.key("name");
+            w.raw(Json::from_validated(name));
+            w.key("version");
+            w.raw(Json::from_validated(ver));
+            w.end_object();
+            w.end_object();
+            w.end_object();
+            w.end_object();
+        });
+        if r.is_ok() {
+            self.stats.messages_out += 1;
+        }
+    }
+
+    fn open_listen(&mut self, id: Id<'_>, params: Json<'_>) {
+        let Some(filter) = params.get("notifications").filter(|n| n.is_object()) else {
+            self.reply_error(
+                Some(id),
+                ErrorCode::INVALID_PARAMS,
+                "Invalid params: notifications must be an object",
+            );
+            self.violation(Violation::InvalidParams(Method::SubscriptionsListen));
+            return;
+        };
+        let flag = |k: &str| filter.get(k).and_then(|v| v.as_bool()) == Some(true);
+        let mut bits = 0u8;
+        if flag("toolsListChanged") && self.own_caps.contains(Caps::TOOLS_LIST_CHANGED) {
+            bits |= L_TOOLS;
+        }
+        if flag("promptsListChanged") && self.own_caps.contains(Caps::PROMPTS_LIST_CHANGED) {
+            bits |= L_PROMPTS;
+        }
+        if flag("resourcesListChanged") && self.own_caps.contains(Caps::RESOURCES_LIST_CHANGED) {
+            bits |= L_RESOURCES;
+        }
+        let uris = filter.get("resourceSubscriptions").filter(|u| {
+            u.kind() == JsonKind::Array && self.own_caps.contains(Caps::RESOURCES_SUBSCRIBE)
+        });
+        let uri_bytes: usize = uris.map_or(0, |u| {
+            u.elements()
+                .filter_map(|e| e.as_str())
+                .map(|s| s.raw().len() + 4)
+                .sum()
+        });
+        if uri_bytes > 0 {
+            bits |= L_SUBSCRIBE;
+        }
+        if uri_bytes > self.arena.free() {
+            self.reply_error(
+                Some(id),
+                ErrorCode::INTERNAL_ERROR,
+                "Internal error: subscription limit reached",
+            );
+            self.violation(Violation::TooManySubscriptions);
+            return;
+        }
+        let Some(index) = self.track_inbound(id, Method::SubscriptionsListen, params) else {
+            return;
+        };
+        self.inbound[index].modern = true;
+        self.inbound[index].state = InboundState::Listening;
+        self.inbound[index].listen = bits;
+        if let Some(u) = uris {
+            for s in u.elements().filter_map(|e| e.as_str()) {
+                // Stored escaped, as received; compared after unescaping.
+                let _ = self
+                    .arena
+                    .add(&mut self.info, index as u16, s.raw().as_bytes());
+            }
+        }
+        // The acknowledgement: the honoured subset, tagged with the listen id.
+        let (arena, info) = (&self.arena, &self.info);
+        let r = self.outbox.push_with(|w| {
+            w.begin_object();
+            w.key("jsonrpc");
+            w.string("2.0");
+            w.key("method");
+            w.string(Method::SubscriptionsAcknowledged.as_str());
+            w.key("params");
+            w.begin_object();
+            w.key("notifications");
+            w.begin_object();
+            for (bit, name) in [
+                (L_TOOLS, "toolsListChanged"),
+                (L_PROMPTS, "promptsListChanged"),
+                (L_RESOURCES, "resourcesListChanged"),
+            ] {
+                if bits & bit != 0 {
+                    w.key(name);
+                    w.bool(true);
+                }
+            }
+            if bits & L_SUBSCRIBE != 0 {
+                w.key("resourceSubscriptions");
+                w.begin_array();
+                for (_, uri) in arena.iter(info).filter(|(o, _)| *o == index as u16) {
+                    w.string_raw(JsonStr::from_validated(
+                        core::str::from_utf8(uri).unwrap_or(""),
+                        true,
+                    ));
+                }
+                w.end_array();
+            }
+            w.end_object();
+            w.key("_meta");
+            w.begin_object();
+            w.key(KEY_SUBSCRIPTION);
+            w.raw(id.as_json());
+            w.end_object();
+            w.end_object();
+            w.end_object();
+        });
+        if r.is_ok() {
+            self.stats.messages_out += 1;
+        }
+    }
+
+    /// Legacy `resources/subscribe` / `resources/unsubscribe`, answered by the core so that
+    /// [`Change::ResourceUpdated`] can be delivered in either era.
+    pub(super) fn on_legacy_subscribe(
+        &mut self,
+        id: Id<'_>,
+        method: Method,
+        params: Option<Json<'_>>,
+    ) {
+        let Some(uri) = params.and_then(|p| p.get("uri")).and_then(|u| u.as_str()) else {
+            self.reply_error(
+                Some(id),
+                ErrorCode::INVALID_PARAMS,
+                "Invalid params: uri must be a string",
+            );
+            self.violation(Violation::InvalidParams(method));
+            return;
+        };
+        let same = |o: u16, b: &[u8]| {
+            o == LEGACY_OWNER
+                && JsonStr::from_validated(core::str::from_utf8(b).unwrap_or(""), true)
+                    .chars()
+                    .eq(uri.chars())
+        };
+        let known = self.arena.iter(&self.info).any(|(o, b)| same(o, b));
+        if method == Method::ResourcesSubscribe
+            && !known
+            && !self
+                .arena
+                .add(&mut self.info, LEGACY_OWNER, uri.raw().as_bytes())
+        {
+            self.reply_error(
+                Some(id),
+                ErrorCode::INTERNAL_ERROR,
+                "Internal error: subscription limit reached",
+            );
+            self.violation(Violation::TooManySubscriptions);
+            return;
+        }
+        if method == Method::ResourcesUnsubscribe {
+            self.arena.remove_where(&mut self.info, same);
+        }
+        self.reply_result(id, |w| {
+            w.begin_object();
+            w.end_object();
+        });
+    }
+
+    /// Delivers a change; returns how many notifications were queued.
+    pub(super) fn notify(&mut self, change: Change<'_>) -> Result<usize, SendError> {
+        if self.role != Role::Server {
+            return Err(SendError::WrongDirection(change_method(change)));
+        }
+        let (method, bit, cap) = match change {
+            Change::ToolsListChanged => {
+                (Method::ToolsListChanged, L_TOOLS, Caps::TOOLS_LIST_CHANGED)
+            }
+            Change::PromptsListChanged => (
+                Method::PromptsListChanged,
+                L_PROMPTS,
+                Caps::PROMPTS_LIST_CHANGED,
+            ),
+            Change::ResourcesListChanged => (
+                Method::ResourcesListChanged,
+                L_RESOURCES,
+                Caps::RESOURCES_LIST_CHANGED,
+            ),
+            Change::ResourceUpdated(_) => (
+                Method::ResourcesUpdated,
+                L_SUBSCRIBE,
+                Caps::RESOURCES_SUBSCRIBE,
+            ),
+        };
+        if !self.own_caps.contains(cap) {
+            return Err(SendError::NotNegotiated(method));
+        }
+        let uri = match change {
+            Change::ResourceUpdated(u) => Some(u),
+            _ => None,
+        };
+        let uri_matches = |b: &[u8], u: &str| {
+            JsonStr::from_validated(core::str::from_utf8(b).unwrap_or(""), true).eq_str(u)
+        };
+        match self.era {
+            Era::Opening => Ok(0),
+            Era::Legacy => {
+                if self.phase != super::Phase::Operating {
+                    return Ok(0);
+                }
+                if let Some(u) = uri
+                    && !self
+                        .arena
+                        .iter(&self.info)
+                        .any(|(o, b)| o == LEGACY_OWNER && uri_matches(b, u))
+                    {
+                        return Ok(0);
+                    }
+                self.push_change(method, uri, None)
+                    .map_err(SendError::Full)?;
+                Ok(1)
+            }
+            Era::Modern => {
+                let mut sent = 0;
+                for i in 0..self.inbound.len() {
+                    let s = self.inbound[i];
+                    if s.state != InboundState::Listening || s.listen & bit == 0 {
+                        continue;
+                    }
+                    if let Some(u) = uri
+                        && !self
+                            .arena
+                            .iter(&self.info)
+                            .any(|(o, b)| o == i as u16 && uri_matches(b, u))
+                        {
+                            continue;
+                        }
+                    self.push_change(method, uri, Some(Id::from_raw(s.id.as_str())))
+                        .map_err(SendError::Full)?;
+                    sent += 1;
+                }
+                Ok(sent)
+            }
+        }
+    }
+
+    fn push_change(
+        &mut self,
+        method: Method,
+        uri: Option<&str>,
+        sub: Option<Id<'_>>,
+    ) -> Result<(), InsufficientSize> {
+        self.push(|w| {
+            w.begin_object();
+            w.key("jsonrpc");
+            w.string("2.0");
+            w.key("method");
+            w.string(method.as_str());
+            if uri.is_some() || sub.is_some() {
+                w.key("params");
+                w.begin_object();
+                if let Some(u) = uri {
+                    w.key("uri");
+                    w.string(u);
+                }
+                if let Some(id) = sub {
+                    w.key("_meta");
+                    w.begin_object();
+                    w.key(KEY_SUBSCRIPTION);
+                    w.raw(id.as_json());
+                    w.end_object();
+                }
+                w.end_object();
+            }
+            w.end_object();
+        })
+    }
+
+    /// Ends a listen stream the client cancelled.
+    pub(super) fn end_listen(&mut self, index: usize) {
+        self.arena
+            .remove_where(&mut self.info, |o, _| o == index as u16);
+        self.free_inbound(index as u16);
+    }
+
+    /// On a local close: the graceful closing result of every open listen stream.
+    pub(super) fn close_listens(&mut self) {
+        for i in 0..self.inbound.len() {
+            let s = self.inbound[i];
+            if s.state != InboundState::Listening {
+                continue;
+            }
+            let id = s.id;
+            let _ = self.push(|w| {
+                w.begin_object();
+                w.key("jsonrpc");
+                w.string("2.0");
+                w.key("id");
+                w.raw(Json::from_validated(id.as_str()));
+                w.key("result");
+                w.begin_object();
+                w.key("resultType");
+                w.string("complete");
+                w.key("_meta");
+                w.begin_object();
+                w.key(KEY_SUBSCRIPTION);
+                w.raw(Json::from_validated(id.as_str()));
+                w.end_object();
+                w.end_object();
+                w.end_object();
+            });
+            self.end_listen(i);
+        }
+    }
+
+    /// Adds what a 2026-07-28 result must carry to the object the host just wrote at
+    /// `start..` in `w`: `resultType` (default `complete`), `_meta` serverInfo (when the
+    /// host wrote no `_meta`), and for a complete result of a cacheable request `ttlMs` and
+    /// `cacheScope` (when absent).
+    pub(super) fn decorate_result(&self, w: &mut JsonWriter<'_>, start: usize, method: Method) {
+        let Some(bytes) = w.written().and_then(|b| b.get(start..)) else {
+            return; // overflowed: the push fails anyway and is retried
+        };
+        let Ok(text) = core::str::from_utf8(bytes) else {
+            return;
+        };
+        let Ok(obj) = Json::new(text) else {
+            return;
+        };
+        if !obj.is_object() {
+            return;
+        }
+        let result_type = obj.get("resultType").and_then(|t| t.as_str());
+        let complete = result_type.is_none_or(|t| t.eq_str("complete"));
+        let has = |k: &str| obj.get(k).is_some();
+        let (add_type, add_meta) = (result_type.is_none(), !has("_meta"));
+        let add_cache = complete && method.is_cacheable();
+        let (add_ttl, add_scope) = (add_cache && !has("ttlMs"), add_cache && !has("cacheScope"));
+        let empty = obj.members().next().is_none();
+        if !(add_type || add_meta || add_ttl || add_scope) {
+            return;
+        }
+        let end = w.len();
+        w.truncate(end - 1); // drop the closing brace
+        let mut first = empty;
+        let mut sep = |w: &mut JsonWriter<'_>| {
+            if !first {
+                w.put(b",");
+            }
+            first = false;
+        };
+        if add_type {
+            sep(w);
+            w.put(b"\"resultType\":\"complete\"");
+        }
+        if add_ttl {
+            sep(w);
+            w.put(b"\"ttlMs\":");
+            let mut tmp = [0u8; 20];
+            let mut n = self.cache_ttl_ms;
+            let mut i = tmp.len();
+            loop {
+                i -= 1;
+                tmp[i] = b'0' + (n % 10) as u8;
+                n /= 10;
+                if n == 0 {
+                    break;
+                }
+            }
+            w.put(&tmp[i..]);
+        }
+        if add_scope {
+            sep(w);
+            w.put(if self.cache_public {
+                b"\"cacheScope\":\"public\""
+            } else {
+                b"\"cacheScope\":\"private\""
+            });
+        }
+        if add_meta {
+            sep(w);
+            w.put(b"\"_meta\":{\"");
+            w.put(KEY_SERVER_INFO.as_bytes());
+            w.put(b"\":{\"name\":");
+            w.put(self.info_text(0).as_bytes());
+            w.put(b",\"version\":");
+            w.put(self.info_text(1).as_bytes());
+            w.put(b"}}");
+        }
+        w.put(b"}");
+    }
+
+    pub(super) fn info_text(&self, i: usize) -> &str {
+        let (s, n) = self.info_spans[i];
+        core::str::from_utf8(&self.info[s..s + n]).unwrap_or("\"\"")
+    }
+
+    /// Checks that an `input_required` answer to `slot` only asks for input kinds its
+    /// client capabilities allow.
+    pub(super) fn input_requests_allowed(caps: Caps, requests: Json<'_>) -> bool {
+        requests.is_object()
+            && requests.members().all(|(_, r)| {
+                let m = r.get("method").and_then(|m| m.as_str());
+                let Some(m) = m.and_then(Method::from_json_str) else {
+                    return false;
+                };
+                match m {
+                    Method::ElicitationCreate => {
+                        let url = r
+                            .get("params")
+                            .and_then(|p| p.get("mode"))
+                            .and_then(|m| m.as_str())
+                            .is_some_and(|m| m.eq_str("url"));
+                        caps.contains(if url {
+                            Caps::ELICITATION_URL
+                        } else {
+                            Caps::ELICITATION_FORM
+                        })
+                    }
+                    Method::SamplingCreateMessage => caps.contains(Caps::SAMPLING),
+                    Method::RootsList => caps.contains(Caps::ROOTS),
+                    _ => false,
+                }
+            })
+    }
+
+    /// The `InboundId` of a slot.
+    pub(super) fn handle_of(&self, index: usize) -> InboundId {
+        InboundId {
+            index: index as u16,
+            generation: self.inbound[index].generation,
+        }
+    }
+
+    pub(super) fn request_event(&mut self, index: usize, method: Method, params: Option<Json<'_>>) {
+        let mut h = Header::new(super::EvKind::Request);
+        h.small[0] = method as u8;
+        h.handle = self.handle_of(index).to_bits();
+        let payload = params.map_or("", |p| p.as_raw());
+        if params.is_some() {
+            h.a = (0, payload.len() as u32);
+        }
+        self.event(h, payload);
+    }
+}
+
+fn self_versions(w: &mut JsonWriter<'_>, versions: crate::protocol::Versions, modern_only: bool) {
+    w.begin_array();
+    for v in versions
+        .iter()
+        .rev()
+        .filter(|v| !modern_only || !v.is_legacy())
+    {
+        w.string(v.as_str());
+    }
+    w.end_array();
+}
+
+fn change_method(c: Change<'_>) -> Method {
+    match c {
+        Change::ToolsListChanged => Method::ToolsListChanged,
+        Change::PromptsListChanged => Method::PromptsListChanged,
+        Change::ResourcesListChanged => Method::ResourcesListChanged,
+        Change::ResourceUpdated(_) => Method::ResourcesUpdated,
+    }
+}
