@@ -5,7 +5,9 @@ mod common;
 use common::take_output;
 use picomcp::json::Json;
 use picomcp::protocol::{Method, ProtocolVersion, Versions};
-use picomcp::session::{Change, Config, Event, InboundId, OutboundId, RequestOptions, Session, StaticStorage};
+use picomcp::session::{
+    Change, Config, Event, InboundId, OutboundId, RequestOptions, Session, StaticStorage,
+};
 use serde_json::{Value, json};
 
 type Mem = StaticStorage<8192, 32768, 32768, 8, 8, 8192>;
@@ -19,17 +21,28 @@ fn leak_str(s: &str) -> &'static str {
 }
 
 fn make_session(spec: &Value) -> Session<'static> {
-    let caps = Json::new(leak(&spec.get("capabilities").cloned().unwrap_or(json!({})))).unwrap();
+    let caps = Json::new(leak(
+        &spec.get("capabilities").cloned().unwrap_or(json!({})),
+    ))
+    .unwrap();
     let name = leak_str(spec["name"].as_str().unwrap_or("vec"));
     let version = leak_str(spec["version"].as_str().unwrap_or("0.0.0"));
-    let mut c = if spec["role"] == "client" { Config::client(name, version, caps) } else { Config::server(name, version, caps) };
+    let mut c = if spec["role"] == "client" {
+        Config::client(name, version, caps)
+    } else {
+        Config::server(name, version, caps)
+    };
     c.limits.max_line = 8192;
     c.arena_bytes = 2048;
+    c.batch_bytes = 2048;
     if let Some(i) = spec["instructions"].as_str() {
         c.instructions = Some(leak_str(i));
     }
     if let Some(vs) = spec["versions"].as_array() {
-        let list: Vec<ProtocolVersion> = vs.iter().map(|v| ProtocolVersion::parse(v.as_str().unwrap()).unwrap()).collect();
+        let list: Vec<ProtocolVersion> = vs
+            .iter()
+            .map(|v| ProtocolVersion::parse(v.as_str().unwrap()).unwrap())
+            .collect();
         c.versions = Versions::of(&list);
     }
     if let Some(t) = spec["request_timeout_ms"].as_u64() {
@@ -45,7 +58,9 @@ fn make_session(spec: &Value) -> Session<'static> {
 fn event_json(e: &Event<'_>) -> Value {
     let j = |s: &str| serde_json::from_str::<Value>(s).unwrap();
     match e {
-        Event::Negotiated { version, .. } => json!({"type": "negotiated", "version": version.as_str()}),
+        Event::Negotiated { version, .. } => {
+            json!({"type": "negotiated", "version": version.as_str()})
+        }
         Event::Ready { version } => json!({"type": "ready", "version": version.as_str()}),
         Event::Request { method, params, .. } => {
             json!({"type": "request", "method": method.as_str(), "params": params.map_or(Value::Null, |p| j(p.as_raw()))})
@@ -54,10 +69,16 @@ fn event_json(e: &Event<'_>) -> Value {
             json!({"type": "notification", "method": method.as_str(), "params": params.map_or(Value::Null, |p| j(p.as_raw()))})
         }
         Event::Response { result, .. } => json!({"type": "response", "result": j(result.as_raw())}),
-        Event::ErrorResponse { code, message, .. } => json!({"type": "error_response", "code": code, "message": message.to_string()}),
+        Event::ErrorResponse { code, message, .. } => {
+            json!({"type": "error_response", "code": code, "message": message.to_string()})
+        }
         Event::TimedOut { .. } => json!({"type": "timed_out"}),
-        Event::Cancelled { reason, .. } => json!({"type": "cancelled", "reason": reason.map(|r| r.to_string())}),
-        Event::Progress { progress, total, .. } => json!({"type": "progress", "progress": progress, "total": total}),
+        Event::Cancelled { reason, .. } => {
+            json!({"type": "cancelled", "reason": reason.map(|r| r.to_string())})
+        }
+        Event::Progress {
+            progress, total, ..
+        } => json!({"type": "progress", "progress": progress, "total": total}),
         Event::InputRequired { input_requests, .. } => {
             json!({"type": "input_required", "input_requests": input_requests.map_or(Value::Null, |r| j(r.as_raw()))})
         }
@@ -71,7 +92,9 @@ fn event_json(e: &Event<'_>) -> Value {
             let kind = d.split(['(', ' ', '{']).next().unwrap().to_string();
             json!({"type": "violation", "kind": kind})
         }
-        Event::Closed(r) => json!({"type": "closed", "reason": format!("{r:?}").split([' ', '{']).next().unwrap()}),
+        Event::Closed(r) => {
+            json!({"type": "closed", "reason": format!("{r:?}").split([' ', '{']).next().unwrap()})
+        }
         other => json!({"type": format!("{other:?}")}),
     }
 }
@@ -80,8 +103,12 @@ fn event_json(e: &Event<'_>) -> Value {
 fn matches(expected: &Value, actual: &Value) -> bool {
     match (expected, actual) {
         (Value::String(s), _) if s == "<any>" => !actual.is_null(),
-        (Value::Object(e), Value::Object(a)) => e.iter().all(|(k, v)| a.get(k).is_some_and(|av| matches(v, av))),
-        (Value::Array(e), Value::Array(a)) => e.len() == a.len() && e.iter().zip(a).all(|(x, y)| matches(x, y)),
+        (Value::Object(e), Value::Object(a)) => e
+            .iter()
+            .all(|(k, v)| a.get(k).is_some_and(|av| matches(v, av))),
+        (Value::Array(e), Value::Array(a)) => {
+            e.len() == a.len() && e.iter().zip(a).all(|(x, y)| matches(x, y))
+        }
         _ => expected == actual,
     }
 }
@@ -92,7 +119,10 @@ fn method(name: &str) -> Method {
 
 fn run(path: &std::path::Path) {
     let text = std::fs::read_to_string(path).unwrap();
-    let mut steps = text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')).map(|l| serde_json::from_str::<Value>(l).unwrap());
+    let mut steps = text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| serde_json::from_str::<Value>(l).unwrap());
     let first = steps.next().unwrap();
     let mut s = make_session(&first["session"]);
     let mut now = 0u64;
@@ -116,7 +146,9 @@ fn run(path: &std::path::Path) {
                 assert_eq!(taken, data.len(), "{ctx}: backpressure");
             }
             "expect_send" => {
-                let line = sent.pop_front().unwrap_or_else(|| panic!("{ctx}: nothing was sent"));
+                let line = sent
+                    .pop_front()
+                    .unwrap_or_else(|| panic!("{ctx}: nothing was sent"));
                 let actual: Value = serde_json::from_str(&line).unwrap();
                 assert!(matches(v, &actual), "{ctx}\n  sent: {line}");
             }
@@ -135,13 +167,27 @@ fn run(path: &std::path::Path) {
                 let e = s.poll_event().map(|e| event_json(&e));
                 assert!(e.is_none(), "{ctx}: event {e:?}");
             }
-            "respond" => s.respond(last_request.expect("no request"), Json::new(leak(v)).unwrap()).unwrap(),
+            "respond" => s
+                .respond(
+                    last_request.expect("no request"),
+                    Json::new(leak(v)).unwrap(),
+                )
+                .unwrap(),
             "respond_error" => s
-                .respond_error(last_request.expect("no request"), picomcp::ErrorCode(v["code"].as_i64().unwrap() as i32), v["message"].as_str().unwrap_or("error"), None)
+                .respond_error(
+                    last_request.expect("no request"),
+                    picomcp::ErrorCode(v["code"].as_i64().unwrap() as i32),
+                    v["message"].as_str().unwrap_or("error"),
+                    None,
+                )
                 .unwrap(),
             "send_request" => {
                 let params = v.get("params").map(|p| Json::new(leak(p)).unwrap());
-                let opts = RequestOptions { timeout_ms: v["timeout_ms"].as_u64(), progress: v["progress"] == true, ..Default::default() };
+                let opts = RequestOptions {
+                    timeout_ms: v["timeout_ms"].as_u64(),
+                    progress: v["progress"] == true,
+                    ..Default::default()
+                };
                 match s.send_request(now, method(v["method"].as_str().unwrap()), params, opts) {
                     Ok(id) => last_outbound = Some(id),
                     Err(e) => last_error = Some(format!("{e:?}")),
@@ -153,8 +199,19 @@ fn run(path: &std::path::Path) {
                     last_error = Some(format!("{e:?}"));
                 }
             }
-            "cancel" => s.cancel(last_outbound.expect("no outbound request"), v["reason"].as_str()).unwrap(),
-            "answer_input" => s.answer_input(now, last_input.expect("no input_required"), Json::new(leak(v)).unwrap()).unwrap(),
+            "cancel" => s
+                .cancel(
+                    last_outbound.expect("no outbound request"),
+                    v["reason"].as_str(),
+                )
+                .unwrap(),
+            "answer_input" => s
+                .answer_input(
+                    now,
+                    last_input.expect("no input_required"),
+                    Json::new(leak(v)).unwrap(),
+                )
+                .unwrap(),
             "notify" => {
                 let change = match v.as_str() {
                     Some("tools_list_changed") => Change::ToolsListChanged,
@@ -172,7 +229,9 @@ fn run(path: &std::path::Path) {
             }
             "eof" => s.handle_eof(now),
             "expect_error" => {
-                let e = last_error.take().unwrap_or_else(|| panic!("{ctx}: the command succeeded"));
+                let e = last_error
+                    .take()
+                    .unwrap_or_else(|| panic!("{ctx}: the command succeeded"));
                 assert!(e.starts_with(v.as_str().unwrap()), "{ctx}: got {e}");
             }
             other => panic!("{ctx}: unknown step {other}"),
@@ -183,7 +242,11 @@ fn run(path: &std::path::Path) {
 #[test]
 fn all_vectors() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "jsonl")).collect();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
     files.sort();
     assert!(files.len() >= 6, "{files:?}");
     for f in files {

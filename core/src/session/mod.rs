@@ -3,6 +3,7 @@
 //! See [`Session`] for the call-order contract.
 
 mod arena;
+mod batch;
 mod client;
 mod codes;
 mod events;
@@ -19,6 +20,7 @@ pub use types::{
 };
 
 use arena::Arena;
+use batch::BatchState;
 use codes::{decode_close, decode_violation, encode_close, encode_violation};
 use events::{EvKind, EventQueue, HEADER, Header};
 use modern::modern_claim;
@@ -92,6 +94,7 @@ struct Core<'s> {
     probe_timeout_ms: u64,
     /// Client: the wire id of our pending `server/discover` probe.
     probe_id: Option<u64>,
+    batch: BatchState,
 }
 
 impl<'s> Session<'s> {
@@ -128,7 +131,10 @@ impl<'s> Session<'s> {
                 required: info_need,
             });
         }
-        let tx_need = reply_reserve(l.max_line, info_need);
+        let tx_need = reply_reserve(
+            l.max_line,
+            info_need - config.arena_bytes - config.batch_bytes,
+        );
         if storage.tx.len() < tx_need {
             return Err(ConfigError::BufferTooSmall {
                 which: "tx",
@@ -211,6 +217,7 @@ impl<'s> Session<'s> {
             cache_public: config.cache_public,
             probe_timeout_ms: config.probe_timeout_ms,
             probe_id: None,
+            batch: BatchState::new(at + config.arena_bytes, config.batch_bytes),
         };
         if config.instructions.is_none() {
             core.info_spans[3] = (0, 0);
@@ -294,7 +301,9 @@ impl<'s> Session<'s> {
                             Frame::InvalidUtf8 { line, .. } => line.len(),
                             Frame::TooLong { .. } => 0,
                         };
-                        if self.core.has_room(line_len) {
+                        let is_batch =
+                            matches!(frame, Frame::Line(l) if l.trim_start().starts_with('['));
+                        if self.core.has_room(line_len, is_batch) {
                             self.core.stats.lines_in += 1;
                             self.core.on_frame(now, frame);
                             (d.consumed, true)
@@ -351,7 +360,11 @@ impl<'s> Session<'s> {
     /// # Errors
     /// [`InsufficientSize`] when even the first pending line does not fit in `out`.
     pub fn poll_transmit(&mut self, out: &mut [u8]) -> Result<Option<usize>, InsufficientSize> {
-        self.core.outbox.poll_into(out)
+        let r = self.core.outbox.poll_into(out);
+        if self.core.batch.ready {
+            self.core.batch_maybe_finish();
+        }
+        r
     }
 
     /// The pending output bytes, without copying; pass how many you wrote to
@@ -363,6 +376,9 @@ impl<'s> Session<'s> {
     /// Marks `n` bytes of [`pending_transmit`](Self::pending_transmit) as written.
     pub fn advance_transmit(&mut self, n: usize) {
         self.core.outbox.consume(n);
+        if self.core.batch.ready {
+            self.core.batch_maybe_finish();
+        }
     }
 
     /// The next event, if any. It borrows the session until the next call on it.
@@ -440,15 +456,15 @@ impl<'s> Session<'s> {
         match slot.state {
             InboundState::Cancelled => {
                 c.free_inbound(id.index);
+                if slot.in_batch {
+                    c.batch_member_done();
+                }
                 return Ok(());
             }
             InboundState::Open => {}
             _ => return Err(RespondError::UnknownRequest),
         }
-        let mut out = Outbox::detached();
-        core::mem::swap(&mut out, &mut c.outbox);
-        let cr: &Core<'_> = c;
-        let r = out.push_with(|w| {
+        let g = |w: &mut JsonWriter<'_>, cr: &Core<'_>| {
             w.begin_object();
             w.key("jsonrpc");
             w.string("2.0");
@@ -461,7 +477,27 @@ impl<'s> Session<'s> {
                 cr.decorate_result(w, start, slot.method);
             }
             w.end_object();
-        });
+        };
+        if slot.in_batch {
+            let staged = |w: &mut JsonWriter<'_>| {
+                w.begin_object();
+                w.key("jsonrpc");
+                w.string("2.0");
+                w.key("id");
+                w.raw(Json::from_validated(slot.id.as_str()));
+                w.key("result");
+                f(w);
+                w.end_object();
+            };
+            c.stage(&staged).map_err(RespondError::Full)?;
+            c.free_inbound(id.index);
+            c.batch_member_done();
+            return Ok(());
+        }
+        let mut out = Outbox::detached();
+        core::mem::swap(&mut out, &mut c.outbox);
+        let cr: &Core<'_> = c;
+        let r = out.push_with(|w| g(w, cr));
         core::mem::swap(&mut out, &mut c.outbox);
         r.map_err(RespondError::Full)?;
         c.stats.messages_out += 1;
@@ -507,10 +543,13 @@ impl<'s> Session<'s> {
         data: Option<Json<'_>>,
     ) -> Result<(), RespondError> {
         let c = &mut self.core;
-        let slot = c.inbound_slot(id).ok_or(RespondError::UnknownRequest)?;
+        let slot = *c.inbound_slot(id).ok_or(RespondError::UnknownRequest)?;
         match slot.state {
             InboundState::Cancelled => {
                 c.free_inbound(id.index);
+                if slot.in_batch {
+                    c.batch_member_done();
+                }
                 return Ok(());
             }
             InboundState::Open => {}
@@ -546,6 +585,9 @@ impl<'s> Session<'s> {
         let slot = *c.inbound_slot(id).ok_or(RespondError::UnknownRequest)?;
         if slot.state == InboundState::Cancelled {
             c.free_inbound(id.index);
+            if slot.in_batch {
+                c.batch_member_done();
+            }
             return Ok(());
         }
         c.outbox
@@ -999,9 +1041,12 @@ fn make_event<'a>(h: &Header, payload: &'a str) -> Event<'a> {
 }
 
 impl<'s> Core<'s> {
-    fn has_room(&self, line_len: usize) -> bool {
+    fn has_room(&self, line_len: usize, is_batch: bool) -> bool {
+        if is_batch && self.batch_busy() {
+            return false;
+        }
         let info = if self.role == Role::Server && self.phase == Phase::Initializing {
-            self.info.len()
+            self.info_spans.iter().map(|s| s.1).sum()
         } else {
             0
         };
@@ -1038,10 +1083,29 @@ impl<'s> Core<'s> {
     }
 
     fn reply_error(&mut self, id: Option<Id<'_>>, code: ErrorCode, message: &str) {
-        let _ = self.push(|w| jsonrpc::encode_error(w, id, code, message, None));
+        let f = |w: &mut JsonWriter<'_>| jsonrpc::encode_error(w, id, code, message, None);
+        if self.batch.staging {
+            let _ = self.stage(&f);
+            return;
+        }
+        let _ = self.push(f);
     }
 
     fn reply_result(&mut self, id: Id<'_>, f: impl Fn(&mut JsonWriter<'_>)) {
+        let g = |w: &mut JsonWriter<'_>| {
+            w.begin_object();
+            w.key("jsonrpc");
+            w.string("2.0");
+            w.key("id");
+            w.raw(id.as_json());
+            w.key("result");
+            f(w);
+            w.end_object();
+        };
+        if self.batch.staging {
+            let _ = self.stage(&g);
+            return;
+        }
         let _ = self.push(|w| {
             w.begin_object();
             w.key("jsonrpc");
@@ -1079,15 +1143,7 @@ impl<'s> Core<'s> {
             Ok(Message::Notification(n)) => self.on_notification(now, n.method, n.params),
             Ok(Message::Response(r)) => self.on_response(now, Some(r.id), Ok(r.result)),
             Ok(Message::Error(e)) => self.on_response(now, e.id, Err(e.error)),
-            Ok(Message::Batch(_)) => {
-                // Batches (2025-03-26 only) are not supported yet: answered as invalid.
-                self.reply_error(
-                    None,
-                    ErrorCode::INVALID_REQUEST,
-                    "Invalid Request: batches are not supported",
-                );
-                self.violation(Violation::BatchNotAllowed);
-            }
+            Ok(Message::Batch(b)) => self.on_batch(now, b),
             Err(e) => self.on_parse_error(e),
         }
     }
@@ -1493,10 +1549,11 @@ impl<'s> Core<'s> {
                 }
                 slot.last_progress = value;
                 if slot.reset_on_progress
-                    && let Some(t) = slot.timeout_ms {
-                        let d = _now.saturating_add(t);
-                        slot.deadline = Some(slot.hard_deadline.map_or(d, |h| h.min(d)));
-                    }
+                    && let Some(t) = slot.timeout_ms
+                {
+                    let d = _now.saturating_add(t);
+                    slot.deadline = Some(slot.hard_deadline.map_or(d, |h| h.min(d)));
+                }
                 let mut h = Header::new(EvKind::Progress);
                 h.handle = OutboundId {
                     index: i as u16,
@@ -1727,9 +1784,10 @@ impl<'s> Core<'s> {
             }
         }
         if let Some(v) = self.version
-            && !method.exists_in(v) {
-                return Err(SendError::NotInVersion(method));
-            }
+            && !method.exists_in(v)
+        {
+            return Err(SendError::NotInVersion(method));
+        }
         if !self.gate_ok(method, self.role.peer()) {
             return Err(SendError::NotNegotiated(method));
         }

@@ -463,9 +463,9 @@ impl Core<'_> {
                         .arena
                         .iter(&self.info)
                         .any(|(o, b)| o == LEGACY_OWNER && uri_matches(b, u))
-                    {
-                        return Ok(0);
-                    }
+                {
+                    return Ok(0);
+                }
                 self.push_change(method, uri, None)
                     .map_err(SendError::Full)?;
                 Ok(1)
@@ -482,9 +482,9 @@ impl Core<'_> {
                             .arena
                             .iter(&self.info)
                             .any(|(o, b)| o == i as u16 && uri_matches(b, u))
-                        {
-                            continue;
-                        }
+                    {
+                        continue;
+                    }
                     self.push_change(method, uri, Some(Id::from_raw(s.id.as_str())))
                         .map_err(SendError::Full)?;
                     sent += 1;

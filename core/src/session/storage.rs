@@ -103,6 +103,8 @@ pub struct InboundSlot {
     pub(crate) log_level: u8,
     /// Honoured listen filter bits (2026-07-28 `subscriptions/listen`).
     pub(crate) listen: u8,
+    /// A member of the open 2025-03-26 batch: its response is staged.
+    pub(crate) in_batch: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -129,6 +131,7 @@ impl InboundSlot {
         client_caps: Caps::NONE,
         log_level: 0xFF,
         listen: 0,
+        in_batch: false,
     };
 }
 

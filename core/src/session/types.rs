@@ -42,6 +42,10 @@ pub struct Config<'c> {
     /// Client: how long to wait for the `server/discover` probe before falling back to
     /// `initialize`. Default 3000 ms.
     pub probe_timeout_ms: u64,
+    /// Server: bytes (inside [`Storage::info`](super::Storage::info)) where the responses
+    /// of a 2025-03-26 JSON-RPC batch wait until the whole batch is answered. 0 disables
+    /// batches (they are answered -32600). Default 8192.
+    pub batch_bytes: usize,
 }
 
 impl<'c> Config<'c> {
@@ -60,6 +64,7 @@ impl<'c> Config<'c> {
             cache_ttl_ms: 0,
             cache_public: false,
             probe_timeout_ms: 3000,
+            batch_bytes: 8192,
         }
     }
 
@@ -68,6 +73,7 @@ impl<'c> Config<'c> {
     pub fn client(name: &'c str, version: &'c str, capabilities: Json<'c>) -> Self {
         Config {
             role: Role::Client,
+            batch_bytes: 0,
             ..Self::server(name, version, capabilities)
         }
     }
@@ -80,6 +86,7 @@ impl<'c> Config<'c> {
             + self.capabilities.as_raw().len()
             + instr
             + self.arena_bytes
+            + self.batch_bytes
     }
 }
 

@@ -7,7 +7,7 @@ use picomcp::session::{Config, Event, Session, StaticStorage, Storage};
 use picomcp::{Limits, protocol::Versions};
 
 pub const LINE: usize = 4096;
-pub type Mem = StaticStorage<LINE, 16384, 16384, 8, 8, 2048>;
+pub type Mem = StaticStorage<LINE, 16384, 16384, 8, 8, 4096>;
 
 pub fn storage() -> Storage<'static> {
     Box::leak(Box::new(Mem::new())).as_storage()
@@ -28,6 +28,7 @@ pub fn server_config(caps: &'static str) -> Config<'static> {
     c.limits = limits();
     c.instructions = Some("be nice");
     c.arena_bytes = 1024;
+    c.batch_bytes = 1024;
     c
 }
 
@@ -36,6 +37,7 @@ pub fn client_config(caps: &'static str) -> Config<'static> {
     c.limits = limits();
     c.request_timeout_ms = Some(1000);
     c.arena_bytes = 1024;
+    c.batch_bytes = 1024;
     // The legacy tests pin the legacy handshake; tests/modern.rs covers the probe.
     c.versions = Versions::LEGACY;
     c
