@@ -71,6 +71,8 @@ pub struct Driver<W: Write> {
     scratch: Vec<u8>,
     start: Instant,
     eof: bool,
+    /// The writer failed: output is dropped from then on and the session is closed.
+    broken: bool,
 }
 
 impl Driver<io::Stdout> {
@@ -116,6 +118,7 @@ impl<W: Write> Driver<W> {
             scratch: std::vec![0u8; max_line + 64],
             start: Instant::now(),
             eof: false,
+            broken: false,
         }
     }
 
@@ -133,6 +136,8 @@ impl<W: Write> Driver<W> {
     ///
     /// # Errors
     /// The writer's I/O error.
+    /// After a write error the session is closed, later output is discarded, and the
+    /// remaining events are still delivered (then [`Step::Closed`]).
     pub fn flush(&mut self, session: &mut Session<'_>) -> io::Result<()> {
         let mut wrote = false;
         loop {
@@ -140,13 +145,22 @@ impl<W: Write> Driver<W> {
             if pending.is_empty() {
                 break;
             }
-            self.writer.write_all(pending)?;
             let n = pending.len();
+            if !self.broken
+                && let Err(e) = self.writer.write_all(pending)
+            {
+                self.broken = true;
+                session.advance_transmit(n);
+                session.close();
+                return Err(e);
+            }
             session.advance_transmit(n);
-            wrote = true;
+            wrote = !self.broken;
         }
-        if wrote {
-            self.writer.flush()?;
+        if wrote && let Err(e) = self.writer.flush() {
+            self.broken = true;
+            session.close();
+            return Err(e);
         }
         Ok(())
     }
@@ -176,10 +190,10 @@ impl<W: Write> Driver<W> {
             if let Some((buf, len, pos)) = self.current.as_mut() {
                 let n = session.handle_bytes(now, &buf[*pos..*len]);
                 *pos += n;
-                if *pos >= *len {
-                    if let Some((buf, _, _)) = self.current.take() {
-                        let _ = self.free.try_send(buf);
-                    }
+                if *pos >= *len
+                    && let Some((buf, _, _)) = self.current.take()
+                {
+                    let _ = self.free.try_send(buf);
                 }
                 continue;
             }
@@ -201,7 +215,7 @@ impl<W: Write> Driver<W> {
             let msg = match deadline {
                 Some(d) => match self
                     .rx
-                    .recv_timeout(std::time::Duration::from_millis(d.saturating_sub(now)))
+                    .recv_timeout(core::time::Duration::from_millis(d.saturating_sub(now)))
                 {
                     Ok(m) => m,
                     Err(RecvTimeoutError::Timeout) => continue,

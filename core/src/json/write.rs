@@ -65,7 +65,10 @@ impl<'b> JsonWriter<'b> {
     /// # Errors
     /// [`InsufficientSize`] with the total size the document needs.
     pub fn finish(self) -> Result<usize, InsufficientSize> {
-        if self.len > self.buf.len() || self.nesting_overflow {
+        if self.nesting_overflow {
+            // No buffer is large enough: nesting beyond the writer's depth cap.
+            Err(InsufficientSize { required: usize::MAX })
+        } else if self.len > self.buf.len() {
             Err(InsufficientSize { required: self.len })
         } else {
             Ok(self.len)

@@ -83,6 +83,7 @@ pub(crate) fn encode_violation(v: Violation) -> Header {
         Violation::UnexpectedMessage => (16, 0, 0),
         Violation::TooManySubscriptions => (17, 0, 0),
         Violation::InvalidResult => (18, 0, 0),
+        Violation::NotInVersion(m) => (19, m as u8, 0),
     };
     h.small = [tag, a, 0];
     h.code = code;
@@ -118,6 +119,7 @@ pub(crate) fn decode_violation(h: &Header) -> Violation {
         16 => Violation::UnexpectedMessage,
         17 => Violation::TooManySubscriptions,
         18 => Violation::InvalidResult,
+        19 => Violation::NotInVersion(method_from(a)),
         _ => Violation::UnknownMethod,
     }
 }

@@ -1256,7 +1256,8 @@ impl<'s> Core<'s> {
             && method.spec().since.is_legacy();
         if !method.spec().direction.allows(peer) || !in_version {
             self.reply_error(Some(id), ErrorCode::METHOD_NOT_FOUND, "Method not found");
-            self.violation(Violation::NotNegotiated(method));
+            let v = if in_version { Violation::NotNegotiated(method) } else { Violation::NotInVersion(method) };
+            self.violation(v);
             return;
         }
         if self.role == Role::Server && method == Method::Initialize {
@@ -1811,16 +1812,15 @@ impl<'s> Core<'s> {
         let id = self.next_id;
         let progress = opts.progress;
         let modern = self.era == Era::Modern;
-        self.push_request(id, method, params, progress.then_some(id), modern, None)
-            .map_err(SendError::Full)?;
-        // Keep the params of a request that may need an MRTR retry.
-        let retained = modern
-            && method.allows_input_required()
-            && self.arena.add(
-                &mut self.info,
-                index as u16,
-                params.map_or("{}", |p| p.as_raw()).as_bytes(),
-            );
+        // Keep the params of a request that may need an MRTR retry (checked first, so
+        // that a full arena is our error, not a surprise when the server asks for input).
+        let retain = modern && method.allows_input_required();
+        let kept = params.map_or("{}", |p| p.as_raw());
+        if retain && self.arena.free() < kept.len() + 4 {
+            return Err(SendError::ArenaFull { required: kept.len() + 4 });
+        }
+        self.push_request(id, method, params, progress.then_some(id), modern, None).map_err(SendError::Full)?;
+        let retained = retain && self.arena.add(&mut self.info, index as u16, kept.as_bytes());
         self.next_id += 1;
         let timeout = opts.timeout_ms.or(self.default_timeout);
         let slot = &mut self.outbound[index];

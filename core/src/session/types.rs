@@ -293,6 +293,8 @@ pub enum Violation {
     TooManyRequests,
     /// A request with invalid params that the core checks itself (-32602 sent).
     InvalidParams(Method),
+    /// A method that does not exist in the negotiated revision (-32601 sent for requests).
+    NotInVersion(Method),
     /// A response whose id matches none of our requests.
     UnknownResponseId,
     /// An error response without an id (the peer could not read something we sent).
@@ -412,6 +414,12 @@ pub enum SendError {
     NoProgressToken,
     /// Progress must increase with every notification.
     ProgressNotIncreasing,
+    /// 2026-07-28: the params of a request that may need an MRTR retry do not fit the
+    /// arena ([`Config::arena_bytes`]); `required` bytes are needed.
+    ArenaFull {
+        /// Bytes needed.
+        required: usize,
+    },
 }
 
 impl fmt::Display for SendError {
@@ -430,6 +438,7 @@ impl fmt::Display for SendError {
             SendError::UnknownRequest => f.write_str("unknown or finished request"),
             SendError::NoProgressToken => f.write_str("the request did not ask for progress"),
             SendError::ProgressNotIncreasing => f.write_str("progress must increase"),
+            SendError::ArenaFull { required } => write!(f, "arena full: {required} bytes needed to keep the params for a retry"),
         }
     }
 }
