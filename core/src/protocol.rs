@@ -50,6 +50,11 @@ impl ProtocolVersion {
         Self::ALL.iter().copied().find(|v| v.as_str() == s)
     }
 
+    /// Parses a version string as it appears in JSON (escapes allowed).
+    pub fn from_json_str(s: crate::json::JsonStr<'_>) -> Option<Self> {
+        Self::ALL.iter().copied().find(|v| s.eq_str(v.as_str()))
+    }
+
     /// True for revisions negotiated with `initialize`.
     pub const fn is_legacy(self) -> bool {
         !matches!(self, ProtocolVersion::V2026_07_28)

@@ -127,7 +127,7 @@ fn requests_before_initialize() {
         ev,
         [
             "violation NotInitialized(ToolsList)",
-            "violation NotNegotiated(ServerDiscover)"
+            "violation NotInVersion(ServerDiscover)"
         ]
     );
     assert_eq!(s.phase(), Phase::Initializing);

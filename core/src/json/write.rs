@@ -67,7 +67,9 @@ impl<'b> JsonWriter<'b> {
     pub fn finish(self) -> Result<usize, InsufficientSize> {
         if self.nesting_overflow {
             // No buffer is large enough: nesting beyond the writer's depth cap.
-            Err(InsufficientSize { required: usize::MAX })
+            Err(InsufficientSize {
+                required: usize::MAX,
+            })
         } else if self.len > self.buf.len() {
             Err(InsufficientSize { required: self.len })
         } else {

@@ -1052,6 +1052,10 @@ impl<'s> Core<'s> {
         };
         self.outbox.free() >= reply_reserve(line_len, info).min(self.outbox.capacity())
             && self.events.free() >= (line_len + 4 * HEADER).min(self.events.capacity())
+            // A full request table while the host has not seen some requests yet: wait
+            // for it to drain and answer them rather than rejecting with -32603. Once the
+            // event queue is empty, the -32603 rule applies.
+            && (self.events.peek_len().is_none() || self.inbound.iter().any(|s| s.state == InboundState::Free))
     }
 
     fn push(&mut self, f: impl Fn(&mut JsonWriter<'_>)) -> Result<(), InsufficientSize> {
@@ -1200,7 +1204,13 @@ impl<'s> Core<'s> {
                     self.violation(Violation::NotNegotiated(Method::ServerDiscover));
                     return;
                 }
-            } else if self.era == Era::Modern || !serves_legacy {
+            } else if self.era == Era::Modern
+                || !serves_legacy
+                || (serves_modern
+                    && (is(Method::ServerDiscover) || is(Method::SubscriptionsListen)))
+            {
+                // (A claim-less request for a modern-only method is a malformed modern
+                // request: -32602, and it does not latch the legacy era.)
                 // A claim-less request to a modern-only (or modern-latched) server.
                 if is(Method::Initialize) {
                     let requested = params
@@ -1246,6 +1256,15 @@ impl<'s> Core<'s> {
             return;
         };
         if method == Method::Ping {
+            if self.id_in_flight(&id) {
+                self.reply_error(
+                    Some(id),
+                    ErrorCode::INVALID_REQUEST,
+                    "Invalid Request: duplicate id of a request in flight",
+                );
+                self.violation(Violation::DuplicateRequestId);
+                return;
+            }
             self.reply_result(id, |w| {
                 w.begin_object();
                 w.end_object();
@@ -1256,7 +1275,11 @@ impl<'s> Core<'s> {
             && method.spec().since.is_legacy();
         if !method.spec().direction.allows(peer) || !in_version {
             self.reply_error(Some(id), ErrorCode::METHOD_NOT_FOUND, "Method not found");
-            let v = if in_version { Violation::NotNegotiated(method) } else { Violation::NotInVersion(method) };
+            let v = if in_version {
+                Violation::NotNegotiated(method)
+            } else {
+                Violation::NotInVersion(method)
+            };
             self.violation(v);
             return;
         }
@@ -1321,12 +1344,14 @@ impl<'s> Core<'s> {
     }
 
     /// Records a request we must answer; on failure the error reply is already queued.
-    fn track_inbound(&mut self, id: Id<'_>, method: Method, params: Json<'_>) -> Option<usize> {
-        if self
-            .inbound
+    fn id_in_flight(&self, id: &Id<'_>) -> bool {
+        self.inbound
             .iter()
-            .any(|s| s.state != InboundState::Free && Id::from_raw(s.id.as_str()).same(&id))
-        {
+            .any(|s| s.state != InboundState::Free && Id::from_raw(s.id.as_str()).same(id))
+    }
+
+    fn track_inbound(&mut self, id: Id<'_>, method: Method, params: Json<'_>) -> Option<usize> {
+        if self.id_in_flight(&id) {
             self.reply_error(
                 Some(id),
                 ErrorCode::INVALID_REQUEST,
@@ -1386,9 +1411,7 @@ impl<'s> Core<'s> {
             self.violation(Violation::InvalidParams(Method::Initialize));
             return;
         };
-        let chosen = requested
-            .as_plain()
-            .and_then(ProtocolVersion::parse)
+        let chosen = ProtocolVersion::from_json_str(requested)
             .filter(|v| v.is_legacy() && self.versions.contains(*v))
             .or(self.versions.newest_legacy())
             .unwrap_or(ProtocolVersion::LATEST_LEGACY);
@@ -1685,8 +1708,7 @@ impl<'s> Core<'s> {
         let version = result
             .get("protocolVersion")
             .and_then(|v| v.as_str())
-            .and_then(|s| s.as_plain())
-            .and_then(ProtocolVersion::parse)
+            .and_then(ProtocolVersion::from_json_str)
             .filter(|v| v.is_legacy() && self.versions.contains(*v));
         let Some(version) = version else {
             self.close(CloseReason::UnsupportedVersion);
@@ -1817,10 +1839,16 @@ impl<'s> Core<'s> {
         let retain = modern && method.allows_input_required();
         let kept = params.map_or("{}", |p| p.as_raw());
         if retain && self.arena.free() < kept.len() + 4 {
-            return Err(SendError::ArenaFull { required: kept.len() + 4 });
+            return Err(SendError::ArenaFull {
+                required: kept.len() + 4,
+            });
         }
-        self.push_request(id, method, params, progress.then_some(id), modern, None).map_err(SendError::Full)?;
-        let retained = retain && self.arena.add(&mut self.info, index as u16, kept.as_bytes());
+        self.push_request(id, method, params, progress.then_some(id), modern, None)
+            .map_err(SendError::Full)?;
+        let retained = retain
+            && self
+                .arena
+                .add(&mut self.info, index as u16, kept.as_bytes());
         self.next_id += 1;
         let timeout = opts.timeout_ms.or(self.default_timeout);
         let slot = &mut self.outbound[index];

@@ -124,9 +124,7 @@ impl Core<'_> {
             );
         };
         // 6. The version.
-        let version = requested
-            .as_plain()
-            .and_then(ProtocolVersion::parse)
+        let version = ProtocolVersion::from_json_str(requested)
             .filter(|v| !v.is_legacy() && self.versions.contains(*v));
         let Some(version) = version else {
             return self.reply_unsupported_version(id, Some(requested), false);

@@ -438,7 +438,10 @@ impl fmt::Display for SendError {
             SendError::UnknownRequest => f.write_str("unknown or finished request"),
             SendError::NoProgressToken => f.write_str("the request did not ask for progress"),
             SendError::ProgressNotIncreasing => f.write_str("progress must increase"),
-            SendError::ArenaFull { required } => write!(f, "arena full: {required} bytes needed to keep the params for a retry"),
+            SendError::ArenaFull { required } => write!(
+                f,
+                "arena full: {required} bytes needed to keep the params for a retry"
+            ),
         }
     }
 }

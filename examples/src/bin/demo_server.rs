@@ -1,1 +1,394 @@
-fn main() {}
+//! `picomcp-demo`: the Rust reference demo server.
+//!
+//! One stdio MCP server that implements the demo contract every picomcp language follows
+//! (tools `echo`, `add`, `sleep` and the official conformance fixture); see
+//! `examples/README.md`. It is also the model of how a std program drives a
+//! [`Session`] with the blocking [`Driver`]:
+//!
+//! - the core answers `initialize`, `server/discover`, `ping`, `logging/setLevel` and the
+//!   subscription requests itself;
+//! - everything else arrives as an [`Event`] and is answered in place with
+//!   `respond_with`, which writes straight into the transmit queue;
+//! - work that takes time (`sleep`, the fixture's delayed logging and progress) never
+//!   blocks: it sits in a small table of timers whose earliest deadline is passed to
+//!   [`Driver::next`] as `wake`;
+//! - questions for the client (`test_sampling`, `test_elicitation*`) are requests to the
+//!   client in the legacy era, matched back to the waiting tool call through a small
+//!   table keyed by `OutboundId`, and `input_required` results (MRTR) in 2026-07-28.
+//!
+//! The hot paths (`tools/list`, `tools/call echo` and `add`) allocate nothing: the lists
+//! are rendered once at startup and results are written with a `JsonWriter`.
+//!
+//! stdout carries protocol messages only; diagnostics go to stderr (`--log-level`).
+
+/// Writes a diagnostic line to stderr when `--log-level` lets `$level` through.
+macro_rules! diag {
+    ($level:ident, $($arg:tt)*) => {
+        if $crate::diag::enabled($crate::diag::Level::$level) {
+            eprintln!("picomcp-demo: {}: {}", $crate::diag::Level::$level.as_str(), format_args!($($arg)*));
+        }
+    };
+}
+
+// A binary's root file looks for modules beside itself; ours live in `demo_server/`.
+#[path = "demo_server/ask.rs"]
+mod ask;
+#[path = "demo_server/catalog.rs"]
+mod catalog;
+#[path = "demo_server/content.rs"]
+mod content;
+#[path = "demo_server/diag.rs"]
+mod diag;
+#[path = "demo_server/tools.rs"]
+mod tools;
+
+use std::io::Write as _;
+use std::process::ExitCode;
+
+use picomcp::Limits;
+use picomcp::error::ErrorCode;
+use picomcp::json::Json;
+use picomcp::protocol::{Method, ProtocolVersion, Versions};
+use picomcp::session::{Change, Config, Event, InboundId, RespondError, Session, Storage};
+use picomcp::stdio::{Driver, Step};
+
+use ask::Ask;
+use catalog::Catalog;
+use tools::Timer;
+
+const NAME: &str = "picomcp-demo-rust";
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+const CAPABILITIES: &str = r#"{"tools":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"prompts":{"listChanged":true},"logging":{},"completions":{}}"#;
+const INSTRUCTIONS: &str = "picomcp demo server (Rust reference). Tools: echo (returns its text), \
+add (sums two numbers, structured output), sleep (waits, with progress and cancellation), and the \
+MCP conformance fixture (test_* tools and prompts, test:// resources).";
+
+/// Requests from the client we may owe an answer to at once.
+const INBOUND_SLOTS: usize = 64;
+/// Requests we may have in flight to the client at once.
+const OUTBOUND_SLOTS: usize = 16;
+/// Timers: one per open request is the most there can be.
+const MAX_TIMERS: usize = INBOUND_SLOTS;
+/// How often `test://watched-resource` "changes".
+const WATCH_PERIOD_MS: u64 = 3000;
+
+const USAGE: &str = "usage: picomcp-demo [--max-line BYTES] [--log-level error|warn|info|debug]
+
+An MCP server on stdin/stdout (newline-delimited JSON-RPC) that exits with status 0 at
+the end of its input.
+
+  --max-line BYTES   longest accepted line (default 1048576)
+  --log-level LEVEL  stderr diagnostics: error, warn, info or debug (default warn)";
+
+struct Args {
+    max_line: usize,
+    log_level: diag::Level,
+}
+
+fn parse_args() -> Result<Option<Args>, String> {
+    let mut args = Args {
+        max_line: Limits::DEFAULT.max_line,
+        log_level: diag::Level::Warn,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        // Accept both `--flag VALUE` and `--flag=VALUE`.
+        let (name, inline) = match flag.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n.to_owned(), Some(v.to_owned())),
+            _ => (flag.clone(), None),
+        };
+        let mut value = || {
+            inline
+                .clone()
+                .or_else(|| it.next())
+                .ok_or_else(|| format!("{name} needs a value"))
+        };
+        match name.as_str() {
+            "-h" | "--help" => return Ok(None),
+            "--max-line" => {
+                let v = value()?;
+                let n: usize = v
+                    .parse()
+                    .map_err(|_| format!("--max-line: not a number of bytes: {v}"))?;
+                if !(256..=1 << 30).contains(&n) {
+                    return Err(format!(
+                        "--max-line must be between 256 and {} bytes",
+                        1usize << 30
+                    ));
+                }
+                args.max_line = n;
+            }
+            "--log-level" => {
+                let v = value()?;
+                args.log_level = diag::Level::parse(&v)
+                    .ok_or_else(|| format!("--log-level: unknown level {v}"))?;
+            }
+            _ => return Err(format!("unknown argument {flag}")),
+        }
+    }
+    Ok(Some(args))
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(Some(a)) => a,
+        Ok(None) => {
+            // `--help` output may go to a closed pipe (`| head`): not worth a panic.
+            let _ = writeln!(std::io::stdout(), "{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(msg) => {
+            eprintln!("picomcp-demo: {msg}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    diag::set_level(args.log_level);
+
+    let caps = match Json::new(CAPABILITIES) {
+        Ok(c) => c,
+        Err(e) => {
+            diag!(Error, "capabilities are not valid JSON: {e:?}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut config = Config::server(NAME, VERSION, caps);
+    config.instructions = Some(INSTRUCTIONS);
+    // Every revision the core knows; the legacy handshake is answered by the core.
+    config.versions = Versions::ALL;
+    config.limits = Limits {
+        max_line: args.max_line,
+        ..Limits::DEFAULT
+    };
+    let storage = Storage::owned(
+        args.max_line,
+        INBOUND_SLOTS,
+        OUTBOUND_SLOTS,
+        config.info_len(),
+    );
+    let mut session = match Session::new(&config, storage, 0) {
+        Ok(s) => s,
+        Err(e) => {
+            diag!(Error, "cannot create the session: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut server = match Catalog::build() {
+        Ok(catalog) => Server::new(catalog),
+        Err(e) => {
+            diag!(Error, "cannot render the catalog: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut driver = Driver::stdio(args.max_line);
+    diag!(
+        Info,
+        "{NAME} {VERSION} on stdio, max line {} bytes",
+        args.max_line
+    );
+
+    let mut io_errors = 0;
+    loop {
+        let wake = server.next_wake();
+        match driver.next(&mut session, wake) {
+            Ok(Step::Event { event, now }) => {
+                io_errors = 0;
+                server.on_event(&mut session, event, now);
+                server.tick(&mut session, now);
+            }
+            Ok(Step::Wake { now }) => {
+                io_errors = 0;
+                server.tick(&mut session, now);
+            }
+            Ok(Step::Closed) => break,
+            Err(e) => {
+                // A read error ends the input (the driver then closes the session); a
+                // write error repeats on every call, so give up after a few.
+                diag!(Error, "i/o error: {e}");
+                io_errors += 1;
+                if io_errors > 3 {
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+    }
+
+    // End of input. Work already running (sleeps, the fixture's delayed tools) still owes
+    // its answer: finish it on its own schedule, then flush and exit.
+    while let Some(due) = server.next_timer() {
+        let now = driver.now();
+        if due > now {
+            std::thread::sleep(std::time::Duration::from_millis(due - now));
+        }
+        server.run_timers(&mut session, driver.now());
+        if let Err(e) = driver.flush(&mut session) {
+            diag!(Error, "cannot write: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    if let Err(e) = driver.flush(&mut session) {
+        diag!(Error, "cannot write: {e}");
+        return ExitCode::FAILURE;
+    }
+    diag!(Info, "end of input; exiting");
+    ExitCode::SUCCESS
+}
+
+/// The application state next to the session: everything the core does not track.
+struct Server {
+    catalog: Catalog,
+    /// Pending delayed work, at most one per open request.
+    timers: [Option<Timer>; MAX_TIMERS],
+    /// Our requests to the client, each waited on by one tool call.
+    asks: [Option<Ask>; OUTBOUND_SLOTS],
+    /// When `test://watched-resource` next "changes" (driver milliseconds).
+    next_update: u64,
+}
+
+impl Server {
+    fn new(catalog: Catalog) -> Self {
+        Server {
+            catalog,
+            timers: [None; MAX_TIMERS],
+            asks: [None; OUTBOUND_SLOTS],
+            next_update: WATCH_PERIOD_MS,
+        }
+    }
+
+    fn on_event(&mut self, s: &mut Session<'_>, event: Event<'_>, now: u64) {
+        match event {
+            Event::Request { id, method, params } => {
+                diag!(Debug, "request {method} ({:#x})", id.to_bits());
+                let result = self.on_request(s, id, method, params, now);
+                finish(s, id, method, result);
+            }
+            Event::Cancelled { id, reason } => {
+                diag!(
+                    Debug,
+                    "request {:#x} cancelled ({})",
+                    id.to_bits(),
+                    reason.map_or("no reason".into(), |r| r.to_string())
+                );
+                self.on_cancelled(s, id);
+            }
+            Event::Response { id, result } => self.on_answer(s, id, Ok(result)),
+            Event::ErrorResponse {
+                id, code, message, ..
+            } => {
+                let text = diag::stack_format!(256, "{message} (error {code})");
+                self.on_answer(s, id, Err(text.as_str()));
+            }
+            Event::TimedOut { id } => {
+                self.on_answer(s, id, Err("the client did not answer in time"))
+            }
+            Event::Negotiated { version, peer } => {
+                let info = peer.get("clientInfo").unwrap_or(Json::NULL);
+                diag!(Info, "initialize: protocol {version}, client {info}");
+            }
+            Event::Ready { version } => diag!(Info, "ready at protocol {version}"),
+            Event::Notification { method, .. } => diag!(Debug, "notification {method}"),
+            Event::Progress { .. } => {}
+            Event::PeerViolation(v) => diag!(Info, "peer violation: {v:?}"),
+            Event::Closed(reason) => diag!(Info, "session closed: {reason:?}"),
+            _ => {}
+        }
+    }
+
+    fn on_request(
+        &mut self,
+        s: &mut Session<'_>,
+        id: InboundId,
+        method: Method,
+        params: Option<Json<'_>>,
+        now: u64,
+    ) -> Result<(), RespondError> {
+        let params = params.unwrap_or(Json::EMPTY_OBJECT);
+        match method {
+            Method::ToolsList => respond_list(s, id, params, self.catalog.tools(s.version())),
+            Method::ToolsCall => self.tools_call(s, id, params, now),
+            Method::ResourcesList => respond_list(s, id, params, self.catalog.resources),
+            Method::ResourcesTemplatesList => respond_list(s, id, params, self.catalog.templates),
+            Method::ResourcesRead => content::read_resource(s, id, params),
+            Method::PromptsList => respond_list(s, id, params, self.catalog.prompts),
+            Method::PromptsGet => content::get_prompt(s, id, params),
+            Method::CompletionComplete => content::complete(s, id, params),
+            // The core answers the rest itself (initialize, ping, logging/setLevel,
+            // resources/subscribe and unsubscribe, server/discover, subscriptions/listen).
+            _ => s.respond_error(id, ErrorCode::METHOD_NOT_FOUND, "Method not found", None),
+        }
+    }
+
+    /// When the loop must wake up: the earliest timer, or the next watched-resource update.
+    fn next_wake(&self) -> Option<u64> {
+        Some(
+            self.next_timer()
+                .map_or(self.next_update, |t| t.min(self.next_update)),
+        )
+    }
+
+    /// Everything that is due at `now`.
+    fn tick(&mut self, s: &mut Session<'_>, now: u64) {
+        self.run_timers(s, now);
+        if now >= self.next_update {
+            // test://watched-resource "changes" every few seconds; the core tells whoever
+            // subscribed (resources/subscribe or subscriptions/listen), and nobody else.
+            self.next_update = now + WATCH_PERIOD_MS;
+            match s.notify(Change::ResourceUpdated(catalog::WATCHED_URI)) {
+                Ok(0) => {}
+                Ok(n) => diag!(
+                    Debug,
+                    "{} updated: {n} notification(s)",
+                    catalog::WATCHED_URI
+                ),
+                Err(e) => diag!(
+                    Debug,
+                    "cannot announce an update of {}: {e}",
+                    catalog::WATCHED_URI
+                ),
+            }
+        }
+    }
+}
+
+/// Answers a list request with a pre-rendered result. We never hand out cursors, so any
+/// cursor is invalid (-32602, as the pagination rules suggest).
+fn respond_list(
+    s: &mut Session<'_>,
+    id: InboundId,
+    params: Json<'_>,
+    list: Json<'static>,
+) -> Result<(), RespondError> {
+    if params.get("cursor").is_some_and(|c| !c.is_null()) {
+        return s.respond_error(
+            id,
+            ErrorCode::INVALID_PARAMS,
+            "Invalid params: unknown cursor",
+            None,
+        );
+    }
+    s.respond(id, list)
+}
+
+/// Reports a failed answer and turns it into an internal error (a result too large for
+/// the transmit queue, say), so the client is not left waiting.
+fn finish(s: &mut Session<'_>, id: InboundId, method: Method, result: Result<(), RespondError>) {
+    match result {
+        Ok(()) | Err(RespondError::UnknownRequest) => {}
+        Err(e) => {
+            diag!(Warn, "cannot answer {method}: {e}");
+            let _ = s.respond_error(
+                id,
+                ErrorCode::INTERNAL_ERROR,
+                "Internal error: cannot send the result",
+                None,
+            );
+        }
+    }
+}
+
+/// True when the negotiated revision is `v` or newer.
+fn at_least(s: &Session<'_>, v: ProtocolVersion) -> bool {
+    s.version().is_some_and(|have| have >= v)
+}
+
+/// Error and timeout answers to our requests, as text for the waiting tool call.
+type Answer<'a> = Result<Json<'a>, &'a str>;
