@@ -527,3 +527,73 @@ pub struct Stats {
     /// Protocol violations seen.
     pub violations: u64,
 }
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Violation::Malformed {
+                kind,
+                replied: Some(c),
+            } => write!(
+                f,
+                "malformed message ({}), answered {}",
+                kind.message(),
+                c.0
+            ),
+            Violation::Malformed {
+                kind,
+                replied: None,
+            } => write!(f, "malformed message ({})", kind.message()),
+            Violation::LineTooLong { limit } => {
+                write!(f, "line longer than {limit} bytes discarded")
+            }
+            Violation::UnknownMethod => f.write_str("request for an unknown method"),
+            Violation::NotNegotiated(m) => {
+                write!(f, "{m} needs a capability that was not negotiated")
+            }
+            Violation::NotInitialized(m) => write!(f, "{m} before initialize"),
+            Violation::DuplicateInitialize => f.write_str("second initialize"),
+            Violation::DuplicateRequestId => f.write_str("request id reused while in flight"),
+            Violation::TooManyRequests => f.write_str("too many requests in flight"),
+            Violation::InvalidParams(m) => write!(f, "invalid params for {m}"),
+            Violation::NotInVersion(m) => {
+                write!(f, "{m} does not exist in the negotiated revision")
+            }
+            Violation::UnknownResponseId => f.write_str("response to a request we never sent"),
+            Violation::UncorrelatedError { code } => {
+                write!(f, "error response without id (code {code})")
+            }
+            Violation::BatchNotAllowed => f.write_str("batch not allowed here"),
+            Violation::ProgressNotIncreasing => f.write_str("progress did not increase"),
+            Violation::BadEnvelope(m) => {
+                write!(f, "{m} with a missing or malformed _meta envelope")
+            }
+            Violation::UnsupportedVersion => f.write_str("unsupported protocol version requested"),
+            Violation::UnexpectedMessage => {
+                f.write_str("message not allowed in this era and direction")
+            }
+            Violation::TooManySubscriptions => f.write_str("subscription limit reached"),
+            Violation::InvalidResult => f.write_str("invalid result for the request"),
+        }
+    }
+}
+
+impl fmt::Display for CloseReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CloseReason::PeerClosed => f.write_str("the peer closed the stream"),
+            CloseReason::UnsupportedVersion => {
+                f.write_str("the server chose a protocol version we do not support")
+            }
+            CloseReason::InitializeRejected { code } => {
+                write!(f, "the server rejected initialize (code {code})")
+            }
+            CloseReason::InitializeTimedOut => f.write_str("initialize timed out"),
+            CloseReason::Local => f.write_str("closed locally"),
+            CloseReason::PeerClosedDuringProbe => {
+                f.write_str("the server closed the stream during the server/discover probe")
+            }
+            CloseReason::NoCommonVersion => f.write_str("no protocol version in common"),
+        }
+    }
+}
