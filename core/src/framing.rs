@@ -65,6 +65,8 @@ pub struct LineDecoder<B> {
     release: bool,
     /// The buffer holds a complete line kept with `keep`: return it again.
     complete: bool,
+    /// The frame in the buffer is [`Frame::TooLong`] (its first `max_line` bytes).
+    too_long: bool,
 }
 
 impl<B: AsRef<[u8]> + AsMut<[u8]>> LineDecoder<B> {
@@ -78,6 +80,7 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineDecoder<B> {
             discarding: false,
             release: false,
             complete: false,
+            too_long: false,
         }
     }
 
@@ -118,6 +121,7 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineDecoder<B> {
         self.discarding = false;
         self.release = false;
         self.complete = false;
+        self.too_long = false;
     }
 
     /// Takes bytes from `input` up to and including the end of the next line and returns
@@ -129,10 +133,16 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineDecoder<B> {
             self.release = true;
             let md = self.max_depth;
             let buf = &self.buf.as_ref()[..self.len];
-            return Decoded {
-                consumed: 0,
-                frame: finish_line(buf, md),
+            let frame = if self.too_long {
+                let id = peek_id(buf, md);
+                Some(Frame::TooLong {
+                    limit: self.buf.as_ref().len(),
+                    id,
+                })
+            } else {
+                finish_line(buf, md)
             };
+            return Decoded { consumed: 0, frame };
         }
         if self.release {
             self.len = 0;
@@ -177,6 +187,7 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineDecoder<B> {
                 self.buf.as_mut()[len..len + take].copy_from_slice(&input[..take]);
                 self.len += take;
                 self.release = true;
+                self.too_long = total > cap;
                 let md = self.max_depth;
                 let buf = &self.buf.as_ref()[..self.len];
                 if total > cap {
@@ -207,6 +218,7 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineDecoder<B> {
                 self.len = cap;
                 self.discarding = true;
                 self.release = true;
+                self.too_long = true;
                 let id = peek_id(self.buf.as_ref(), self.max_depth);
                 Decoded {
                     consumed: input.len(),
@@ -232,19 +244,30 @@ fn finish_line(line: &[u8], max_depth: usize) -> Option<Frame<'_>> {
     })
 }
 
-/// Finds the first `\n` (word-at-a-time, no dependency).
+/// Finds the first `\n` (no dependency, no `unsafe`): blocks of 64 bytes are tested with
+/// branch-free code that the compiler turns into vector compares, then the exact position
+/// comes from 8-byte words.
 #[inline]
 pub(crate) fn memchr_nl(hay: &[u8]) -> Option<usize> {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
     const NL: u64 = LO * b'\n' as u64;
     let mut i = 0;
-    while i + 8 <= hay.len() {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&hay[i..i + 8]);
-        let x = u64::from_le_bytes(w) ^ NL;
-        if (x.wrapping_sub(LO) & !x & HI) != 0 {
+    while let Some(block) = hay.get(i..).and_then(|r| r.first_chunk::<64>()) {
+        let mut any = false;
+        for &c in block {
+            any |= c == b'\n';
+        }
+        if any {
             break;
+        }
+        i += 64;
+    }
+    while let Some(w) = hay.get(i..).and_then(|r| r.first_chunk::<8>()) {
+        let x = u64::from_le_bytes(*w) ^ NL;
+        let m = x.wrapping_sub(LO) & !x & HI;
+        if m != 0 {
+            return Some(i + (m.trailing_zeros() / 8) as usize);
         }
         i += 8;
     }
@@ -503,6 +526,53 @@ mod tests {
     }
 
     #[test]
+    fn keep_replays_the_buffered_frame_unchanged() {
+        // A line completed in the buffer.
+        let mut dec = LineDecoder::new([0u8; 16], 64);
+        assert_eq!(dec.decode(b"[1,").frame, None);
+        assert_eq!(dec.decode(b"2]\nx").frame, Some(Frame::Line("[1,2]")));
+        assert!(dec.buffered_line());
+        dec.keep();
+        assert_eq!(
+            dec.decode(b"x"),
+            Decoded {
+                consumed: 0,
+                frame: Some(Frame::Line("[1,2]"))
+            }
+        );
+        assert_eq!(dec.decode(b"3\n").frame, Some(Frame::Line("3")));
+        // Overlong lines stay overlong (completed in the buffer, and cut without a newline).
+        // (chunks, frames of "tail\n[]\n" afterwards: the rest of the overlong line is
+        // still skipped when its newline has not been seen yet)
+        for (chunks, after) in [
+            (
+                &[&b"{\"id\":5,"[..], b"\"x\":\"abcdefghij\"}\n"][..],
+                &[line("tail"), line("[]")][..],
+            ),
+            (&[b"{\"id\":5,\"x\":\"abcdefghij"], &[line("[]")]),
+        ] {
+            let mut dec = LineDecoder::new([0u8; 16], 64);
+            let mut last = None;
+            for c in chunks {
+                last = dec.decode(c).frame.map(own);
+            }
+            assert_eq!(last, Some(F::Long(16, Some("5".into()))));
+            dec.keep();
+            assert_eq!(
+                dec.decode(b"").frame.map(own),
+                Some(F::Long(16, Some("5".into())))
+            );
+            assert_eq!(run(&mut dec, &[b"tail\n[]\n"]), after);
+        }
+        // No effect on a frame borrowed from the input.
+        let mut dec = LineDecoder::new([0u8; 16], 64);
+        assert_eq!(dec.decode(b"1\n").frame, Some(Frame::Line("1")));
+        assert!(!dec.buffered_line());
+        dec.keep();
+        assert_eq!(dec.decode(b"2\n").frame, Some(Frame::Line("2")));
+    }
+
+    #[test]
     fn zero_capacity_decoder() {
         // Every non-empty line is too long, a lone \r included.
         assert_eq!(
@@ -513,7 +583,7 @@ mod tests {
 
     #[test]
     fn memchr_nl_matches_a_plain_search() {
-        let mut hay = vec![0u8; 80];
+        let mut hay = [0u8; 80];
         for (i, b) in hay.iter_mut().enumerate() {
             // bytes that stress the word trick: 0x0a +/- 1, high bit set, zero
             *b = [0x0b, 0x09, 0x8a, 0x00, 0xff, 0x80, b'a', 0x8b][i % 8];

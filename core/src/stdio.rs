@@ -2,8 +2,7 @@
 //! stdout, a child process's pipes), with timeouts. It only calls the session's public
 //! API; it never parses or tracks protocol state itself.
 //!
-//! A reader thread fills a small pool of buffers allocated once, so steady-state
-//! operation allocates nothing.
+//! Buffers are allocated once, so steady-state operation allocates nothing.
 //!
 //! ```no_run
 //! use picomcp::json::Json;
@@ -27,15 +26,16 @@
 //! driver.flush(&mut session).unwrap();
 //! ```
 
+use std::boxed::Box;
 use std::io::{self, Read, Write};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use std::vec::Vec;
 
 use crate::session::{Event, Phase, Session};
 
 const CHUNK: usize = 64 * 1024;
-const POOL: usize = 4;
 
 /// What [`Driver::next`] produced.
 #[derive(Debug)]
@@ -62,12 +62,23 @@ enum Chunk {
     Error(io::ErrorKind),
 }
 
+type SharedReader = Arc<Mutex<Box<dyn Read + Send>>>;
+
 /// Runs a session over a reader and a writer. See the [module docs](self).
+///
+/// Reading happens on this thread when nothing is scheduled (the lowest latency: one
+/// wake-up per message); when a deadline is pending, one read is handed to a helper
+/// thread so that the wait can time out. Output is written when the driver is about to
+/// wait, so pipelined requests are answered with one write.
 pub struct Driver<W: Write> {
     writer: W,
-    rx: Receiver<Chunk>,
-    free: SyncSender<Vec<u8>>,
-    current: Option<(Vec<u8>, usize, usize)>,
+    reader: SharedReader,
+    lend: SyncSender<Vec<u8>>,
+    returned: Receiver<Chunk>,
+    /// Our read buffer, unless it is lent to the helper thread.
+    buf: Option<Vec<u8>>,
+    /// Bytes of `buf` read and not yet fed: `(len, pos)`.
+    pending: (usize, usize),
     scratch: Vec<u8>,
     start: Instant,
     eof: bool,
@@ -83,28 +94,38 @@ impl Driver<io::Stdout> {
     }
 }
 
-impl<W: Write> Driver<W> {
-    /// A driver reading `reader` on a background thread and writing `writer`.
-    pub fn new<R: Read + Send + 'static>(mut reader: R, writer: W, max_line: usize) -> Self {
-        let (tx, rx) = sync_channel::<Chunk>(POOL);
-        let (free, free_rx) = sync_channel::<Vec<u8>>(POOL);
-        for _ in 0..POOL {
-            let _ = free.send(std::vec![0u8; CHUNK]);
+fn read_once(reader: &SharedReader, buf: &mut [u8]) -> Chunk {
+    let mut r = match reader.lock() {
+        Ok(r) => r,
+        Err(p) => p.into_inner(),
+    };
+    loop {
+        match r.read(buf) {
+            Ok(0) => return Chunk::Eof,
+            Ok(n) => return Chunk::Data(Vec::new(), n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Chunk::Error(e.kind()),
         }
+    }
+}
+
+impl<W: Write> Driver<W> {
+    /// A driver reading `reader` and writing `writer`.
+    pub fn new<R: Read + Send + 'static>(reader: R, writer: W, max_line: usize) -> Self {
+        let reader: SharedReader = Arc::new(Mutex::new(Box::new(reader)));
+        let (lend, lent) = sync_channel::<Vec<u8>>(1);
+        let (give_back, returned) = sync_channel::<Chunk>(1);
+        let shared = Arc::clone(&reader);
         std::thread::Builder::new()
             .name("picomcp-reader".into())
             .spawn(move || {
-                while let Ok(mut buf) = free_rx.recv() {
-                    let msg = loop {
-                        match reader.read(&mut buf) {
-                            Ok(0) => break Chunk::Eof,
-                            Ok(n) => break Chunk::Data(buf, n),
-                            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                            Err(e) => break Chunk::Error(e.kind()),
-                        }
+                while let Ok(mut buf) = lent.recv() {
+                    let msg = match read_once(&shared, &mut buf) {
+                        Chunk::Data(_, n) => Chunk::Data(buf, n),
+                        other => other,
                     };
                     let stop = !matches!(msg, Chunk::Data(..));
-                    if tx.send(msg).is_err() || stop {
+                    if give_back.send(msg).is_err() || stop {
                         return;
                     }
                 }
@@ -112,9 +133,11 @@ impl<W: Write> Driver<W> {
             .ok();
         Driver {
             writer,
-            rx,
-            free,
-            current: None,
+            reader,
+            lend,
+            returned,
+            buf: Some(std::vec![0u8; CHUNK]),
+            pending: (0, 0),
             scratch: std::vec![0u8; max_line + 64],
             start: Instant::now(),
             eof: false,
@@ -135,9 +158,8 @@ impl<W: Write> Driver<W> {
     /// Writes all pending output of the session.
     ///
     /// # Errors
-    /// The writer's I/O error.
-    /// After a write error the session is closed, later output is discarded, and the
-    /// remaining events are still delivered (then [`Step::Closed`]).
+    /// The writer's I/O error. After a write error the session is closed, later output is
+    /// discarded, and the remaining events are still delivered (then [`Step::Closed`]).
     pub fn flush(&mut self, session: &mut Session<'_>) -> io::Result<()> {
         let mut wrote = false;
         loop {
@@ -166,14 +188,13 @@ impl<W: Write> Driver<W> {
     }
 
     /// Drives the session until there is an event, `wake` (a time from [`now`](Self::now))
-    /// passes, or the session is closed. Output is flushed before waiting.
+    /// passes, or the session is closed.
     ///
     /// # Errors
     /// I/O errors of the writer, and of the reader except end of stream (which closes
     /// the session normally).
     pub fn next(&mut self, session: &mut Session<'_>, wake: Option<u64>) -> io::Result<Step<'_>> {
         loop {
-            self.flush(session)?;
             if session.has_events() {
                 let now = self.now();
                 return match session.poll_event_copied(&mut self.scratch) {
@@ -183,17 +204,20 @@ impl<W: Write> Driver<W> {
                 };
             }
             if session.phase() == Phase::Closed {
+                self.flush(session)?;
                 return Ok(Step::Closed);
             }
             let now = self.now();
-            // Feed what is left of the current chunk.
-            if let Some((buf, len, pos)) = self.current.as_mut() {
-                let n = session.handle_bytes(now, &buf[*pos..*len]);
-                *pos += n;
-                if *pos >= *len
-                    && let Some((buf, _, _)) = self.current.take()
-                {
-                    let _ = self.free.try_send(buf);
+            // Feed what is left of the last read.
+            let (len, pos) = self.pending;
+            if pos < len {
+                if let Some(buf) = self.buf.as_ref() {
+                    let n = session.handle_bytes(now, &buf[pos..len]);
+                    self.pending.1 += n;
+                    if n == 0 {
+                        // A queue is full: write out, then offer the rest again.
+                        self.flush(session)?;
+                    }
                 }
                 continue;
             }
@@ -208,23 +232,49 @@ impl<W: Write> Driver<W> {
                 session.handle_eof(now);
                 continue;
             }
+            // About to wait: write out everything first.
+            self.flush(session)?;
             let deadline = match (session.poll_timeout(), wake) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             };
-            let msg = match deadline {
-                Some(d) => match self
-                    .rx
-                    .recv_timeout(core::time::Duration::from_millis(d.saturating_sub(now)))
-                {
-                    Ok(m) => m,
-                    Err(RecvTimeoutError::Timeout) => continue,
-                    Err(RecvTimeoutError::Disconnected) => Chunk::Eof,
-                },
-                None => self.rx.recv().unwrap_or(Chunk::Eof),
+            let msg = match (self.buf.take(), deadline) {
+                // Nothing scheduled: read here, blocking.
+                (Some(mut buf), None) => {
+                    let msg = match read_once(&self.reader, &mut buf) {
+                        Chunk::Data(_, n) => Chunk::Data(Vec::new(), n),
+                        other => other,
+                    };
+                    self.buf = Some(buf);
+                    msg
+                }
+                // A deadline: lend the buffer to the helper thread and wait with a timeout.
+                (maybe_buf, Some(d)) => {
+                    if let Some(buf) = maybe_buf
+                        && self.lend.send(buf).is_err()
+                    {
+                        self.eof = true;
+                        continue;
+                    }
+                    match self
+                        .returned
+                        .recv_timeout(core::time::Duration::from_millis(d.saturating_sub(now)))
+                    {
+                        Ok(m) => m,
+                        Err(RecvTimeoutError::Timeout) => continue,
+                        Err(RecvTimeoutError::Disconnected) => Chunk::Eof,
+                    }
+                }
+                // The helper thread still has the buffer: wait for it.
+                (None, None) => self.returned.recv().unwrap_or(Chunk::Eof),
             };
             match msg {
-                Chunk::Data(buf, n) => self.current = Some((buf, n, 0)),
+                Chunk::Data(buf, n) => {
+                    if !buf.is_empty() {
+                        self.buf = Some(buf);
+                    }
+                    self.pending = (n, 0);
+                }
                 Chunk::Eof => self.eof = true,
                 Chunk::Error(kind) => {
                     self.eof = true;

@@ -142,6 +142,9 @@ pub(crate) struct Scanner<'a> {
     pub(crate) pos: usize,
 }
 
+// The scanning itself is done by free functions over `(bytes, offset)` that return the
+// new offset, so that the offset stays in a register on the hot paths.
+
 const fn string_stops() -> [bool; 256] {
     let mut t = [false; 256];
     let mut i = 0;
@@ -156,6 +159,97 @@ const fn string_stops() -> [bool; 256] {
 /// Bytes that end the fast path inside a string.
 static STRING_STOPS: [bool; 256] = string_stops();
 
+const fn structural() -> [bool; 256] {
+    let mut t = [false; 256];
+    t[b'"' as usize] = true;
+    t[b'{' as usize] = true;
+    t[b'[' as usize] = true;
+    t[b'}' as usize] = true;
+    t[b']' as usize] = true;
+    t
+}
+/// Bytes that matter when skipping a valid container.
+static STRUCTURAL: [bool; 256] = structural();
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each byte of `w` that is `"`, `\` or a control character is set
+/// (bytes above the first such byte may be flagged too; the lowest flag is exact).
+#[inline(always)]
+fn stop_bits(w: u64) -> u64 {
+    let ctrl = w.wrapping_sub(LO * 0x20) & !w;
+    let q = w ^ (LO * b'"' as u64);
+    let q = q.wrapping_sub(LO) & !q;
+    let bs = w ^ (LO * b'\\' as u64);
+    let bs = bs.wrapping_sub(LO) & !bs;
+    (ctrl | q | bs) & HI
+}
+
+/// The offset of the first byte at or after `pos` that ends a plain run inside a string
+/// (`"`, `\` or a control character), or `b.len()`.
+///
+/// Words of 8 bytes are tested at once (exact position from the lowest flagged byte);
+/// long runs are skipped 32 bytes at a time with a branch-free test that the compiler
+/// turns into vector compares.
+#[inline(always)]
+fn find_string_stop(b: &[u8], mut pos: usize) -> usize {
+    if let Some(w) = b.get(pos..).and_then(|r| r.first_chunk::<8>()) {
+        let m = stop_bits(u64::from_le_bytes(*w));
+        if m != 0 {
+            return pos + (m.trailing_zeros() / 8) as usize;
+        }
+        return find_string_stop_long(b, pos + 8);
+    }
+    while let Some(&c) = b.get(pos) {
+        if STRING_STOPS[c as usize] {
+            break;
+        }
+        pos += 1;
+    }
+    pos
+}
+
+/// [`find_string_stop`] past the first word.
+#[inline(never)]
+fn find_string_stop_long(b: &[u8], mut pos: usize) -> usize {
+    // Most strings end within a few words; only long runs use the block test.
+    for _ in 0..3 {
+        let Some(w) = b.get(pos..).and_then(|r| r.first_chunk::<8>()) else {
+            break;
+        };
+        let m = stop_bits(u64::from_le_bytes(*w));
+        if m != 0 {
+            return pos + (m.trailing_zeros() / 8) as usize;
+        }
+        pos += 8;
+    }
+    while let Some(block) = b.get(pos..).and_then(|r| r.first_chunk::<32>()) {
+        let mut any = false;
+        for &c in block {
+            any |= (c < 0x20) | (c == b'"') | (c == b'\\');
+        }
+        if any {
+            break;
+        }
+        pos += 32;
+    }
+    while let Some(w) = b.get(pos..).and_then(|r| r.first_chunk::<8>()) {
+        let m = stop_bits(u64::from_le_bytes(*w));
+        if m != 0 {
+            return pos + (m.trailing_zeros() / 8) as usize;
+        }
+        pos += 8;
+    }
+    while let Some(&c) = b.get(pos) {
+        if STRING_STOPS[c as usize] {
+            break;
+        }
+        pos += 1;
+    }
+    pos
+}
+
 fn hex_val(c: u8) -> Option<u16> {
     match c {
         b'0'..=b'9' => Some((c - b'0') as u16),
@@ -165,34 +259,295 @@ fn hex_val(c: u8) -> Option<u16> {
     }
 }
 
+#[inline]
+fn error(kind: JsonErrorKind, offset: usize) -> JsonError {
+    JsonError { kind, offset }
+}
+
+#[cold]
+fn eof(b: &[u8]) -> JsonError {
+    error(JsonErrorKind::UnexpectedEnd, b.len())
+}
+
+#[inline(always)]
+fn is_ws(c: u8) -> bool {
+    matches!(c, b' ' | b'\n' | b'\r' | b'\t')
+}
+
+#[inline(always)]
+fn skip_ws_at(b: &[u8], mut pos: usize) -> usize {
+    while let Some(&c) = b.get(pos) {
+        if !is_ws(c) {
+            break;
+        }
+        pos += 1;
+    }
+    pos
+}
+
+/// Reads the 4 hex digits of a `\u` escape; `pos` is at the `u`.
+fn u_escape(b: &[u8], pos: usize) -> Result<u16, JsonError> {
+    let mut v: u16 = 0;
+    for i in 1..=4 {
+        let Some(&c) = b.get(pos + i) else {
+            return Err(eof(b));
+        };
+        let Some(h) = hex_val(c) else {
+            return Err(error(JsonErrorKind::InvalidEscape, pos + i));
+        };
+        v = (v << 4) | h;
+    }
+    Ok(v)
+}
+
+/// Checks one escape; `pos` is at its backslash. Returns the offset after it (after both
+/// halves of a surrogate pair).
+fn escape_end(b: &[u8], at: usize) -> Result<usize, JsonError> {
+    let mut pos = at + 1;
+    let Some(&e) = b.get(pos) else {
+        return Err(eof(b));
+    };
+    match e {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Ok(pos + 1),
+        b'u' => {
+            let v = u_escape(b, pos)?;
+            pos += 5;
+            if (0xDC00..0xE000).contains(&v) {
+                return Err(error(JsonErrorKind::LoneSurrogate, at));
+            }
+            if (0xD800..0xDC00).contains(&v) {
+                // Must be followed by a \u low surrogate.
+                if b.get(pos) == Some(&b'\\') && b.get(pos + 1) == Some(&b'u') {
+                    let lo = u_escape(b, pos + 1)?;
+                    if !(0xDC00..0xE000).contains(&lo) {
+                        return Err(error(JsonErrorKind::LoneSurrogate, at));
+                    }
+                    pos += 6;
+                } else if pos >= b.len() || (b.get(pos) == Some(&b'\\') && pos + 1 >= b.len()) {
+                    return Err(eof(b));
+                } else {
+                    return Err(error(JsonErrorKind::LoneSurrogate, at));
+                }
+            }
+            Ok(pos)
+        }
+        _ => Err(error(JsonErrorKind::InvalidEscape, pos)),
+    }
+}
+
+/// Scans a string's contents; `pos` is just after the opening quote. Returns the offset
+/// of the closing quote and whether there were escapes.
+#[inline(always)]
+fn string_end(b: &[u8], mut pos: usize) -> Result<(usize, bool), JsonError> {
+    pos = find_string_stop(b, pos);
+    if b.get(pos) == Some(&b'"') {
+        return Ok((pos, false));
+    }
+    string_end_slow(b, pos)
+}
+
+/// [`string_end`] from the first stop byte that is not the closing quote.
+#[inline(never)]
+fn string_end_slow(b: &[u8], mut pos: usize) -> Result<(usize, bool), JsonError> {
+    let mut escaped = false;
+    loop {
+        match b.get(pos) {
+            Some(b'"') => return Ok((pos, escaped)),
+            Some(b'\\') => {
+                escaped = true;
+                pos = escape_end(b, pos)?;
+            }
+            Some(_) => return Err(error(JsonErrorKind::ControlCharacter, pos)),
+            None => return Err(eof(b)),
+        }
+        pos = find_string_stop(b, pos);
+    }
+}
+
+#[inline(always)]
+fn digits_end(b: &[u8], mut pos: usize) -> usize {
+    while let Some(c) = b.get(pos) {
+        if !c.is_ascii_digit() {
+            break;
+        }
+        pos += 1;
+    }
+    pos
+}
+
+/// Scans a number starting at `pos`; returns its end and whether it is an integer (no
+/// fraction, no exponent).
+#[inline(always)]
+fn number_end(b: &[u8], mut pos: usize) -> Result<(usize, bool), JsonError> {
+    if b.get(pos) == Some(&b'-') {
+        pos += 1;
+    }
+    match b.get(pos) {
+        Some(b'0') => {
+            pos += 1;
+            if matches!(b.get(pos), Some(b'0'..=b'9')) {
+                return Err(error(JsonErrorKind::InvalidNumber, pos));
+            }
+        }
+        Some(b'1'..=b'9') => pos = digits_end(b, pos + 1),
+        None => return Err(eof(b)),
+        Some(_) => return Err(error(JsonErrorKind::InvalidNumber, pos)),
+    }
+    if !matches!(b.get(pos), Some(b'.' | b'e' | b'E')) {
+        return Ok((pos, true));
+    }
+    number_tail(b, pos)
+}
+
+/// The fraction and exponent of a number; `pos` is at `.`, `e` or `E`.
+fn number_tail(b: &[u8], mut pos: usize) -> Result<(usize, bool), JsonError> {
+    let bad = |pos: usize| {
+        if pos >= b.len() {
+            eof(b)
+        } else {
+            error(JsonErrorKind::InvalidNumber, pos)
+        }
+    };
+    if b.get(pos) == Some(&b'.') {
+        let end = digits_end(b, pos + 1);
+        if end == pos + 1 {
+            return Err(bad(end));
+        }
+        pos = end;
+    }
+    if matches!(b.get(pos), Some(b'e' | b'E')) {
+        pos += 1;
+        if matches!(b.get(pos), Some(b'+' | b'-')) {
+            pos += 1;
+        }
+        let end = digits_end(b, pos);
+        if end == pos {
+            return Err(bad(end));
+        }
+        pos = end;
+    }
+    Ok((pos, false))
+}
+
+/// Checks the literal `lit` at `pos`; returns the offset after it.
+#[inline(always)]
+fn literal_end(b: &[u8], pos: usize, lit: &[u8]) -> Result<usize, JsonError> {
+    if b.get(pos..pos + lit.len()) == Some(lit) {
+        return Ok(pos + lit.len());
+    }
+    Err(literal_error(b, pos, lit))
+}
+
+#[cold]
+fn literal_error(b: &[u8], pos: usize, lit: &[u8]) -> JsonError {
+    for (i, &c) in lit.iter().enumerate() {
+        match b.get(pos + i) {
+            Some(&x) if x == c => {}
+            Some(_) => return error(JsonErrorKind::UnexpectedByte, pos + i),
+            None => return eof(b),
+        }
+    }
+    eof(b)
+}
+
+/// Scans an object key (at `pos`, after whitespace) and the following `:`; returns the
+/// offset after the colon.
+#[inline(always)]
+fn key_colon_end(b: &[u8], pos: usize) -> Result<usize, JsonError> {
+    match b.get(pos) {
+        Some(b'"') => {}
+        Some(_) => return Err(error(JsonErrorKind::UnexpectedByte, pos)),
+        None => return Err(eof(b)),
+    }
+    let (end, _) = string_end(b, pos + 1)?;
+    let pos = skip_ws_at(b, end + 1);
+    match b.get(pos) {
+        Some(b':') => Ok(pos + 1),
+        Some(_) => Err(error(JsonErrorKind::UnexpectedByte, pos)),
+        None => Err(eof(b)),
+    }
+}
+
+/// Scans one complete value starting at `pos` (leading whitespace allowed) that sits at
+/// nesting level `base_depth`; returns the offset after it. See [`Scanner::scan_value`].
+fn value_end(
+    b: &[u8],
+    mut pos: usize,
+    base_depth: usize,
+    max_depth: usize,
+) -> Result<usize, JsonError> {
+    // Containers this value may open.
+    let room = max_depth.min(MAX_DEPTH_CAP).saturating_sub(base_depth);
+    let mut stack = BitStack::new();
+    // Whether the innermost open container is an object (meaningless when none is open).
+    let mut in_obj = false;
+    loop {
+        // Expect a value.
+        pos = skip_ws_at(b, pos);
+        let Some(&c) = b.get(pos) else {
+            return Err(eof(b));
+        };
+        match c {
+            b'"' => pos = string_end(b, pos + 1)?.0 + 1,
+            b'{' | b'[' => {
+                let is_obj = c == b'{';
+                if stack.len() >= room || !stack.push(is_obj) {
+                    return Err(error(JsonErrorKind::TooDeep, pos));
+                }
+                in_obj = is_obj;
+                pos = skip_ws_at(b, pos + 1);
+                let close = if is_obj { b'}' } else { b']' };
+                if b.get(pos) == Some(&close) {
+                    pos += 1;
+                    stack.pop();
+                    in_obj = stack.top() == Some(true);
+                } else {
+                    if is_obj {
+                        pos = key_colon_end(b, pos)?;
+                    }
+                    continue;
+                }
+            }
+            b'-' | b'0'..=b'9' => pos = number_end(b, pos)?.0,
+            b't' => pos = literal_end(b, pos, b"true")?,
+            b'f' => pos = literal_end(b, pos, b"false")?,
+            b'n' => pos = literal_end(b, pos, b"null")?,
+            _ => return Err(error(JsonErrorKind::UnexpectedByte, pos)),
+        }
+        // After a value: close containers or move to the next element.
+        loop {
+            if stack.len() == 0 {
+                return Ok(pos);
+            }
+            pos = skip_ws_at(b, pos);
+            match b.get(pos) {
+                Some(b',') => {
+                    pos += 1;
+                    if in_obj {
+                        pos = key_colon_end(b, skip_ws_at(b, pos))?;
+                    }
+                    break;
+                }
+                Some(b'}') if in_obj => {}
+                Some(b']') if !in_obj => {}
+                Some(_) => return Err(error(JsonErrorKind::UnexpectedByte, pos)),
+                None => return Err(eof(b)),
+            }
+            pos += 1;
+            stack.pop();
+            in_obj = stack.top() == Some(true);
+        }
+    }
+}
+
 impl<'a> Scanner<'a> {
     pub(crate) fn new(b: &'a [u8]) -> Self {
         Scanner { b, pos: 0 }
     }
 
-    fn err(&self, kind: JsonErrorKind) -> JsonError {
-        JsonError {
-            kind,
-            offset: self.pos,
-        }
-    }
-
-    fn eof(&self) -> JsonError {
-        JsonError {
-            kind: JsonErrorKind::UnexpectedEnd,
-            offset: self.b.len(),
-        }
-    }
-
     #[inline]
     pub(crate) fn skip_ws(&mut self) {
-        while let Some(&c) = self.b.get(self.pos) {
-            if c == b' ' || c == b'\n' || c == b'\r' || c == b'\t' {
-                self.pos += 1;
-            } else {
-                break;
-            }
-        }
+        self.pos = skip_ws_at(self.b, self.pos);
     }
 
     #[inline]
@@ -206,286 +561,60 @@ impl<'a> Scanner<'a> {
                 self.pos += 1;
                 Ok(())
             }
-            Some(_) => Err(self.err(JsonErrorKind::UnexpectedByte)),
-            None => Err(self.eof()),
+            Some(_) => Err(error(JsonErrorKind::UnexpectedByte, self.pos)),
+            None => Err(eof(self.b)),
         }
-    }
-
-    fn read_u_escape(&mut self) -> Result<u16, JsonError> {
-        // pos is at the 'u'
-        let mut v: u16 = 0;
-        for i in 1..=4 {
-            let Some(&c) = self.b.get(self.pos + i) else {
-                return Err(self.eof());
-            };
-            let Some(h) = hex_val(c) else {
-                return Err(JsonError {
-                    kind: JsonErrorKind::InvalidEscape,
-                    offset: self.pos + i,
-                });
-            };
-            v = (v << 4) | h;
-        }
-        self.pos += 5;
-        Ok(v)
     }
 
     /// Scans a string; `pos` must be at the opening quote.
+    #[inline]
     pub(crate) fn scan_string(&mut self) -> Result<StrSpan, JsonError> {
-        if self.peek() != Some(b'"') {
-            return Err(match self.peek() {
-                None => self.eof(),
-                Some(_) => self.err(JsonErrorKind::UnexpectedByte),
-            });
+        match self.peek() {
+            Some(b'"') => {}
+            Some(_) => return Err(error(JsonErrorKind::UnexpectedByte, self.pos)),
+            None => return Err(eof(self.b)),
         }
-        self.pos += 1;
-        let start = self.pos;
-        let mut escaped = false;
-        loop {
-            // Fast path: skip ordinary bytes.
-            while let Some(&c) = self.b.get(self.pos) {
-                if STRING_STOPS[c as usize] {
-                    break;
-                }
-                self.pos += 1;
-            }
-            let Some(&c) = self.b.get(self.pos) else {
-                return Err(self.eof());
-            };
-            match c {
-                b'"' => {
-                    let end = self.pos;
-                    self.pos += 1;
-                    return Ok(StrSpan {
-                        start,
-                        end,
-                        escaped,
-                    });
-                }
-                b'\\' => {
-                    escaped = true;
-                    self.pos += 1;
-                    let Some(&e) = self.b.get(self.pos) else {
-                        return Err(self.eof());
-                    };
-                    match e {
-                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.pos += 1,
-                        b'u' => {
-                            let at = self.pos - 1;
-                            let v = self.read_u_escape()?;
-                            if (0xDC00..0xE000).contains(&v) {
-                                return Err(JsonError {
-                                    kind: JsonErrorKind::LoneSurrogate,
-                                    offset: at,
-                                });
-                            }
-                            if (0xD800..0xDC00).contains(&v) {
-                                // Must be followed by \u low surrogate.
-                                if self.b.get(self.pos) == Some(&b'\\')
-                                    && self.b.get(self.pos + 1) == Some(&b'u')
-                                {
-                                    self.pos += 1;
-                                    let lo = self.read_u_escape()?;
-                                    if !(0xDC00..0xE000).contains(&lo) {
-                                        return Err(JsonError {
-                                            kind: JsonErrorKind::LoneSurrogate,
-                                            offset: at,
-                                        });
-                                    }
-                                } else if self.pos >= self.b.len()
-                                    || (self.b.get(self.pos) == Some(&b'\\')
-                                        && self.pos + 1 >= self.b.len())
-                                {
-                                    return Err(self.eof());
-                                } else {
-                                    return Err(JsonError {
-                                        kind: JsonErrorKind::LoneSurrogate,
-                                        offset: at,
-                                    });
-                                }
-                            }
-                        }
-                        _ => return Err(self.err(JsonErrorKind::InvalidEscape)),
-                    }
-                }
-                _ => return Err(self.err(JsonErrorKind::ControlCharacter)),
-            }
-        }
-    }
-
-    fn digits(&mut self) -> usize {
-        let s = self.pos;
-        while let Some(c) = self.peek() {
-            if c.is_ascii_digit() {
-                self.pos += 1;
-            } else {
-                break;
-            }
-        }
-        self.pos - s
+        let start = self.pos + 1;
+        let (end, escaped) = string_end(self.b, start)?;
+        self.pos = end + 1;
+        Ok(StrSpan {
+            start,
+            end,
+            escaped,
+        })
     }
 
     /// Scans a number; returns whether it is an integer (no fraction, no exponent).
+    #[cfg(test)]
     pub(crate) fn scan_number(&mut self) -> Result<bool, JsonError> {
-        let mut integer = true;
-        if self.peek() == Some(b'-') {
-            self.pos += 1;
-        }
-        match self.peek() {
-            Some(b'0') => {
-                self.pos += 1;
-                if matches!(self.peek(), Some(b'0'..=b'9')) {
-                    return Err(self.err(JsonErrorKind::InvalidNumber));
-                }
-            }
-            Some(b'1'..=b'9') => {
-                self.digits();
-            }
-            None => return Err(self.eof()),
-            Some(_) => return Err(self.err(JsonErrorKind::InvalidNumber)),
-        }
-        if self.peek() == Some(b'.') {
-            integer = false;
-            self.pos += 1;
-            if self.digits() == 0 {
-                return Err(if self.pos >= self.b.len() {
-                    self.eof()
-                } else {
-                    self.err(JsonErrorKind::InvalidNumber)
-                });
-            }
-        }
-        if matches!(self.peek(), Some(b'e' | b'E')) {
-            integer = false;
-            self.pos += 1;
-            if matches!(self.peek(), Some(b'+' | b'-')) {
-                self.pos += 1;
-            }
-            if self.digits() == 0 {
-                return Err(if self.pos >= self.b.len() {
-                    self.eof()
-                } else {
-                    self.err(JsonErrorKind::InvalidNumber)
-                });
-            }
-        }
+        let (end, integer) = number_end(self.b, self.pos)?;
+        self.pos = end;
         Ok(integer)
-    }
-
-    fn literal(&mut self, lit: &[u8]) -> Result<(), JsonError> {
-        for (i, &c) in lit.iter().enumerate() {
-            match self.b.get(self.pos + i) {
-                Some(&x) if x == c => {}
-                Some(_) => {
-                    return Err(JsonError {
-                        kind: JsonErrorKind::UnexpectedByte,
-                        offset: self.pos + i,
-                    });
-                }
-                None => return Err(self.eof()),
-            }
-        }
-        self.pos += lit.len();
-        Ok(())
-    }
-
-    /// Scans one object key and the following `:`. `pos` must be at the key's quote
-    /// (after whitespace).
-    fn key_colon(&mut self) -> Result<(), JsonError> {
-        self.scan_string()?;
-        self.skip_ws();
-        self.expect(b':')
     }
 
     /// Scans one complete value starting at `pos` (leading whitespace allowed), which sits
     /// at nesting level `base_depth` (0 for a whole document); containers may add levels
     /// up to `max_depth` in total.
+    #[inline]
     pub(crate) fn scan_value(
         &mut self,
         base_depth: usize,
         max_depth: usize,
     ) -> Result<(), JsonError> {
-        let max_depth = max_depth.min(MAX_DEPTH_CAP);
-        let mut stack = BitStack::new();
-        loop {
-            // Expect a value.
-            self.skip_ws();
-            let Some(c) = self.peek() else {
-                return Err(self.eof());
-            };
-            match c {
-                b'{' | b'[' => {
-                    let is_obj = c == b'{';
-                    if base_depth + stack.len() + 1 > max_depth || !stack.push(is_obj) {
-                        return Err(self.err(JsonErrorKind::TooDeep));
-                    }
-                    self.pos += 1;
-                    self.skip_ws();
-                    let close = if is_obj { b'}' } else { b']' };
-                    if self.peek() == Some(close) {
-                        self.pos += 1;
-                        stack.pop();
-                    } else {
-                        if is_obj {
-                            self.key_colon()?;
-                        }
-                        continue;
-                    }
-                }
-                b'"' => {
-                    self.scan_string()?;
-                }
-                b'-' | b'0'..=b'9' => {
-                    self.scan_number()?;
-                }
-                b't' => self.literal(b"true")?,
-                b'f' => self.literal(b"false")?,
-                b'n' => self.literal(b"null")?,
-                _ => return Err(self.err(JsonErrorKind::UnexpectedByte)),
-            }
-            // After a value: close containers or move to the next element.
-            loop {
-                let Some(is_obj) = stack.top() else {
-                    return Ok(());
-                };
-                self.skip_ws();
-                match self.peek() {
-                    Some(b',') => {
-                        self.pos += 1;
-                        if is_obj {
-                            self.skip_ws();
-                            self.key_colon()?;
-                        }
-                        break;
-                    }
-                    Some(b'}') if is_obj => {
-                        self.pos += 1;
-                        stack.pop();
-                    }
-                    Some(b']') if !is_obj => {
-                        self.pos += 1;
-                        stack.pop();
-                    }
-                    Some(_) => return Err(self.err(JsonErrorKind::UnexpectedByte)),
-                    None => return Err(self.eof()),
-                }
-            }
-        }
+        self.pos = value_end(self.b, self.pos, base_depth, max_depth)?;
+        Ok(())
     }
 
     /// Scans a whole document: one value with only whitespace around it.
     pub(crate) fn scan_document(&mut self, max_depth: usize) -> Result<(), JsonError> {
         self.skip_ws();
         if self.pos >= self.b.len() {
-            return Err(JsonError {
-                kind: JsonErrorKind::Empty,
-                offset: self.pos,
-            });
+            return Err(error(JsonErrorKind::Empty, self.pos));
         }
         self.scan_value(0, max_depth)?;
         self.skip_ws();
         if self.pos < self.b.len() {
-            return Err(self.err(JsonErrorKind::TrailingCharacters));
+            return Err(error(JsonErrorKind::TrailingCharacters, self.pos));
         }
         Ok(())
     }
@@ -502,6 +631,10 @@ pub(crate) fn skip_valid(b: &[u8], mut pos: usize) -> usize {
         Some(b'{' | b'[') => {
             let mut depth = 0usize;
             while let Some(&c) = b.get(pos) {
+                if !STRUCTURAL[c as usize] {
+                    pos += 1;
+                    continue;
+                }
                 match c {
                     b'"' => {
                         pos = skip_valid_string(b, pos);
@@ -536,14 +669,16 @@ pub(crate) fn skip_valid(b: &[u8], mut pos: usize) -> usize {
 /// `pos` at the opening quote of a valid string; returns the offset after the closing quote.
 pub(crate) fn skip_valid_string(b: &[u8], mut pos: usize) -> usize {
     pos += 1;
-    while let Some(&c) = b.get(pos) {
-        match c {
-            b'"' => return pos + 1,
-            b'\\' => pos += 2,
-            _ => pos += 1,
+    loop {
+        // Valid strings have no raw control characters, so only `"` and `\\` stop here.
+        pos = find_string_stop(b, pos);
+        match b.get(pos) {
+            Some(b'"') => return pos + 1,
+            Some(b'\\') => pos += 2,
+            Some(_) => pos += 1,
+            None => return pos,
         }
     }
-    pos
 }
 
 #[cfg(test)]
@@ -854,6 +989,91 @@ mod tests {
         assert_eq!(sc.pos, 11);
         let mut sc = Scanner::new(br#"{"a":[1]}"#);
         assert_eq!(sc.scan_value(1, 2).unwrap_err().kind, TooDeep);
+    }
+
+    #[test]
+    fn string_stop_search_at_every_offset() {
+        // Plain bytes of all kinds (ASCII, high bytes, DEL) with one stop at each position.
+        let plain: Vec<u8> = (0..140u32)
+            .map(|i| [b'a', 0x7f, 0xc3, 0xa9, b' ', b'~', 0x80, b'!'][i as usize % 8])
+            .collect();
+        for len in 0..plain.len() {
+            for start in [0, 1, 3, 7] {
+                if start > len {
+                    continue;
+                }
+                assert_eq!(
+                    find_string_stop(&plain[..len], start),
+                    len,
+                    "no stop, len {len}"
+                );
+                for at in start..len {
+                    for stop in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+                        let mut h = plain[..len].to_vec();
+                        h[at] = stop;
+                        assert_eq!(
+                            find_string_stop(&h, start),
+                            at,
+                            "len {len} start {start} at {at} stop {stop:#x}"
+                        );
+                    }
+                }
+            }
+        }
+        // The same through the scanner: strings of every length, plain and with an escape.
+        for n in 0..100 {
+            let body = "x".repeat(n);
+            let s = std::format!("[\"{body}\",1]");
+            assert!(Json::new(&s).is_ok(), "{s}");
+            let s = std::format!("[\"{body}\\n{body}\",1]");
+            assert!(Json::new(&s).is_ok(), "{s}");
+            let s = std::format!("[\"{body}\u{1}\"]");
+            assert_eq!(
+                Json::new(&s).unwrap_err(),
+                JsonError {
+                    kind: ControlCharacter,
+                    offset: n + 2
+                }
+            );
+            let s = std::format!("[\"{body}");
+            assert_eq!(
+                Json::new(&s).unwrap_err(),
+                JsonError {
+                    kind: UnexpectedEnd,
+                    offset: n + 2
+                }
+            );
+        }
+    }
+
+    #[test]
+    fn deep_mixed_nesting() {
+        // Alternating arrays and objects, 200 levels, closed correctly: fine up to the cap.
+        let (mut open, mut close) = (String::new(), String::new());
+        for i in 0..200 {
+            if i % 3 == 0 {
+                open.push_str("{\"k\":");
+                close.insert(0, '}');
+            } else {
+                open.push('[');
+                close.insert(0, ']');
+            }
+        }
+        let doc = std::format!("{open}1{close}");
+        assert!(Json::with_max_depth(&doc, MAX_DEPTH_CAP).is_ok());
+        assert_eq!(Json::with_max_depth(&doc, 199).unwrap_err().kind, TooDeep);
+        // Swapping any one closing bracket for the other kind is caught at its offset.
+        for i in [0, 1, 2, 63, 64, 65, 130, 199] {
+            let mut bad = close.clone().into_bytes();
+            bad[i] = if bad[i] == b']' { b'}' } else { b']' };
+            let doc = std::format!("{open}1{}", String::from_utf8(bad).unwrap());
+            let e = Json::with_max_depth(&doc, MAX_DEPTH_CAP).unwrap_err();
+            assert_eq!(
+                (e.kind, e.offset),
+                (UnexpectedByte, open.len() + 1 + i),
+                "close {i}"
+            );
+        }
     }
 
     #[test]

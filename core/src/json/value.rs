@@ -238,6 +238,7 @@ pub struct Members<'a> {
 
 impl<'a> Iterator for Members<'a> {
     type Item = (JsonStr<'a>, Json<'a>);
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let b = self.text.as_bytes();
         let ks = skip_ws(b, self.pos);
@@ -270,6 +271,7 @@ pub struct Elements<'a> {
 
 impl<'a> Iterator for Elements<'a> {
     type Item = Json<'a>;
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let b = self.text.as_bytes();
         let vs = skip_ws(b, self.pos);

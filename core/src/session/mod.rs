@@ -686,6 +686,20 @@ impl<'s> Session<'s> {
         })
     }
 
+    /// True when the client subscribed to `uri` (legacy `resources/subscribe`, or a
+    /// 2026-07-28 `subscriptions/listen` naming it), so a
+    /// [`Change::ResourceUpdated`] for it would be delivered.
+    pub fn is_subscribed(&self, uri: &str) -> bool {
+        let c = &self.core;
+        c.arena.iter(&c.info).any(|(owner, b)| {
+            let live = owner == arena::LEGACY_OWNER
+                || c.inbound
+                    .get(owner as usize)
+                    .is_some_and(|s| s.state == InboundState::Listening);
+            live && JsonStr::from_validated(core::str::from_utf8(b).unwrap_or(""), true).eq_str(uri)
+        })
+    }
+
     /// The era of the connection (latched by the first message that decides it).
     pub fn era(&self) -> Era {
         self.core.era

@@ -188,7 +188,7 @@ fn main() -> ExitCode {
 
     let mut io_errors = 0;
     loop {
-        let wake = server.next_wake();
+        let wake = server.next_wake(session.is_subscribed(catalog::WATCHED_URI));
         match driver.next(&mut session, wake) {
             Ok(Step::Event { event, now }) => {
                 io_errors = 0;
@@ -317,12 +317,15 @@ impl Server {
         }
     }
 
-    /// When the loop must wake up: the earliest timer, or the next watched-resource update.
-    fn next_wake(&self) -> Option<u64> {
-        Some(
-            self.next_timer()
-                .map_or(self.next_update, |t| t.min(self.next_update)),
-        )
+    /// When the loop must wake up: the earliest timer, or the next watched-resource update
+    /// while somebody is subscribed to it (with nothing scheduled the driver reads on its
+    /// own thread, which is the fastest path).
+    fn next_wake(&self, watched: bool) -> Option<u64> {
+        let update = watched.then_some(self.next_update);
+        match (self.next_timer(), update) {
+            (Some(t), Some(u)) => Some(t.min(u)),
+            (t, u) => t.or(u),
+        }
     }
 
     /// Everything that is due at `now`.
