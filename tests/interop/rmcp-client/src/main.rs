@@ -1,0 +1,409 @@
+//! Interop client on the OFFICIAL Rust MCP SDK (`rmcp` 3.11.0).
+//!
+//! ```text
+//! rmcp-interop [--mode default|auto] [--] SERVER_CMD [ARGS...]
+//! ```
+//!
+//! The server is spawned with rmcp's child-process transport (`TokioChildProcess`, stdio
+//! piped, stderr inherited). The server must implement the demo contract
+//! (/work/shared/DEMO_SERVER.md): tools `echo` and `add`, resource `test://static-text`,
+//! prompt `test_simple_prompt`.
+//!
+//! Modes:
+//! * `default`: `ServiceExt::serve(transport)` on `()`, i.e. rmcp's legacy lifecycle
+//!   (`ClientLifecycleMode::Initialize`) with the default `ClientConfig`. rmcp 3.11 puts
+//!   `ProtocolVersion::LATEST` = "2026-07-28" into `initialize`; a legacy or dual-era
+//!   server must counter-offer its newest legacy version, and the check is that rmcp
+//!   ends up on "2025-11-25".
+//! * `auto`: `ClientServiceExt::serve_with_lifecycle(transport, ClientLifecycleMode::Auto
+//!   { preferred_versions: ["2026-07-28"], legacy_version: Some("2025-11-25") })`. rmcp
+//!   sends `server/discover` first; a DiscoverResult selects the modern era, a
+//!   non-modern JSON-RPC error or 10 s of silence falls back to `initialize`. The check
+//!   is that "2026-07-28" is negotiated (and that the connect takes less than 5 s).
+//!
+//! Output: one line per check, `ok - NAME` or `not ok - NAME: REASON`, then
+//! `N passed, M failed`. Exit status 1 if a check failed, 2 on a usage error. The whole
+//! run is bounded by a 60 s global timeout; every request has its own 10 s timeout.
+
+use std::future::Future;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use rmcp::model::{
+    CallToolRequestParams, ClientConfig, GetPromptRequestParams, ProtocolVersion,
+    ReadResourceRequestParams,
+};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientLifecycleMode, ClientServiceExt, ServiceExt};
+use serde_json::{json, Value};
+
+const GLOBAL_TIMEOUT: Duration = Duration::from_secs(60);
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(20);
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+const AUTO_CONNECT_LIMIT: Duration = Duration::from_secs(5);
+
+const MODERN: &str = "2026-07-28";
+const LEGACY: &str = "2025-11-25";
+
+/// Unicode, both a quote and a backslash, and a newline: must come back byte for byte.
+const ECHO_TEXT: &str = "héllo \"q\" \\ \n";
+
+static PASSED: AtomicUsize = AtomicUsize::new(0);
+static FAILED: AtomicUsize = AtomicUsize::new(0);
+
+fn ok(name: &str, note: impl AsRef<str>) {
+    PASSED.fetch_add(1, Ordering::SeqCst);
+    let note = note.as_ref();
+    if note.is_empty() {
+        println!("ok - {name}");
+    } else {
+        println!("ok - {name} ({note})");
+    }
+}
+
+fn fail(name: &str, reason: impl AsRef<str>) {
+    FAILED.fetch_add(1, Ordering::SeqCst);
+    // Keep one line per check even when the reason has newlines in it.
+    let reason = reason.as_ref().replace('\n', "\\n");
+    println!("not ok - {name}: {reason}");
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Default,
+    Auto,
+}
+
+impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Default => "default",
+            Mode::Auto => "auto",
+        }
+    }
+}
+
+fn usage(msg: &str) -> ExitCode {
+    eprintln!("rmcp-interop: {msg}");
+    eprintln!("usage: rmcp-interop [--mode default|auto] [--] SERVER_CMD [ARGS...]");
+    ExitCode::from(2)
+}
+
+fn main() -> ExitCode {
+    let mut args = std::env::args().skip(1);
+    let mut mode = Mode::Default;
+    let mut server: Vec<String> = Vec::new();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--" => {
+                server.extend(args.by_ref());
+                break;
+            }
+            "--mode" => match args.next().as_deref() {
+                Some("default") => mode = Mode::Default,
+                Some("auto") => mode = Mode::Auto,
+                Some(other) => return usage(&format!("unknown mode {other:?}")),
+                None => return usage("--mode needs a value"),
+            },
+            "-h" | "--help" => {
+                println!("usage: rmcp-interop [--mode default|auto] [--] SERVER_CMD [ARGS...]");
+                return ExitCode::SUCCESS;
+            }
+            s if s.starts_with("--mode=") => match &s["--mode=".len()..] {
+                "default" => mode = Mode::Default,
+                "auto" => mode = Mode::Auto,
+                other => return usage(&format!("unknown mode {other:?}")),
+            },
+            s if s.starts_with('-') && server.is_empty() => {
+                return usage(&format!("unknown option {s}"))
+            }
+            _ => {
+                server.push(arg);
+                server.extend(args.by_ref());
+                break;
+            }
+        }
+    }
+    if server.is_empty() {
+        return usage("missing SERVER_CMD");
+    }
+
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("rmcp-interop: cannot start the tokio runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    rt.block_on(async {
+        if tokio::time::timeout(GLOBAL_TIMEOUT, run(mode, &server)).await.is_err() {
+            fail(
+                "global timeout",
+                format!("the run took more than {} s", GLOBAL_TIMEOUT.as_secs()),
+            );
+        }
+        // Let rmcp's clean-up task (spawned when a transport is dropped) kill the child.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    });
+    // Do not wait for rmcp's background tasks (child clean-up) any longer than this.
+    rt.shutdown_timeout(Duration::from_secs(2));
+
+    let (passed, failed) = (PASSED.load(Ordering::SeqCst), FAILED.load(Ordering::SeqCst));
+    println!("{passed} passed, {failed} failed");
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// Await `fut` with the per-request timeout; errors become strings.
+async fn req<T, E: std::fmt::Display>(
+    fut: impl Future<Output = Result<T, E>>,
+) -> Result<T, String> {
+    match tokio::time::timeout(REQUEST_TIMEOUT, fut).await {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err(format!("no answer within {} s", REQUEST_TIMEOUT.as_secs())),
+    }
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+/// At most `n` characters of `v` as JSON, for failure messages.
+fn short(v: &Value, n: usize) -> String {
+    let s = v.to_string();
+    if s.chars().count() <= n {
+        s
+    } else {
+        format!("{}…", s.chars().take(n).collect::<String>())
+    }
+}
+
+async fn run(mode: Mode, server: &[String]) {
+    // --- premise: what rmcp proposes ------------------------------------------------
+    let proposed = ClientConfig::default().protocol_version;
+    if mode == Mode::Default {
+        if proposed.as_str() == MODERN {
+            ok("rmcp default initialize proposes 2026-07-28", "");
+        } else {
+            fail(
+                "rmcp default initialize proposes 2026-07-28",
+                format!("this rmcp proposes {proposed}"),
+            );
+        }
+    }
+
+    // --- spawn + handshake ----------------------------------------------------------
+    let mut cmd = tokio::process::Command::new(&server[0]);
+    cmd.args(&server[1..]);
+    // rmcp kills the child from a task spawned in its Drop; if the runtime shuts down
+    // first (timeouts, failed handshake) that task never runs. kill_on_drop makes tokio
+    // send SIGKILL synchronously when the child handle is finally dropped.
+    cmd.kill_on_drop(true);
+    let transport = match TokioChildProcess::new(cmd) {
+        Ok(t) => t,
+        Err(e) => {
+            fail("spawn server", format!("{}: {e}", server[0]));
+            return;
+        }
+    };
+
+    let started = Instant::now();
+    let connect = async {
+        match mode {
+            Mode::Default => ().serve(transport).await,
+            Mode::Auto => {
+                ()
+                    .serve_with_lifecycle(
+                        transport,
+                        ClientLifecycleMode::Auto {
+                            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                            legacy_version: Some(ProtocolVersion::V_2025_11_25),
+                        },
+                    )
+                    .await
+            }
+        }
+    };
+    let client: RunningService<RoleClient, ()> =
+        match tokio::time::timeout(CONNECT_TIMEOUT, connect).await {
+            Ok(Ok(c)) => c,
+            Ok(Err(e)) => {
+                fail(&format!("handshake ({} mode)", mode.name()), e.to_string());
+                return;
+            }
+            Err(_) => {
+                fail(
+                    &format!("handshake ({} mode)", mode.name()),
+                    format!("no handshake within {} s", CONNECT_TIMEOUT.as_secs()),
+                );
+                return;
+            }
+        };
+    let connect_time = started.elapsed();
+
+    let info = client.peer_info();
+    let negotiated = info
+        .as_ref()
+        .map(|i| i.protocol_version.to_string())
+        .unwrap_or_else(|| "<none>".into());
+    let server_name = info
+        .as_ref()
+        .and_then(|i| i.server_info.as_ref())
+        .map(|s| format!("{} {}", s.name, s.version))
+        .unwrap_or_else(|| "unnamed server".into());
+    let handshake = match mode {
+        Mode::Default => "handshake: initialize(2026-07-28) → server counter-offers 2025-11-25",
+        Mode::Auto => "handshake: server/discover → 2026-07-28",
+    };
+    let want = if mode == Mode::Default { LEGACY } else { MODERN };
+    if negotiated == want {
+        ok(
+            handshake,
+            format!("{server_name}, {:.1} ms", connect_time.as_secs_f64() * 1e3),
+        );
+    } else {
+        fail(handshake, format!("rmcp negotiated {negotiated} ({server_name})"));
+    }
+    if mode == Mode::Auto {
+        // A server that ignores the probe costs rmcp its 10 s discover timeout.
+        if connect_time < AUTO_CONNECT_LIMIT {
+            ok("auto connect is prompt", format!("{:.1} ms", connect_time.as_secs_f64() * 1e3));
+        } else {
+            fail(
+                "auto connect is prompt",
+                format!("took {:.1} s (probe timeout?)", connect_time.as_secs_f64()),
+            );
+        }
+    }
+
+    // --- tools ----------------------------------------------------------------------
+    match req(client.list_tools(None)).await {
+        Ok(r) => {
+            let names: Vec<String> = r.tools.iter().map(|t| t.name.to_string()).collect();
+            if names.iter().any(|n| n == "echo") {
+                ok("tools/list has echo", format!("{} tools", names.len()));
+            } else {
+                fail("tools/list has echo", format!("tools: {names:?}"));
+            }
+        }
+        Err(e) => fail("tools/list has echo", e),
+    }
+
+    let echo_args = json!({ "text": ECHO_TEXT });
+    let params = CallToolRequestParams::new("echo")
+        .with_arguments(echo_args.as_object().cloned().unwrap_or_default());
+    match req(client.call_tool(params)).await {
+        Ok(r) => {
+            let v = to_json(&r);
+            let texts: Vec<&str> = v["content"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter(|c| c["type"] == "text")
+                        .filter_map(|c| c["text"].as_str())
+                        .collect()
+                })
+                .unwrap_or_default();
+            if r.is_error == Some(true) {
+                fail("tools/call echo byte for byte", format!("isError: {}", short(&v, 200)));
+            } else if texts.len() == 1 && texts[0].as_bytes() == ECHO_TEXT.as_bytes() {
+                ok("tools/call echo byte for byte", "");
+            } else {
+                fail(
+                    "tools/call echo byte for byte",
+                    format!("sent {ECHO_TEXT:?}, got text blocks {texts:?}"),
+                );
+            }
+        }
+        Err(e) => fail("tools/call echo byte for byte", e),
+    }
+
+    let params = CallToolRequestParams::new("add")
+        .with_arguments(json!({ "a": 2, "b": 3 }).as_object().cloned().unwrap_or_default());
+    match req(client.call_tool(params)).await {
+        Ok(r) => match &r.structured_content {
+            Some(sc) if *sc == json!({ "sum": 5 }) && r.is_error != Some(true) => {
+                ok("tools/call add structuredContent {\"sum\":5}", "")
+            }
+            _ => fail(
+                "tools/call add structuredContent {\"sum\":5}",
+                format!("result {}", short(&to_json(&r), 300)),
+            ),
+        },
+        Err(e) => fail("tools/call add structuredContent {\"sum\":5}", e),
+    }
+
+    // --- resources ------------------------------------------------------------------
+    match req(client.list_resources(None)).await {
+        Ok(r) => {
+            let uris: Vec<&str> = r.resources.iter().map(|x| x.uri.as_str()).collect();
+            if uris.contains(&"test://static-text") {
+                ok("resources/list has test://static-text", format!("{} resources", uris.len()));
+            } else {
+                fail("resources/list has test://static-text", format!("resources: {uris:?}"));
+            }
+        }
+        Err(e) => fail("resources/list has test://static-text", e),
+    }
+
+    match req(client.read_resource(ReadResourceRequestParams::new("test://static-text"))).await {
+        Ok(r) => {
+            let v = to_json(&r);
+            let first = &v["contents"][0];
+            match (first["uri"].as_str(), first["text"].as_str()) {
+                (Some("test://static-text"), Some(t)) if !t.is_empty() => ok(
+                    "resources/read test://static-text",
+                    format!("{} bytes of text", t.len()),
+                ),
+                _ => fail(
+                    "resources/read test://static-text",
+                    format!("result {}", short(&v, 300)),
+                ),
+            }
+        }
+        Err(e) => fail("resources/read test://static-text", e),
+    }
+
+    // --- prompts --------------------------------------------------------------------
+    match req(client.list_prompts(None)).await {
+        Ok(r) => {
+            let names: Vec<&str> = r.prompts.iter().map(|p| p.name.as_str()).collect();
+            if names.contains(&"test_simple_prompt") {
+                ok("prompts/list has test_simple_prompt", format!("{} prompts", names.len()));
+            } else {
+                fail("prompts/list has test_simple_prompt", format!("prompts: {names:?}"));
+            }
+        }
+        Err(e) => fail("prompts/list has test_simple_prompt", e),
+    }
+
+    match req(client.get_prompt(GetPromptRequestParams::new("test_simple_prompt"))).await {
+        Ok(r) => {
+            let v = to_json(&r);
+            let has_text = v["messages"]
+                .as_array()
+                .is_some_and(|m| !m.is_empty() && m[0]["content"]["type"] == "text");
+            if has_text {
+                ok("prompts/get test_simple_prompt", format!("{} message(s)", r.messages.len()));
+            } else {
+                fail("prompts/get test_simple_prompt", format!("result {}", short(&v, 300)));
+            }
+        }
+        Err(e) => fail("prompts/get test_simple_prompt", e),
+    }
+
+    // --- shutdown: rmcp closes stdin and waits for the child (SIGTERM/kill after 3 s) --
+    if let Err(e) = tokio::time::timeout(Duration::from_secs(10), client.cancel()).await {
+        eprintln!("rmcp-interop: shutdown did not finish: {e}");
+    }
+}
