@@ -49,7 +49,7 @@ fn keep_after_too_long_returns_too_long_again() {
 /// long" every overlong line gets.
 #[test]
 fn overlong_line_under_backpressure_is_still_rejected_as_too_long() {
-    type Small = StaticStorage<LINE, 16384, 16384, 2, 2, 2048>;
+    type Small = StaticStorage<LINE, 16384, 16384, 2, 2, 4096>;
     let mem: &'static mut Small = Box::leak(Box::new(Small::new()));
     let mut s = Session::new(&server_config(SERVER_CAPS), mem.as_storage(), 0).unwrap();
     let (out, _) = feed(&mut s, 0, format!("{INIT}\n{INITIALIZED}\n").as_bytes());
@@ -82,4 +82,106 @@ fn overlong_line_under_backpressure_is_still_rejected_as_too_long() {
         "{events:?}"
     );
     let _ = Json::EMPTY_OBJECT;
+}
+
+/// Found by `server_session` and `client_session` ("event after Closed"): after the
+/// session closed (here with `close()`; end of input behaves the same), `poll_timeout`
+/// still reported the deadline of an open request of ours, and `handle_timeout` then
+/// queued `notifications/cancelled` on the closed connection and a `TimedOut` event
+/// after `Closed`.
+#[test]
+fn no_timeouts_after_close() {
+    use picomcp::protocol::Method;
+    use picomcp::session::RequestOptions;
+    for eof in [false, true] {
+        let mut s = ready_server("2025-11-25");
+        let opts = RequestOptions {
+            timeout_ms: Some(10),
+            ..Default::default()
+        };
+        s.send_request(0, Method::Ping, None, opts).unwrap();
+        assert_eq!(take_output(&mut s).len(), 1);
+        if eof {
+            s.handle_eof(0);
+        } else {
+            s.close();
+        }
+        assert_eq!(take_events(&mut s).len(), 1, "Closed");
+        assert_eq!(
+            s.poll_timeout(),
+            None,
+            "a deadline after close (eof: {eof})"
+        );
+        s.handle_timeout(100);
+        assert_eq!(
+            take_output(&mut s),
+            Vec::<String>::new(),
+            "output after close"
+        );
+        assert_eq!(
+            take_events(&mut s),
+            Vec::<String>::new(),
+            "events after Closed"
+        );
+    }
+}
+
+/// Found by `server_session` and `client_session` (whole vs chunked output differ): an
+/// overlong line without a newline that overflows while the host has not yet taken the
+/// events of a full request table is kept for the next call (`keep()`), although
+/// `handle_bytes` reports its bytes as taken. When the next call was `handle_eof` (the
+/// decoder is "discarding") or `close()`, the kept frame was dropped: the overlong
+/// request never got its -32600 reply, while the same bytes fed in small pieces did.
+/// `handle_eof` also did not count a line it processed in `stats().lines_in`.
+#[test]
+fn overlong_line_kept_under_backpressure_is_answered_at_eof_and_close() {
+    for close in [false, true] {
+        type Small = StaticStorage<LINE, 16384, 16384, 2, 2, 4096>;
+        let mem: &'static mut Small = Box::leak(Box::new(Small::new()));
+        let mut s = Session::new(&server_config(SERVER_CAPS), mem.as_storage(), 0).unwrap();
+        let (out, _) = feed(&mut s, 0, format!("{INIT}\n{INITIALIZED}\n").as_bytes());
+        assert_eq!(out.len(), 1);
+
+        let mut chunk = format!(
+            "{}\n{}\n{}",
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":9,"method":"ping","params":{"pad":""#
+        );
+        chunk.push_str(&"x".repeat(LINE)); // no newline: overflows, then the input ends
+        let n = s.handle_bytes(0, chunk.as_bytes());
+        assert_eq!(n, chunk.len());
+        let mut events = take_events(&mut s);
+        let mut out = take_output(&mut s);
+        if close {
+            s.close();
+        } else {
+            s.handle_eof(0);
+        }
+        out.extend(take_output(&mut s));
+        events.extend(take_events(&mut s));
+        let replies: Vec<_> = out.iter().map(|l| j(l)).collect();
+        assert_eq!(
+            replies.len(),
+            1,
+            "close: {close}: the overlong request got no reply: {out:?} {events:?}"
+        );
+        assert_eq!(replies[0]["id"], 9);
+        assert_eq!(replies[0]["error"]["code"], -32600);
+        assert_eq!(s.stats().lines_in, 5, "close: {close}");
+    }
+}
+
+/// `handle_eof` processes a final line without a newline and counts it.
+#[test]
+fn final_line_at_eof_is_counted() {
+    let mut s = ready_server("2025-11-25");
+    let before = s.stats().lines_in;
+    push(&mut s, 0, br#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#);
+    s.handle_eof(0);
+    assert_eq!(
+        take_output(&mut s),
+        [r#"{"jsonrpc":"2.0","id":5,"result":{}}"#]
+    );
+    assert_eq!(s.stats().lines_in, before + 1);
 }

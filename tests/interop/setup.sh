@@ -5,7 +5,8 @@
 #   tests/interop/setup.sh            # from anywhere; paths are relative to the repo
 #
 # Python: a venv at $REPO/target/interop/venv (made with `python3` from PATH, or
-#         $PYTHON) with mcp==2.3.0 from the package index.
+#         $PYTHON) with mcp==2.3.0 and jsonschema==4.26.0 (for tests/schema/validate.py)
+#         from the package index.
 # Node:   `npm ci` in tests/interop/node from the committed package-lock.json
 #         (@modelcontextprotocol/sdk 1.32.2 + zod).
 # Needs network access to the registries the first time. Progress goes to stderr.
@@ -16,6 +17,7 @@ REPO="$(cd "$HERE/../.." && pwd)"
 PYTHON="${PYTHON:-python3}"
 VENV="$REPO/target/interop/venv"
 MCP_PY_REQ="mcp==2.3.0"
+PY_REQS=("$MCP_PY_REQ" "jsonschema==4.26.0")
 NODE_DIR="$HERE/node"
 
 say() { printf 'interop setup: %s\n' "$*" >&2; }
@@ -24,10 +26,10 @@ die() { say "error: $*"; exit 1; }
 # --- Python SDK ------------------------------------------------------------------
 command -v "$PYTHON" >/dev/null || die "$PYTHON not found on PATH"
 py_stamp="$VENV/.picomcp-interop-stamp"
-py_want="$MCP_PY_REQ $("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+py_want="${PY_REQS[*]} $("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
 if [ -f "$py_stamp" ] && [ "$(cat "$py_stamp")" = "$py_want" ] \
-    && "$VENV/bin/python" -c 'import mcp' >/dev/null 2>&1; then
-    say "python: $MCP_PY_REQ already in $VENV"
+    && "$VENV/bin/python" -c 'import mcp, jsonschema' >/dev/null 2>&1; then
+    say "python: ${PY_REQS[*]} already in $VENV"
 else
     if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import sys' >/dev/null 2>&1 \
         && [ "$("$VENV/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')" = "${py_want##* }" ]; then
@@ -39,11 +41,11 @@ else
         "$PYTHON" -m venv "$VENV" \
             || die "'$PYTHON -m venv' failed (on Debian: apt-get install python3-venv)"
     fi
-    say "python: pip install $MCP_PY_REQ"
-    "$VENV/bin/python" -m pip install --disable-pip-version-check -q "$MCP_PY_REQ" >&2
-    "$VENV/bin/python" -c 'import mcp' || die "mcp does not import after install"
+    say "python: pip install ${PY_REQS[*]}"
+    "$VENV/bin/python" -m pip install --disable-pip-version-check -q "${PY_REQS[@]}" >&2
+    "$VENV/bin/python" -c 'import mcp, jsonschema' || die "mcp or jsonschema does not import after install"
     printf '%s\n' "$py_want" >"$py_stamp"
-    say "python: installed $MCP_PY_REQ"
+    say "python: installed ${PY_REQS[*]}"
 fi
 
 # --- TypeScript SDK -------------------------------------------------------------

@@ -4,6 +4,7 @@
 //! - [`JsonWriter`] builds JSON into a caller buffer.
 //! - Typed use goes through serde-json-core: [`Json::deserialize`], [`JsonWriter::serialize`].
 
+mod number;
 mod scan;
 mod value;
 mod write;

@@ -247,7 +247,7 @@ impl Core<'_> {
         s.wire_id = wire;
         s.awaiting_input = false;
         s.rounds += 1;
-        s.last_progress = f64::NEG_INFINITY;
+        s.has_progress = false;
         s.deadline = slot.timeout_ms.map(|t| now.saturating_add(t));
         Ok(())
     }

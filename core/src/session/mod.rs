@@ -923,7 +923,7 @@ impl<'s> Session<'s> {
         if slot.token.is_empty() {
             return Err(SendError::NoProgressToken);
         }
-        if progress.is_nan() || progress <= slot.last_progress {
+        if progress.is_nan() || (slot.has_progress && progress <= slot.last_progress) {
             return Err(SendError::ProgressNotIncreasing);
         }
         let token = slot.token;
@@ -954,6 +954,7 @@ impl<'s> Session<'s> {
         })
         .map_err(SendError::Full)?;
         c.inbound[id.index as usize].last_progress = progress;
+        c.inbound[id.index as usize].has_progress = true;
         Ok(())
     }
 
@@ -1030,9 +1031,9 @@ fn make_event<'a>(h: &Header, payload: &'a str) -> Event<'a> {
                 id: outbound,
                 progress: params
                     .get("progress")
-                    .and_then(|p| p.as_f64())
+                    .and_then(|p| p.as_f64_compact())
                     .unwrap_or(0.0),
-                total: params.get("total").and_then(|p| p.as_f64()),
+                total: params.get("total").and_then(|p| p.as_f64_compact()),
                 params,
             }
         }
@@ -1578,14 +1579,15 @@ impl<'s> Core<'s> {
                 };
                 let value = p
                     .get("progress")
-                    .and_then(|v| v.as_f64())
+                    .and_then(|v| v.as_f64_compact())
                     .unwrap_or(f64::NAN);
                 let slot = &mut self.outbound[i];
-                if value.is_nan() || value <= slot.last_progress {
+                if value.is_nan() || (slot.has_progress && value <= slot.last_progress) {
                     self.violation(Violation::ProgressNotIncreasing);
                     return;
                 }
                 slot.last_progress = value;
+                slot.has_progress = true;
                 if slot.reset_on_progress
                     && let Some(t) = slot.timeout_ms
                 {
@@ -1875,7 +1877,7 @@ impl<'s> Core<'s> {
         slot.hard_deadline = opts.max_total_ms.map(|t| now.saturating_add(t));
         slot.reset_on_progress = opts.reset_timeout_on_progress;
         slot.has_token = progress;
-        slot.last_progress = f64::NEG_INFINITY;
+        slot.has_progress = false;
         slot.retained = retained;
         slot.rounds = 0;
         slot.has_state = false;

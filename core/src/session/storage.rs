@@ -95,6 +95,8 @@ pub struct InboundSlot {
     pub(crate) id: RawId,
     pub(crate) token: RawId,
     pub(crate) last_progress: f64,
+    /// `last_progress` holds a value (the first progress may be any number).
+    pub(crate) has_progress: bool,
     /// Served under 2026-07-28.
     pub(crate) modern: bool,
     /// The client capabilities declared on this request (2026-07-28).
@@ -123,10 +125,11 @@ impl InboundSlot {
     pub const EMPTY: InboundSlot = InboundSlot {
         generation: 0,
         state: InboundState::Free,
-        method: Method::Ping,
+        method: Method::Initialize,
         id: RawId::EMPTY,
         token: RawId::EMPTY,
-        last_progress: f64::NEG_INFINITY,
+        last_progress: 0.0,
+        has_progress: false,
         modern: false,
         client_caps: Caps::NONE,
         log_level: 0xFF,
@@ -164,6 +167,8 @@ pub struct OutboundSlot {
     pub(crate) reset_on_progress: bool,
     pub(crate) has_token: bool,
     pub(crate) last_progress: f64,
+    /// `last_progress` holds a value.
+    pub(crate) has_progress: bool,
 }
 
 impl OutboundSlot {
@@ -176,14 +181,15 @@ impl OutboundSlot {
         listen: false,
         awaiting_input: false,
         active: false,
-        method: Method::Ping,
+        method: Method::Initialize,
         wire_id: 0,
         deadline: None,
         hard_deadline: None,
         timeout_ms: None,
         reset_on_progress: false,
         has_token: false,
-        last_progress: f64::NEG_INFINITY,
+        last_progress: 0.0,
+        has_progress: false,
     };
 }
 

@@ -54,6 +54,10 @@ const ELICIT_BASIC: &str = r#"{"type":"object","properties":{"username":{"type":
 const ELICIT_DEFAULTS: &str = r#"{"type":"object","properties":{"name":{"type":"string","description":"User name","default":"John Doe"},"age":{"type":"integer","description":"User age","default":30},"score":{"type":"number","description":"User score","default":95.5},"status":{"type":"string","description":"User status","enum":["active","inactive","pending"],"default":"active"},"verified":{"type":"boolean","description":"Verification status","default":true}}}"#;
 const ELICIT_ENUMS: &str = r#"{"type":"object","properties":{"untitledSingle":{"type":"string","description":"Untitled single-select","enum":["option1","option2","option3"]},"titledSingle":{"type":"string","description":"Titled single-select","oneOf":[{"const":"value1","title":"First Option"},{"const":"value2","title":"Second Option"},{"const":"value3","title":"Third Option"}]},"legacyEnum":{"type":"string","description":"Legacy titled enum","enum":["opt1","opt2","opt3"],"enumNames":["Option One","Option Two","Option Three"]},"untitledMulti":{"type":"array","description":"Untitled multi-select","items":{"type":"string","enum":["option1","option2","option3"]}},"titledMulti":{"type":"array","description":"Titled multi-select","items":{"anyOf":[{"const":"value1","title":"First Choice"},{"const":"value2","title":"Second Choice"},{"const":"value3","title":"Third Choice"}]}}}}"#;
 
+/// The same question for 2025-06-18, whose `requestedSchema` must be flat (no arrays:
+/// multi-select arrived in 2025-11-25).
+const ELICIT_ENUMS_FLAT: &str = r#"{"type":"object","properties":{"untitledSingle":{"type":"string","description":"Untitled single-select","enum":["option1","option2","option3"]},"legacyEnum":{"type":"string","description":"Legacy titled enum","enum":["opt1","opt2","opt3"],"enumNames":["Option One","Option Two","Option Three"]}}}"#;
+
 impl Server {
     /// `test_sampling`, `test_elicitation`, `test_elicitation_sep1034_defaults` and
     /// `test_elicitation_sep1330_enums`.
@@ -139,21 +143,29 @@ impl Server {
                     );
                 },
             ),
-            Tool::ElicitationEnums => self.ask(
-                s,
-                id,
-                params,
-                now,
-                AskKind::ElicitationForm,
-                Method::ElicitationCreate,
-                |w| {
-                    elicit_params(
-                        w,
-                        |w| w.string("Please select options from the enum fields"),
-                        ELICIT_ENUMS,
-                    );
-                },
-            ),
+            Tool::ElicitationEnums => {
+                let schema = if s.version() == Some(picomcp::protocol::ProtocolVersion::V2025_06_18)
+                {
+                    ELICIT_ENUMS_FLAT
+                } else {
+                    ELICIT_ENUMS
+                };
+                self.ask(
+                    s,
+                    id,
+                    params,
+                    now,
+                    AskKind::ElicitationForm,
+                    Method::ElicitationCreate,
+                    |w| {
+                        elicit_params(
+                            w,
+                            |w| w.string("Please select options from the enum fields"),
+                            schema,
+                        );
+                    },
+                )
+            }
             _ => respond_text(s, id, "Not a question for the client", true),
         }
     }

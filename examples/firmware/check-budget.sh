@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Measures the firmware against its budget and fails when it is over:
+#
+#   flash = vector table + .text + .rodata                          <= 64 KiB
+#   RAM   = .data + .bss + .uninit + stack high-water + allowance   <= 16 KiB
+#
+# The stack high-water mark is measured, not estimated: the firmware paints its free
+# RAM at boot and, at exit, reports the deepest word that was overwritten (stderr,
+# `--log-level info`). test_fw.py --stack-workload drives a workload through it (every
+# tool, resource and prompt path in every revision, both eras, and the ready-state lines
+# of the bad-input corpus) and prints the deepest mark. The allowance covers one
+# exception entry with the FPU's extended frame (104 bytes) plus a handler's own frame,
+# which the measurement sees only when an interrupt happens to land at the deepest point.
+#
+# The line limit and table sizes are read from the ELF's symbols (the static buffers),
+# so the figures always describe the image that was measured.
+#
+#   examples/firmware/check-budget.sh          # builds first (build.sh), then measures
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ELF="$HERE/target/thumbv7em-none-eabihf/release/picomcp-fw"
+FLASH_BUDGET=65536
+RAM_BUDGET=16384
+EXCEPTION_ALLOWANCE=120
+
+bash "$HERE/build.sh"
+
+stack=$(python3 "$HERE/test_fw.py" --stack-workload 2>/dev/null | tail -n 1)
+case "$stack" in ''|*[!0-9]*) echo "check-budget: the stack workload failed:" >&2
+    python3 "$HERE/test_fw.py" --stack-workload >&2 || true; exit 1 ;; esac
+
+python3 - "$ELF" "$stack" "$FLASH_BUDGET" "$RAM_BUDGET" "$EXCEPTION_ALLOWANCE" <<'PY'
+import subprocess, sys
+
+elf, stack, flash_budget, ram_budget, allowance = sys.argv[1], *map(int, sys.argv[2:])
+sections = {}
+for line in subprocess.run(["arm-none-eabi-size", "-A", elf], capture_output=True, text=True,
+                           check=True).stdout.splitlines():
+    parts = line.split()
+    if len(parts) == 3 and parts[1].isdigit():
+        sections[parts[0]] = int(parts[1])
+symbols = {}
+for line in subprocess.run(["arm-none-eabi-nm", "-S", "-C", elf], capture_output=True, text=True,
+                           check=True).stdout.splitlines():
+    parts = line.split(None, 3)
+    if len(parts) == 4 and parts[3].startswith("picomcp_fw::"):
+        symbols[parts[3][len("picomcp_fw::"):]] = int(parts[1], 16)
+
+def s(name):
+    return sections.get(name, 0)
+
+vt, text, rodata = s(".vector_table"), s(".text"), s(".rodata")
+data, bss, uninit = s(".data"), s(".bss"), s(".uninit")
+flash = vt + text + rodata
+ram = data + bss + uninit + stack + allowance
+slot = 280  # size_of::<InboundSlot>() on this target (ID_CAPACITY 128, twice)
+print("picomcp-fw budget (thumbv7em-none-eabihf, release: opt-level z, fat LTO, panic abort)")
+print("  line limit %d bytes; transmit queue %d, event queue %d, configuration text %d bytes;"
+      % (symbols.get("RX", 0), symbols.get("TX", 0), symbols.get("EVENTS", 0), symbols.get("INFO", 0)))
+print("  request tables: inbound %d slot(s) (%d bytes), outbound 0; echo buffer %d bytes; "
+      "JSON-RPC batches off" % (symbols.get("IN_SLOTS", 0) // slot, symbols.get("IN_SLOTS", 0),
+                                symbols.get("APP", 0)))
+over = False
+
+def verdict(total, budget):
+    global over
+    if total > budget:
+        over = True
+        return "OVER BUDGET by %d bytes" % (total - budget)
+    return "ok, %d bytes spare" % (budget - total)
+
+print("  flash: vector table %d + .text %d + .rodata %d = %d bytes (%.1f KiB) of %d: %s"
+      % (vt, text, rodata, flash, flash / 1024, flash_budget, verdict(flash, flash_budget)))
+print("         (.data's %d-byte load image is also in flash, outside the budget's definition)" % data)
+print("  RAM:   .data %d + .bss %d + .uninit %d + stack high-water %d + exception allowance %d"
+      " = %d bytes (%.1f KiB) of %d: %s"
+      % (data, bss, uninit, stack, allowance, ram, ram / 1024, ram_budget, verdict(ram, ram_budget)))
+print("budget: %s" % ("FAILED" if over else "ok"))
+sys.exit(1 if over else 0)
+PY

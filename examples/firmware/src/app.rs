@@ -1,0 +1,451 @@
+//! The firmware subset of the demo contract (`DEMO_SERVER.md`): tools `echo`, `add` and
+//! `test_simple_text`, the resource `test://static-text` and the prompt
+//! `test_simple_prompt`. The core answers `initialize`, `server/discover`, `ping` and every
+//! lifecycle and capability error itself; this module only sees requests that passed.
+//!
+//! Answering happens in two steps because an [`Event`] borrows the session: [`App::take`]
+//! turns the request into an owned [`Job`] (copying the little it needs: the echo text
+//! goes to [`App::echo`]), the event is dropped, and [`App::answer`] writes the result
+//! straight into the session's transmit queue with `respond_with`.
+
+use picomcp::error::ErrorCode;
+use picomcp::json::{Json, JsonKind, JsonWriter};
+use picomcp::protocol::{Method, ProtocolVersion};
+use picomcp::session::{InboundId, RespondError, Session};
+use serde::Deserialize;
+use serde_json_core::str::EscapedStr;
+
+/// What `initialize`/`server/discover` declare: exactly what is implemented. No
+/// `listChanged` (the lists never change), no `subscribe`, no `logging`, no `completions`.
+pub const CAPABILITIES: &str = r#"{"tools":{},"resources":{},"prompts":{}}"#;
+
+/// Longest `echo` text, as escaped JSON, that fits in [`App::echo`]. Longer text gets an
+/// invalid-arguments answer. The event that carries the text borrows the session, so the
+/// text must be copied out before the answer can be written. A core API that hands out
+/// the event together with a responder (the event queue and the transmit queue are
+/// separate buffers) would remove this copy and the limit; until then this buffer is the
+/// largest RAM item after the session's own three.
+pub const ECHO_MAX: usize = 768;
+
+/// The tool list; `$add_output` is `add`'s `outputSchema` (2025-06-18 and later only).
+macro_rules! tools_json {
+    ($add_output:literal) => {
+        concat!(
+            r#"{"tools":["#,
+            r#"{"name":"echo","description":"Returns its text argument unchanged, as one text block.","#,
+            r#""inputSchema":{"type":"object","properties":{"text":{"type":"string","description":"The text to return"}},"required":["text"]}},"#,
+            r#"{"name":"add","description":"Adds two numbers. The sum comes back as structuredContent {\"sum\": a+b} and as the same JSON in a text block.","#,
+            r#""inputSchema":{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}"#,
+            $add_output,
+            r#"},"#,
+            r#"{"name":"test_simple_text","description":"Returns a simple text response (conformance fixture).","#,
+            r#""inputSchema":{"type":"object","properties":{}}}"#,
+            r#"]}"#
+        )
+    };
+}
+
+const TOOLS: &str = tools_json!(
+    r#","outputSchema":{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}"#
+);
+const TOOLS_NO_OUTPUT_SCHEMA: &str = tools_json!("");
+
+const RESOURCES: &str = concat!(
+    r#"{"resources":[{"uri":"test://static-text","name":"static-text","#,
+    r#""description":"A static text resource (conformance fixture).","mimeType":"text/plain"}]}"#
+);
+const TEMPLATES: &str = r#"{"resourceTemplates":[]}"#;
+const STATIC_TEXT: &str = concat!(
+    r#"{"contents":[{"uri":"test://static-text","mimeType":"text/plain","#,
+    r#""text":"This is the content of the static text resource."}]}"#
+);
+const PROMPTS: &str = concat!(
+    r#"{"prompts":[{"name":"test_simple_prompt","#,
+    r#""description":"A simple prompt without arguments (conformance fixture)."}]}"#
+);
+const SIMPLE_PROMPT: &str = concat!(
+    r#"{"description":"A simple prompt without arguments","#,
+    r#""messages":[{"role":"user","content":{"type":"text","text":"This is a simple prompt for testing."}}]}"#
+);
+const SIMPLE_TEXT: &str = "This is a simple text response for testing.";
+
+/// `echo`'s arguments. `EscapedStr` borrows the text exactly as the client escaped it,
+/// so it can be copied and sent back without decoding (and without a size limit from
+/// an unescape buffer).
+#[derive(Deserialize)]
+struct EchoArgs<'a> {
+    #[serde(borrow)]
+    text: EscapedStr<'a>,
+}
+
+/// An answer to write, owned (it does not borrow the event).
+pub enum Job {
+    /// Respond with this result object.
+    Result(&'static str),
+    /// Respond with a JSON-RPC error.
+    Error(ErrorCode, &'static str),
+    /// A tool result with one text block.
+    ToolText(&'static str),
+    /// `echo`: the quoted, escaped text is in `App::echo[..n]`.
+    Echo(usize),
+    /// `add` of two integers whose sum fits an `i64`: exact.
+    IntSum(i64),
+    /// `add` otherwise, in `f64`.
+    Sum(f64),
+    /// Invalid tool arguments; the message names the field.
+    BadArguments(&'static str),
+}
+
+/// Application state next to the session.
+pub struct App {
+    /// The echo text, with its quotes, as received.
+    echo: [u8; ECHO_MAX + 2],
+}
+
+impl App {
+    pub const fn new() -> Self {
+        App {
+            echo: [0; ECHO_MAX + 2],
+        }
+    }
+
+    /// Decides the answer to a request (`params` borrows the event).
+    // Not inlined: in `drain` its frame (serde's) would be laid out next to `answer`'s
+    // instead of reusing it (measured: 180 bytes more stack).
+    #[inline(never)]
+    pub fn take(&mut self, method: Method, params: Option<Json<'_>>) -> Job {
+        let p = params.unwrap_or(Json::EMPTY_OBJECT);
+        match method {
+            Method::ToolsList => list(p, TOOLS),
+            Method::ToolsCall => self.call(p),
+            Method::ResourcesList => list(p, RESOURCES),
+            Method::ResourcesTemplatesList => list(p, TEMPLATES),
+            Method::ResourcesRead => match p.get("uri").and_then(|u| u.as_str()) {
+                Some(u) if u.eq_str("test://static-text") => Job::Result(STATIC_TEXT),
+                Some(_) => Job::Error(ErrorCode::RESOURCE_NOT_FOUND, "Resource not found"),
+                None => Job::Error(
+                    ErrorCode::INVALID_PARAMS,
+                    "Invalid params: \"uri\" must be a string",
+                ),
+            },
+            Method::PromptsList => list(p, PROMPTS),
+            Method::PromptsGet => match p.get("name").and_then(|n| n.as_str()) {
+                Some(n) if n.eq_str("test_simple_prompt") => Job::Result(SIMPLE_PROMPT),
+                Some(_) => Job::Error(ErrorCode::INVALID_PARAMS, "Invalid params: unknown prompt"),
+                None => Job::Error(
+                    ErrorCode::INVALID_PARAMS,
+                    "Invalid params: \"name\" must be a string",
+                ),
+            },
+            // Everything else the capabilities allow (nothing today) or a future method.
+            _ => Job::Error(ErrorCode::METHOD_NOT_FOUND, "Method not found"),
+        }
+    }
+
+    fn call(&mut self, p: Json<'_>) -> Job {
+        let Some(name) = p.get("name").and_then(|n| n.as_str()) else {
+            return Job::Error(
+                ErrorCode::INVALID_PARAMS,
+                "Invalid params: \"name\" must be a string",
+            );
+        };
+        let args = match p.get("arguments") {
+            None => Json::EMPTY_OBJECT,
+            Some(a) if a.is_null() => Json::EMPTY_OBJECT,
+            Some(a) if a.is_object() => a,
+            Some(_) => {
+                return Job::BadArguments("Invalid arguments: \"arguments\" must be an object");
+            }
+        };
+        if name.eq_str("echo") {
+            // Typed arguments with serde-json-core. `EscapedStr` needs no unescape buffer;
+            // one is still needed for escaped strings in ignored extra members, and the
+            // echo buffer (unused until the text is copied below) serves, so the stack
+            // does not carry `Json::deserialize`'s 256-byte one.
+            match args.deserialize_with::<EchoArgs<'_>>(&mut self.echo) {
+                Ok(EchoArgs { text }) => {
+                    let raw = text.0.as_bytes();
+                    if raw.len() > ECHO_MAX {
+                        return Job::BadArguments(
+                            "Invalid arguments for tool echo: \"text\" is longer than this device accepts (768 bytes as JSON)",
+                        );
+                    }
+                    self.echo[0] = b'"';
+                    self.echo[1..=raw.len()].copy_from_slice(raw);
+                    self.echo[raw.len() + 1] = b'"';
+                    Job::Echo(raw.len() + 2)
+                }
+                Err(_) => Job::BadArguments(
+                    "Invalid arguments for tool echo: \"text\" is required and must be a string",
+                ),
+            }
+        } else if name.eq_str("add") {
+            let (Some(a), Some(b)) = (number(args.get("a")), number(args.get("b"))) else {
+                return Job::BadArguments(if number(args.get("a")).is_none() {
+                    "Invalid arguments for tool add: \"a\" is required and must be a number"
+                } else {
+                    "Invalid arguments for tool add: \"b\" is required and must be a number"
+                });
+            };
+            let int = |k| args.get(k).and_then(|v: Json<'_>| v.as_i64());
+            if let Some(sum) = int("a").zip(int("b")).and_then(|(a, b)| a.checked_add(b)) {
+                Job::IntSum(sum) // exact, like the other demos
+            } else if (a + b).is_finite() {
+                Job::Sum(a + b)
+            } else {
+                Job::BadArguments(
+                    "Invalid arguments for tool add: \"a\" + \"b\" is not a finite number",
+                )
+            }
+        } else if name.eq_str("test_simple_text") {
+            Job::ToolText(SIMPLE_TEXT)
+        } else {
+            Job::Error(ErrorCode::INVALID_PARAMS, "Invalid params: unknown tool")
+        }
+    }
+
+    /// Writes the answer (the event is gone; the session is free again). Every result
+    /// goes through one `respond_with` call with one closure type: each distinct closure
+    /// would instantiate the core's generic transmit path again (about 0.3 KiB of flash
+    /// each).
+    pub fn answer(&self, s: &mut Session<'_>, id: InboundId, job: Job) -> Result<(), RespondError> {
+        // The revision that governs this request: per request in the modern era.
+        let modern = s.request_info(id).is_some_and(|i| i.modern);
+        let at_least = |v: ProtocolVersion| modern || s.version().is_some_and(|have| have >= v);
+        let structured = at_least(ProtocolVersion::V2025_06_18);
+        let tool_errors = at_least(ProtocolVersion::V2025_11_25);
+        let mut digits = ryu::Buffer::new();
+        let mut sum_text = [0u8; 48];
+        let mut int_text = [0u8; 24];
+        let body = match job {
+            Job::Error(code, message) => return s.respond_error(id, code, message, None),
+            // Before 2025-11-25 invalid arguments are a protocol error; from then on a
+            // tool execution error the model can read.
+            Job::BadArguments(message) if !tool_errors => {
+                return s.respond_error(id, ErrorCode::INVALID_PARAMS, message, None);
+            }
+            Job::BadArguments(message) => Body::Tool {
+                text: Text::Plain(message),
+                is_error: true,
+                sum: None,
+            },
+            Job::Result(text) => {
+                let text = if text == TOOLS && !structured {
+                    TOOLS_NO_OUTPUT_SCHEMA
+                } else {
+                    text
+                };
+                Body::Raw(Json::new(text).unwrap_or(Json::EMPTY_OBJECT))
+            }
+            Job::ToolText(text) => Body::Tool {
+                text: Text::Plain(text),
+                is_error: false,
+                sum: None,
+            },
+            Job::Echo(n) => {
+                match core::str::from_utf8(&self.echo[..n])
+                    .ok()
+                    .and_then(|t| Json::new(t).ok())
+                {
+                    Some(text) => Body::Tool {
+                        text: Text::Json(text),
+                        is_error: false,
+                        sum: None,
+                    },
+                    None => {
+                        return s.respond_error(
+                            id,
+                            ErrorCode::INTERNAL_ERROR,
+                            "Internal error",
+                            None,
+                        );
+                    }
+                }
+            }
+            Job::IntSum(_) | Job::Sum(_) => {
+                let number = match job {
+                    Job::IntSum(n) => {
+                        let mut w = JsonWriter::new(&mut int_text);
+                        w.i64(n);
+                        let len = w.finish().unwrap_or(0);
+                        Json::new(core::str::from_utf8(&int_text[..len]).unwrap_or("0"))
+                            .unwrap_or(Json::NULL)
+                    }
+                    Job::Sum(x) => number_json(x, &mut digits),
+                    _ => Json::NULL,
+                };
+                // The text block carries the same JSON as structuredContent.
+                let mut w = JsonWriter::new(&mut sum_text);
+                w.begin_object();
+                w.key("sum");
+                w.raw(number);
+                w.end_object();
+                let n = w.finish().unwrap_or(0);
+                let text = core::str::from_utf8(&sum_text[..n]).unwrap_or("{}");
+                Body::Tool {
+                    text: Text::Plain(text),
+                    is_error: false,
+                    sum: structured.then_some(number),
+                }
+            }
+        };
+        s.respond_with(id, |w| body.write(w))
+    }
+}
+
+/// The text of a tool result's text block.
+#[derive(Clone, Copy)]
+enum Text<'a> {
+    /// To be escaped.
+    Plain(&'a str),
+    /// Already a JSON string (quotes and escapes as the client sent them).
+    Json(Json<'a>),
+}
+
+/// A result to write.
+#[derive(Clone, Copy)]
+enum Body<'a> {
+    /// A pre-rendered result object.
+    Raw(Json<'a>),
+    /// `{"content":[{"type":"text","text":…}]}`, optionally with `"isError":true` or
+    /// `"structuredContent":{"sum":…}`.
+    Tool {
+        text: Text<'a>,
+        is_error: bool,
+        sum: Option<Json<'a>>,
+    },
+}
+
+impl Body<'_> {
+    fn write(&self, w: &mut JsonWriter<'_>) {
+        let (text, is_error, sum) = match *self {
+            Body::Raw(j) => return w.raw(j),
+            Body::Tool {
+                text,
+                is_error,
+                sum,
+            } => (text, is_error, sum),
+        };
+        w.begin_object();
+        w.key("content");
+        w.begin_array();
+        w.begin_object();
+        w.key("type");
+        w.string("text");
+        w.key("text");
+        match text {
+            Text::Plain(t) => w.string(t),
+            Text::Json(j) => w.raw(j),
+        }
+        w.end_object();
+        w.end_array();
+        if is_error {
+            w.key("isError");
+            w.bool(true);
+        }
+        if let Some(n) = sum {
+            w.key("structuredContent");
+            w.begin_object();
+            w.key("sum");
+            w.raw(n);
+            w.end_object();
+        }
+        w.end_object();
+    }
+}
+
+/// A list result; we never hand out cursors, so any cursor is invalid.
+fn list(params: Json<'_>, result: &'static str) -> Job {
+    if params.get("cursor").is_some_and(|c| !c.is_null()) {
+        return Job::Error(ErrorCode::INVALID_PARAMS, "Invalid params: unknown cursor");
+    }
+    Job::Result(result)
+}
+
+/// A finite `f64` as a JSON number: integers without a fraction (`5`, not `5.0`), others
+/// in the shortest form that reads back as the same value.
+fn number_json(v: f64, buf: &mut ryu::Buffer) -> Json<'_> {
+    // ryu writes integers as "5.0" (and large ones as "1e16").
+    let s = buf.format_finite(v);
+    Json::new(s.strip_suffix(".0").unwrap_or(s)).unwrap_or(Json::NULL)
+}
+
+/// A JSON number as `f64`, without `core`'s `f64::from_str`.
+///
+/// `f64::from_str` (which `Json::as_f64` and serde-json-core's `f64` use) is exact for
+/// every input, at about 15 KiB of flash, mostly a 10 KiB table of powers of five:
+/// a quarter of this firmware's budget. This is Clinger's fast path: the result is
+/// correctly rounded whenever the significand has at most 15 digits and the decimal
+/// exponent is within ±22 (anything a person types), and within a few units in the
+/// last place beyond that. That is why `add` reads its numbers through `Json` and not
+/// through a `#[derive(Deserialize)]` struct with `f64` fields as `echo` does.
+fn number(v: Option<Json<'_>>) -> Option<f64> {
+    let v = v.filter(|v| v.kind() == JsonKind::Number)?;
+    Some(parse_f64(v.as_raw().as_bytes()))
+}
+
+/// Parses a number the core's scanner already validated as JSON.
+fn parse_f64(b: &[u8]) -> f64 {
+    const POW10: [f64; 23] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+        1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ];
+    let neg = b.first() == Some(&b'-');
+    let mut mant: u64 = 0;
+    let mut digits = 0; // significant digits kept in `mant`
+    let mut exp: i32 = 0; // value = mant * 10^exp
+    let mut frac = false;
+    let mut i = usize::from(neg);
+    while i < b.len() {
+        match b[i] {
+            b'.' => frac = true,
+            d @ b'0'..=b'9' => {
+                let d = u64::from(d - b'0');
+                if digits < 19 && (mant != 0 || d != 0) {
+                    mant = mant * 10 + d;
+                    digits += 1;
+                    exp -= i32::from(frac);
+                } else if mant == 0 {
+                    exp -= i32::from(frac); // a leading zero after the point
+                } else if !frac {
+                    exp += 1; // an integer digit beyond the 19 we keep
+                }
+            }
+            _ => break, // 'e' or 'E'
+        }
+        i += 1;
+    }
+    if i < b.len() {
+        i += 1;
+        let eneg = b.get(i) == Some(&b'-');
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let mut e: i32 = 0;
+        for &d in &b[i..] {
+            e = e.saturating_mul(10).saturating_add(i32::from(d - b'0'));
+        }
+        exp = exp.saturating_add(if eneg { -e } else { e });
+    }
+    let mut x = mant as f64;
+    if mant != 0 {
+        if mant < 1 << 53 && (-22..=22).contains(&exp) {
+            // One correctly rounded operation on exact operands.
+            let p = POW10[exp.unsigned_abs() as usize];
+            x = if exp < 0 { x / p } else { x * p };
+        } else {
+            let mut e = exp;
+            while e > 0 && x.is_finite() {
+                let k = e.min(22);
+                x *= POW10[k as usize];
+                e -= k;
+            }
+            while e < 0 && x != 0.0 {
+                let k = (-e).min(22);
+                x /= POW10[k as usize];
+                e += k;
+            }
+        }
+    }
+    if neg { -x } else { x }
+}
