@@ -110,6 +110,41 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineDecoder<B> {
         }
     }
 
+    /// What the next [`decode`](Self::decode) call on `input` would produce, without
+    /// consuming anything: `None` when it would only buffer or discard bytes, otherwise
+    /// the length of the line it would return (0 for an overlong line) and whether that
+    /// line starts with `[` (a batch). Lets a caller check it has room for the frame
+    /// before taking the bytes.
+    pub fn peek(&self, input: &[u8]) -> Option<Peeked> {
+        let cap = self.buf.as_ref().len();
+        let held = if self.release { 0 } else { self.len };
+        if self.complete {
+            return Some(Peeked {
+                line_len: if self.too_long { 0 } else { self.len },
+                batch: starts_batch(&self.buf.as_ref()[..self.len], &[]),
+            });
+        }
+        if self.discarding {
+            return None;
+        }
+        let head = &self.buf.as_ref()[..held];
+        match memchr_nl(input) {
+            Some(i) if held + i > cap => Some(Peeked {
+                line_len: 0,
+                batch: false,
+            }),
+            Some(i) => Some(Peeked {
+                line_len: held + i,
+                batch: starts_batch(head, &input[..i]),
+            }),
+            None if held + input.len() > cap => Some(Peeked {
+                line_len: 0,
+                batch: false,
+            }),
+            None => None,
+        }
+    }
+
     /// True while skipping the rest of an overlong line.
     pub fn is_discarding(&self) -> bool {
         self.discarding
@@ -227,6 +262,22 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineDecoder<B> {
             }
         }
     }
+}
+
+/// What [`LineDecoder::peek`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Peeked {
+    /// Length of the line the next call would return (0 for an overlong line).
+    pub line_len: usize,
+    /// The line starts with `[` (after whitespace).
+    pub batch: bool,
+}
+
+fn starts_batch(a: &[u8], b: &[u8]) -> bool {
+    a.iter()
+        .chain(b)
+        .find(|c| !matches!(c, b' ' | b'\t' | b'\r'))
+        == Some(&b'[')
 }
 
 /// Applies the line rules: strip one trailing `\r`, skip blank lines, check UTF-8.

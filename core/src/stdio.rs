@@ -211,12 +211,32 @@ impl<W: Write> Driver<W> {
             // Feed what is left of the last read.
             let (len, pos) = self.pending;
             if pos < len {
-                if let Some(buf) = self.buf.as_ref() {
-                    let n = session.handle_bytes(now, &buf[pos..len]);
+                let feed = |d: &Self, session: &mut Session<'_>| {
+                    d.buf
+                        .as_ref()
+                        .map_or(0, |b| session.handle_bytes(now, &b[pos..len]))
+                };
+                let n = feed(self, session);
+                self.pending.1 += n;
+                if n == 0 {
+                    // A queue is full: write out, then offer the rest again. If that frees
+                    // nothing, the session waits for the host (unanswered requests, an
+                    // open batch): sleep until the host's next wake-up rather than spin.
+                    self.flush(session)?;
+                    let n = feed(self, session);
                     self.pending.1 += n;
-                    if n == 0 {
-                        // A queue is full: write out, then offer the rest again.
-                        self.flush(session)?;
+                    if n == 0 && !session.has_events() {
+                        let until = wake.or(session.poll_timeout()).unwrap_or(now + 1);
+                        std::thread::sleep(core::time::Duration::from_millis(
+                            until.saturating_sub(now).max(1),
+                        ));
+                        let now = self.now();
+                        if wake.is_some_and(|w| w <= now) {
+                            return Ok(Step::Wake { now });
+                        }
+                        if session.poll_timeout().is_some_and(|t| t <= now) {
+                            session.handle_timeout(now);
+                        }
                     }
                 }
                 continue;

@@ -9,8 +9,8 @@
 /// Parses a number the scanner already validated as JSON (see [`Json::as_f64_compact`]).
 pub(crate) fn parse_f64(b: &[u8]) -> f64 {
     const POW10: [f64; 23] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+        1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
     ];
     let neg = b.first() == Some(&b'-');
     let mut mant: u64 = 0;
@@ -78,8 +78,25 @@ mod tests {
 
     #[test]
     fn exact_in_the_fast_path() {
-        for t in ["0", "-0", "1", "-1", "0.5", "2.5e3", "1e22", "123456789012345", "0.1", "-3.25e-7",
-                  "1.5", "100", "0.000001", "9007199254740991", "1E5", "1e+2", "4.9e-22"] {
+        for t in [
+            "0",
+            "-0",
+            "1",
+            "-1",
+            "0.5",
+            "2.5e3",
+            "1e22",
+            "123456789012345",
+            "0.1",
+            "-3.25e-7",
+            "1.5",
+            "100",
+            "0.000001",
+            "9007199254740991",
+            "1E5",
+            "1e+2",
+            "4.9e-22",
+        ] {
             let want: f64 = t.parse().unwrap();
             let got = parse_f64(t.as_bytes());
             assert_eq!(got.to_bits(), want.to_bits(), "{t}");
@@ -88,8 +105,14 @@ mod tests {
 
     #[test]
     fn close_outside_it() {
-        for t in ["1e300", "1.7976931348623157e308", "2.2250738585072014e-308", "12345678901234567890123",
-                  "0.1234567890123456789", "1e-300"] {
+        for t in [
+            "1e300",
+            "1.7976931348623157e308",
+            "2.2250738585072014e-308",
+            "12345678901234567890123",
+            "0.1234567890123456789",
+            "1e-300",
+        ] {
             let want: f64 = t.parse().unwrap();
             let got = parse_f64(t.as_bytes());
             assert!(((got - want) / want).abs() < 1e-14, "{t}: {got} vs {want}");

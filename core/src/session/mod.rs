@@ -291,37 +291,23 @@ impl<'s> Session<'s> {
         let mut taken = 0;
         while taken < bytes.len() && self.core.phase != Phase::Closed {
             let input = &bytes[taken..];
-            let (consumed, outcome) = {
-                let d = self.decoder.decode(input);
-                match d.frame {
-                    None => (d.consumed, true),
-                    Some(frame) => {
-                        let line_len = match frame {
-                            Frame::Line(l) => l.len(),
-                            Frame::InvalidUtf8 { line, .. } => line.len(),
-                            Frame::TooLong { .. } => 0,
-                        };
-                        let is_batch =
-                            matches!(frame, Frame::Line(l) if l.trim_start().starts_with('['));
-                        if self.core.has_room(line_len, is_batch) {
-                            self.core.stats.lines_in += 1;
-                            self.core.on_frame(now, frame);
-                            (d.consumed, true)
-                        } else {
-                            (d.consumed, false)
-                        }
-                    }
-                }
-            };
-            if !outcome {
-                // No room: leave the line for the next call.
-                if self.decoder.buffered_line() {
-                    self.decoder.keep();
-                    taken += consumed;
-                }
+            // Check room for the frame these bytes complete *before* taking them, so that
+            // every byte reported as taken has been fully handled.
+            if !self.core.has_room(self.decoder.max_line(), false)
+                && let Some(p) = self.decoder.peek(input)
+                && !self.core.has_room(p.line_len, p.batch)
+            {
                 break;
             }
-            taken += consumed;
+            if self.decoder.peek(input).is_some_and(|p| p.batch) && self.core.batch_busy() {
+                break;
+            }
+            let d = self.decoder.decode(input);
+            taken += d.consumed;
+            if let Some(frame) = d.frame {
+                self.core.stats.lines_in += 1;
+                self.core.on_frame(now, frame);
+            }
         }
         taken
     }
@@ -335,6 +321,7 @@ impl<'s> Session<'s> {
         if self.decoder.buffered() > 0 && !self.decoder.is_discarding() {
             let d = self.decoder.decode(b"\n");
             if let Some(f) = d.frame {
+                self.core.stats.lines_in += 1;
                 self.core.on_frame(now, f);
             }
         }
@@ -418,6 +405,9 @@ impl<'s> Session<'s> {
 
     /// When [`handle_timeout`](Self::handle_timeout) should next be called.
     pub fn poll_timeout(&self) -> Option<u64> {
+        if self.core.phase == Phase::Closed {
+            return None;
+        }
         let mut t = self.core.init_deadline;
         for s in self.core.outbound.iter().filter(|s| s.active) {
             for d in [s.deadline, s.hard_deadline].into_iter().flatten() {
@@ -1937,6 +1927,9 @@ impl<'s> Core<'s> {
     }
 
     fn on_timeout(&mut self, now: u64) {
+        if self.phase == Phase::Closed {
+            return;
+        }
         if self.init_deadline.is_some_and(|d| d <= now) {
             self.init_deadline = None;
             if self.probe_id.is_some() {
