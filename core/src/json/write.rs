@@ -276,6 +276,10 @@ impl<'b> JsonWriter<'b> {
     pub fn raw(&mut self, v: Json<'_>) {
         self.value_prefix();
         let b = v.as_raw().as_bytes();
+        if !b.contains(&b'\n') && !b.contains(&b'\r') {
+            self.put(b);
+            return;
+        }
         let mut start = 0;
         while let Some(i) = b[start..].iter().position(|&c| c == b'\n' || c == b'\r') {
             self.put(&b[start..start + i]);
@@ -283,6 +287,12 @@ impl<'b> JsonWriter<'b> {
             start += i + 1;
         }
         self.put(&b[start..]);
+    }
+
+    /// Abandons the document: [`finish`](Self::finish) will fail, so nothing written is
+    /// used (for callers that detect a mistake half way).
+    pub fn abort(&mut self) {
+        self.nesting_overflow = true;
     }
 
     /// Serializes a value with serde-json-core into the rest of the buffer.

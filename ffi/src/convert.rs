@@ -1,0 +1,622 @@
+//! Every mapping between core types and C types, in one place.
+//!
+//! When the core gains a configuration field, an event, a violation or an error variant,
+//! this is the file to extend. Core enums are `#[non_exhaustive]`, so every match here
+//! has a fallback (`OTHER` / `PICOMCP_STATUS_UNKNOWN`): a newer core never breaks the
+//! build, it only shows up as "other" until it is mapped.
+
+use picomcp_core::Limits;
+use picomcp_core::json::{Json, JsonErrorKind, JsonStr};
+use picomcp_core::jsonrpc::ParseErrorKind;
+use picomcp_core::protocol::{LogLevel, METHODS, Method, ProtocolVersion, Role, Versions};
+use picomcp_core::session::{
+    Change, CloseReason, Config, ConfigError, Era, Event, Phase, RequestInfo, RespondError,
+    SendError, Violation,
+};
+
+use crate::boundary::{FfiResult, opt_str_arg, str_arg};
+use crate::status::picomcp_status;
+use crate::types::*;
+
+// ---- methods and versions ----
+
+/// The C number of a method: its row in the core's method table (`picomcp_method`).
+pub fn method_to_c(m: Method) -> i32 {
+    METHODS
+        .iter()
+        .position(|s| s.method == m)
+        .map_or(-1, |i| i as i32)
+}
+
+/// A method from its wire name.
+pub fn method_from_name(name: &str) -> FfiResult<Method> {
+    Method::from_name(name).ok_or(picomcp_status::UnknownMethod)
+}
+
+/// The `picomcp_version` bit of a revision (bit i = `ProtocolVersion::ALL[i]`).
+pub fn version_to_c(v: ProtocolVersion) -> u32 {
+    ProtocolVersion::ALL
+        .iter()
+        .position(|x| *x == v)
+        .map_or(0, |i| 1 << i)
+}
+
+/// A set of revisions from a bitmask of `picomcp_version` bits.
+pub fn versions_from_c(bits: u32) -> FfiResult<Versions> {
+    let n = ProtocolVersion::ALL.len();
+    if n < 32 && bits >> n != 0 {
+        return Err(picomcp_status::InvalidArgument);
+    }
+    let mut list = [ProtocolVersion::LATEST_LEGACY; ProtocolVersion::ALL.len()];
+    let mut k = 0;
+    for (i, v) in ProtocolVersion::ALL.iter().enumerate() {
+        if bits & (1 << i) != 0 {
+            list[k] = *v;
+            k += 1;
+        }
+    }
+    Ok(Versions::of(&list[..k]))
+}
+
+/// The bitmask of a set of revisions.
+pub fn versions_to_c(vs: Versions) -> u32 {
+    vs.iter().map(version_to_c).fold(0, |a, b| a | b)
+}
+
+// ---- small enums ----
+
+const LEVEL_NAMES: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
+
+/// A core log level from a `picomcp_log_level` number.
+pub fn log_level_from_c(v: u32) -> FfiResult<LogLevel> {
+    LEVEL_NAMES
+        .get(v as usize)
+        .and_then(|n| LogLevel::parse(n))
+        .ok_or(picomcp_status::InvalidArgument)
+}
+
+/// The `picomcp_log_level` number of a level (`NONE` for no level).
+pub fn log_level_to_c(l: Option<LogLevel>) -> u32 {
+    l.and_then(|l| LEVEL_NAMES.iter().position(|n| *n == l.as_str()))
+        .map_or(picomcp_log_level::None as u32, |i| i as u32)
+}
+
+/// The `picomcp_phase` number of a phase.
+pub fn phase_to_c(p: Phase) -> u32 {
+    (match p {
+        Phase::Initializing => picomcp_phase::Initializing,
+        Phase::AwaitingInitialized => picomcp_phase::AwaitingInitialized,
+        Phase::Operating => picomcp_phase::Operating,
+        Phase::Closed => picomcp_phase::Closed,
+        #[allow(unreachable_patterns)]
+        _ => picomcp_phase::Other,
+    }) as u32
+}
+
+/// The `picomcp_era` number of an era.
+pub fn era_to_c(e: Era) -> u32 {
+    (match e {
+        Era::Opening => picomcp_era::Opening,
+        Era::Legacy => picomcp_era::Legacy,
+        Era::Modern => picomcp_era::Modern,
+        #[allow(unreachable_patterns)]
+        _ => picomcp_era::Other,
+    }) as u32
+}
+
+/// A core change from a `picomcp_change` number (`uri` for `RESOURCE_UPDATED`).
+pub fn change_from_c(v: u32, uri: Option<&str>) -> FfiResult<Change<'_>> {
+    use picomcp_change as C;
+    Ok(match v {
+        x if x == C::ToolsListChanged as u32 => Change::ToolsListChanged,
+        x if x == C::PromptsListChanged as u32 => Change::PromptsListChanged,
+        x if x == C::ResourcesListChanged as u32 => Change::ResourcesListChanged,
+        x if x == C::ResourceUpdated as u32 => {
+            Change::ResourceUpdated(uri.ok_or(picomcp_status::BadChange)?)
+        }
+        _ => return Err(picomcp_status::BadChange),
+    })
+}
+
+/// The C view of a request's info.
+pub fn request_info_to_c(i: RequestInfo) -> picomcp_request_info {
+    picomcp_request_info {
+        method: method_to_c(i.method),
+        method_name: picomcp_str::new(i.method.as_str()),
+        modern: i.modern,
+        client_capabilities: i.client_capabilities.0,
+        log_level: log_level_to_c(i.log_level),
+        has_progress_token: i.has_progress_token,
+        cancelled: i.cancelled,
+    }
+}
+
+/// The core role of a `picomcp_role` number.
+pub fn role_from_c(v: u32) -> FfiResult<Role> {
+    match v {
+        x if x == picomcp_role::Server as u32 => Ok(Role::Server),
+        x if x == picomcp_role::Client as u32 => Ok(Role::Client),
+        _ => Err(picomcp_status::BadRole),
+    }
+}
+
+/// The `picomcp_role` number of a role.
+pub fn role_to_c(r: Role) -> u32 {
+    (match r {
+        Role::Server => picomcp_role::Server,
+        Role::Client => picomcp_role::Client,
+    }) as u32
+}
+
+// ---- errors ----
+
+/// The status of a configuration error.
+pub fn config_error(e: ConfigError) -> picomcp_status {
+    match e {
+        ConfigError::CapabilitiesNotObject => picomcp_status::CapabilitiesNotObject,
+        ConfigError::NoVersions => picomcp_status::NoVersions,
+        ConfigError::BadLimit => picomcp_status::BadLimit,
+        ConfigError::LineMismatch => picomcp_status::BadLimit,
+        ConfigError::BufferTooSmall { .. } => picomcp_status::QueueTooSmall,
+        ConfigError::TableTooLarge => picomcp_status::TableTooLarge,
+        _ => picomcp_status::Unknown,
+    }
+}
+
+/// The status of a refused send command.
+pub fn send_error(e: SendError) -> picomcp_status {
+    match e {
+        SendError::WrongPhase(_) => picomcp_status::WrongPhase,
+        SendError::WrongDirection(_) => picomcp_status::WrongDirection,
+        SendError::NotNegotiated(_) => picomcp_status::NotNegotiated,
+        SendError::NotInVersion(_) => picomcp_status::NotInVersion,
+        SendError::Reserved(_) => picomcp_status::ReservedMethod,
+        SendError::TooManyRequests => picomcp_status::TooManyRequests,
+        SendError::Full(_) => picomcp_status::QueueFull,
+        SendError::ParamsNotObject => picomcp_status::ParamsNotObject,
+        SendError::UnknownRequest => picomcp_status::UnknownRequest,
+        SendError::NoProgressToken => picomcp_status::NoProgressToken,
+        SendError::ProgressNotIncreasing => picomcp_status::ProgressNotIncreasing,
+        SendError::ArenaFull { .. } => picomcp_status::ArenaFull,
+        _ => picomcp_status::Unknown,
+    }
+}
+
+/// The status of a refused response.
+pub fn respond_error(e: RespondError) -> picomcp_status {
+    match e {
+        RespondError::UnknownRequest => picomcp_status::UnknownRequest,
+        RespondError::Full(_) => picomcp_status::QueueFull,
+        RespondError::ResultNotObject => picomcp_status::ResultNotObject,
+        RespondError::ReservedCode(_) => picomcp_status::ReservedCode,
+        RespondError::InputNotAllowed => picomcp_status::InputNotAllowed,
+        _ => picomcp_status::Unknown,
+    }
+}
+
+// ---- configuration ----
+
+/// Default values of a configuration (`picomcp_config_init`).
+pub fn config_defaults(role: u32) -> picomcp_config {
+    let d = if role == picomcp_role::Client as u32 {
+        Config::client("", "", Json::EMPTY_OBJECT)
+    } else {
+        Config::server("", "", Json::EMPTY_OBJECT)
+    };
+    picomcp_config {
+        role,
+        name: picomcp_str::NONE,
+        version: picomcp_str::NONE,
+        capabilities: picomcp_str::new("{}"),
+        instructions: picomcp_str::NONE,
+        versions: versions_to_c(d.versions),
+        max_line: d.limits.max_line,
+        max_depth: d.limits.max_depth,
+        max_id_len: d.limits.max_id_len,
+        max_batch: d.limits.max_batch,
+        request_timeout_ms: d.request_timeout_ms.unwrap_or(0),
+        inbound_slots: 32,
+        outbound_slots: 8,
+        tx_size: 0,
+        event_size: 0,
+        arena_bytes: d.arena_bytes,
+        cache_ttl_ms: d.cache_ttl_ms,
+        cache_public: d.cache_public,
+        probe_timeout_ms: d.probe_timeout_ms,
+        batch_bytes: d.batch_bytes,
+    }
+}
+
+/// A C configuration as a core one, plus the buffer sizes it implies.
+pub struct Converted<'a> {
+    /// The core configuration (borrowing the C strings).
+    pub config: Config<'a>,
+    /// Receive buffer bytes.
+    pub rx: usize,
+    /// Transmit queue bytes.
+    pub tx: usize,
+    /// Event queue bytes.
+    pub events: usize,
+    /// Configuration text bytes.
+    pub info: usize,
+    /// Request table sizes.
+    pub inbound: usize,
+    /// Request table sizes.
+    pub outbound: usize,
+}
+
+/// Reads and checks a C configuration.
+///
+/// # Safety
+/// Every `picomcp_str` in `c` must satisfy [`str_arg`]'s contract for `'a`.
+pub unsafe fn config_from_c<'a>(c: &picomcp_config) -> FfiResult<Converted<'a>> {
+    let role = role_from_c(c.role)?;
+    // SAFETY: forwarded caller contract for each string.
+    let (name, version, caps, instructions) = unsafe {
+        (
+            str_arg(c.name)?,
+            str_arg(c.version)?,
+            str_arg(c.capabilities)?,
+            opt_str_arg(c.instructions)?,
+        )
+    };
+    let caps = Json::new(caps).map_err(|_| picomcp_status::InvalidJson)?;
+    let mut config = match role {
+        Role::Client => Config::client(name, version, caps),
+        Role::Server => Config::server(name, version, caps),
+    };
+    config.instructions = instructions;
+    config.versions = versions_from_c(c.versions)?;
+    let mut limits = Limits::DEFAULT;
+    limits.max_line = c.max_line;
+    limits.max_depth = c.max_depth;
+    limits.max_id_len = c.max_id_len;
+    limits.max_batch = c.max_batch;
+    config.limits = limits;
+    config.request_timeout_ms = (c.request_timeout_ms != 0).then_some(c.request_timeout_ms);
+    config.arena_bytes = c.arena_bytes;
+    config.cache_ttl_ms = c.cache_ttl_ms;
+    config.cache_public = c.cache_public;
+    config.probe_timeout_ms = c.probe_timeout_ms;
+    config.batch_bytes = c.batch_bytes;
+    // Mirror the core's checks that need no memory, so a bad configuration fails in
+    // picomcp_session_storage_size already.
+    if !caps.is_object() {
+        return Err(picomcp_status::CapabilitiesNotObject);
+    }
+    if config.versions.is_empty() {
+        return Err(picomcp_status::NoVersions);
+    }
+    if c.inbound_slots > u16::MAX as usize || c.outbound_slots > u16::MAX as usize {
+        return Err(picomcp_status::TableTooLarge);
+    }
+    // Sizes: a line can be at most isize::MAX / 8 so that sums below cannot overflow.
+    const MAX: usize = isize::MAX as usize / 8;
+    if c.max_line == 0
+        || [
+            c.max_line,
+            c.tx_size,
+            c.event_size,
+            c.arena_bytes,
+            c.batch_bytes,
+        ]
+        .iter()
+        .any(|n| *n > MAX)
+    {
+        return Err(picomcp_status::BadLimit);
+    }
+    let info = config.info_len();
+    if info > MAX {
+        return Err(picomcp_status::InvalidArgument);
+    }
+    let tx = match c.tx_size {
+        0 => (2 * c.max_line + 1024).max(info + 1024),
+        n => n,
+    };
+    let events = match c.event_size {
+        0 => 2 * c.max_line + 1024,
+        n => n,
+    };
+    Ok(Converted {
+        config,
+        rx: c.max_line,
+        tx,
+        events,
+        info,
+        inbound: c.inbound_slots,
+        outbound: c.outbound_slots,
+    })
+}
+
+// ---- events ----
+
+/// Fills a C event from a core event. Escaped text (error messages, cancel reasons) is
+/// decoded into `scratch`, which must be at least as long as the longest line.
+pub fn event_to_c(ev: Event<'_>, scratch: &mut [u8]) -> picomcp_event {
+    use picomcp_event_kind as K;
+    let mut e = picomcp_event::EMPTY;
+    let json = |j: Option<Json<'_>>| picomcp_str::from_opt(j.map(|j| j.as_raw()));
+    let set_method = |e: &mut picomcp_event, m: Method| {
+        e.method = method_to_c(m);
+        e.method_name = picomcp_str::new(m.as_str());
+    };
+    let set_version = |e: &mut picomcp_event, v: ProtocolVersion| {
+        e.version = version_to_c(v);
+        e.version_name = picomcp_str::new(v.as_str());
+    };
+    let kind = match ev {
+        Event::Negotiated { version, peer } => {
+            set_version(&mut e, version);
+            e.json = json(Some(peer));
+            K::Negotiated
+        }
+        Event::Ready { version } => {
+            set_version(&mut e, version);
+            K::Ready
+        }
+        Event::Request { id, method, params } => {
+            e.id = id.to_bits();
+            set_method(&mut e, method);
+            e.json = json(params);
+            K::Request
+        }
+        Event::Notification { method, params } => {
+            set_method(&mut e, method);
+            e.json = json(params);
+            K::Notification
+        }
+        Event::Response { id, result } => {
+            e.id = id.to_bits();
+            e.json = json(Some(result));
+            K::Response
+        }
+        Event::ErrorResponse {
+            id,
+            code,
+            message,
+            data,
+        } => {
+            e.id = id.to_bits();
+            e.code = code;
+            e.text = decoded(message, scratch);
+            e.json = json(data);
+            K::ErrorResponse
+        }
+        Event::TimedOut { id } => {
+            e.id = id.to_bits();
+            K::TimedOut
+        }
+        Event::Cancelled { id, reason } => {
+            e.id = id.to_bits();
+            if let Some(r) = reason {
+                e.text = decoded(r, scratch);
+            }
+            K::Cancelled
+        }
+        Event::Progress {
+            id,
+            progress,
+            total,
+            params,
+        } => {
+            e.id = id.to_bits();
+            e.progress = progress;
+            e.total = total.unwrap_or(f64::NAN);
+            e.json = json(Some(params));
+            K::Progress
+        }
+        Event::InputRequired { id, input_requests } => {
+            e.id = id.to_bits();
+            e.json = json(input_requests);
+            K::InputRequired
+        }
+        Event::SubscriptionAcknowledged { id, notifications } => {
+            e.id = id.to_bits();
+            e.json = json(Some(notifications));
+            K::SubscriptionAcknowledged
+        }
+        Event::InvalidResult { id, result } => {
+            e.id = id.to_bits();
+            e.json = json(Some(result));
+            K::InvalidResult
+        }
+        Event::SubscriptionEnded { id } => {
+            e.id = id.to_bits();
+            K::SubscriptionEnded
+        }
+        Event::PeerViolation(v) => {
+            let (kind, method) = violation_to_c(v, &mut e);
+            e.violation = kind as u32;
+            if let Some(m) = method {
+                set_method(&mut e, m);
+            }
+            K::PeerViolation
+        }
+        Event::Closed(r) => {
+            let (reason, code) = close_to_c(r);
+            e.close_reason = reason as u32;
+            e.code = code;
+            e.text = picomcp_str::new(close_text(reason));
+            K::Closed
+        }
+        _ => K::Other,
+    };
+    e.kind = kind as u32;
+    e
+}
+
+fn decoded(s: JsonStr<'_>, scratch: &mut [u8]) -> picomcp_str {
+    if let Some(plain) = s.as_plain() {
+        return picomcp_str::new(plain);
+    }
+    match s.unescape_into(scratch) {
+        Ok(t) => picomcp_str::new(t),
+        // Cannot happen (scratch holds a whole line); the escaped text is better than nothing.
+        Err(_) => picomcp_str::new(s.raw()),
+    }
+}
+
+/// The C kind, detail, code, method and text of a violation.
+fn violation_to_c(v: Violation, e: &mut picomcp_event) -> (picomcp_violation, Option<Method>) {
+    use picomcp_violation as V;
+    let text = |e: &mut picomcp_event, t: &'static str| e.text = picomcp_str::new(t);
+    match v {
+        Violation::Malformed { kind, replied } => {
+            e.detail = parse_error_to_c(kind) as u32;
+            e.code = replied.map_or(0, |c| c.0 as i64);
+            text(e, kind.message());
+            (V::Malformed, None)
+        }
+        Violation::LineTooLong { limit } => {
+            e.code = limit as i64;
+            text(e, "line longer than the limit (discarded)");
+            (V::LineTooLong, None)
+        }
+        Violation::UnknownMethod => {
+            text(e, "request for an unknown method");
+            (V::UnknownMethod, None)
+        }
+        Violation::NotNegotiated(m) => {
+            text(
+                e,
+                "method not allowed by the negotiated capabilities or role",
+            );
+            (V::NotNegotiated, Some(m))
+        }
+        Violation::NotInitialized(m) => {
+            text(e, "request before the handshake");
+            (V::NotInitialized, Some(m))
+        }
+        Violation::DuplicateInitialize => {
+            text(e, "second initialize");
+            (V::DuplicateInitialize, None)
+        }
+        Violation::DuplicateRequestId => {
+            text(e, "request id reused while in flight");
+            (V::DuplicateRequestId, None)
+        }
+        Violation::TooManyRequests => {
+            text(e, "inbound request table full");
+            (V::TooManyRequests, None)
+        }
+        Violation::InvalidParams(m) => {
+            text(e, "invalid params");
+            (V::InvalidParams, Some(m))
+        }
+        Violation::NotInVersion(m) => {
+            text(e, "method not in the negotiated revision");
+            (V::NotInVersion, Some(m))
+        }
+        Violation::UnknownResponseId => {
+            text(e, "response to no request of ours");
+            (V::UnknownResponseId, None)
+        }
+        Violation::UncorrelatedError { code } => {
+            e.code = code;
+            text(e, "error response without an id");
+            (V::UncorrelatedError, None)
+        }
+        Violation::BatchNotAllowed => {
+            text(e, "batch not allowed in the negotiated revision");
+            (V::BatchNotAllowed, None)
+        }
+        Violation::ProgressNotIncreasing => {
+            text(e, "progress did not increase");
+            (V::ProgressNotIncreasing, None)
+        }
+        Violation::BadEnvelope(m) => {
+            text(e, "missing or malformed _meta envelope");
+            (V::BadEnvelope, Some(m))
+        }
+        Violation::UnsupportedVersion => {
+            text(e, "request for a protocol version we do not serve");
+            (V::UnsupportedVersion, None)
+        }
+        Violation::UnexpectedMessage => {
+            text(e, "message not allowed in this era and direction");
+            (V::UnexpectedMessage, None)
+        }
+        Violation::TooManySubscriptions => {
+            text(e, "subscription table or arena full");
+            (V::TooManySubscriptions, None)
+        }
+        Violation::InvalidResult => {
+            text(e, "invalid result");
+            (V::InvalidResult, None)
+        }
+        _ => {
+            text(e, "protocol violation");
+            (V::Other, None)
+        }
+    }
+}
+
+/// The C number of a parse error kind.
+pub fn parse_error_to_c(k: ParseErrorKind) -> picomcp_parse_error {
+    use picomcp_parse_error as P;
+    match k {
+        ParseErrorKind::Json(j) => match j {
+            JsonErrorKind::UnexpectedEnd => P::JsonUnexpectedEnd,
+            JsonErrorKind::UnexpectedByte => P::JsonUnexpectedByte,
+            JsonErrorKind::InvalidNumber => P::JsonInvalidNumber,
+            JsonErrorKind::InvalidEscape => P::JsonInvalidEscape,
+            JsonErrorKind::LoneSurrogate => P::JsonLoneSurrogate,
+            JsonErrorKind::ControlCharacter => P::JsonControlCharacter,
+            JsonErrorKind::TooDeep => P::JsonTooDeep,
+            JsonErrorKind::TrailingCharacters => P::JsonTrailingCharacters,
+            JsonErrorKind::Empty => P::JsonEmpty,
+            _ => P::JsonOther,
+        },
+        ParseErrorKind::InvalidUtf8 => P::InvalidUtf8,
+        ParseErrorKind::NotAnObject => P::NotAnObject,
+        ParseErrorKind::BadVersion => P::BadVersion,
+        ParseErrorKind::BadId => P::BadId,
+        ParseErrorKind::IdTooLong => P::IdTooLong,
+        ParseErrorKind::DuplicateMember => P::DuplicateMember,
+        ParseErrorKind::BadMethod => P::BadMethod,
+        ParseErrorKind::BadParams => P::BadParams,
+        ParseErrorKind::InvalidShape => P::InvalidShape,
+        ParseErrorKind::InvalidResponse => P::InvalidResponse,
+        ParseErrorKind::TooDeep => P::TooDeep,
+        ParseErrorKind::LineTooLong => P::LineTooLong,
+        _ => P::Other,
+    }
+}
+
+/// The C reason and code of a close.
+pub fn close_to_c(r: CloseReason) -> (picomcp_close_reason, i64) {
+    use picomcp_close_reason as C;
+    match r {
+        CloseReason::PeerClosed => (C::PeerClosed, 0),
+        CloseReason::UnsupportedVersion => (C::UnsupportedVersion, 0),
+        CloseReason::InitializeRejected { code } => (C::InitializeRejected, code),
+        CloseReason::InitializeTimedOut => (C::InitializeTimedOut, 0),
+        CloseReason::Local => (C::Local, 0),
+        CloseReason::PeerClosedDuringProbe => (C::PeerClosedDuringProbe, 0),
+        CloseReason::NoCommonVersion => (C::NoCommonVersion, 0),
+        _ => (C::Other, 0),
+    }
+}
+
+fn close_text(r: picomcp_close_reason) -> &'static str {
+    use picomcp_close_reason as C;
+    match r {
+        C::PeerClosed => "the peer closed its output",
+        C::UnsupportedVersion => "the server chose a revision we do not support",
+        C::InitializeRejected => "the server rejected initialize",
+        C::InitializeTimedOut => "initialize timed out",
+        C::Local => "closed locally",
+        C::PeerClosedDuringProbe => "the server closed its output during the server/discover probe",
+        C::NoCommonVersion => "the server shares no protocol version with us",
+        C::None | C::Other => "closed",
+    }
+}

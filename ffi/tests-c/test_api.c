@@ -1,0 +1,550 @@
+/* C tests of the picomcp C API: sessions in static memory (no malloc), the handshake,
+ * requests and responses between a C client and a C server, every misuse returning its
+ * status, and the JSON readers and writer. Built with -std=c99 -Wall -Wextra -Werror
+ * -pedantic; run under ASan+UBSan and valgrind by ffi/tests-c/run.sh. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "picomcp.h"
+
+static int failures, checks;
+#define CHECK(cond) do { checks++; if (!(cond)) { failures++; fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); } } while (0)
+#define ST(call, want) do { picomcp_status st_ = (call); checks++; if (st_ != (want)) { char d_[128]; failures++; \
+  picomcp_status_describe(st_, d_, sizeof d_); fprintf(stderr, "%s:%d: %s returned %d (%s), expected %s\n", __FILE__, __LINE__, #call, (int)st_, d_, #want); } } while (0)
+#define OK(call) ST(call, PICOMCP_STATUS_OK)
+#define S(lit) picomcp_str_from_cstr(lit)
+
+static const picomcp_str NONE = {NULL, 0};
+
+static int str_is(picomcp_str v, const char *text) {
+  return v.ptr != NULL && v.len == strlen(text) && memcmp(v.ptr, text, v.len) == 0;
+}
+
+/* ---- no-malloc placement: two sessions in static arrays ---- */
+#define LINE 1024
+static uint64_t server_mem[96 * 1024 / 8];
+static uint64_t client_mem[96 * 1024 / 8];
+
+static void config(picomcp_config *c, uint32_t role) {
+  OK(picomcp_config_init(c, role));
+  c->name = S(role == PICOMCP_ROLE_SERVER ? "c-server" : "c-client");
+  c->version = S("1.0");
+  c->capabilities = S(role == PICOMCP_ROLE_SERVER ? "{\"tools\":{\"listChanged\":true},\"logging\":{}}" : "{}");
+  c->versions = PICOMCP_VERSIONS_LEGACY;
+  c->max_line = LINE;
+  c->inbound_slots = 4;
+  c->outbound_slots = 4;
+  c->request_timeout_ms = 1000;
+  c->arena_bytes = 512;
+  c->batch_bytes = 0;
+}
+
+static picomcp_session *place(uint64_t *mem, size_t cap, uint32_t role) {
+  picomcp_config c;
+  picomcp_session *s = NULL;
+  size_t size = 0, align = 0;
+  config(&c, role);
+  OK(picomcp_session_storage_size(&c, &size, &align));
+  CHECK(align >= 1 && align <= PICOMCP_SESSION_MAX_ALIGN && (align & (align - 1)) == 0);
+  CHECK(size <= cap);
+  OK(picomcp_session_init(mem, cap, &c, 0, &s));
+  CHECK(s == (picomcp_session *)(void *)mem);
+  return s;
+}
+
+static void feed(picomcp_session *s, uint64_t now, const char *line) {
+  size_t taken = 0;
+  OK(picomcp_session_handle_bytes(s, now, (const uint8_t *)line, strlen(line), &taken));
+  CHECK(taken == strlen(line));
+}
+
+/* Moves everything `from` wants to send into `to`. Returns the bytes moved. */
+static size_t pump(picomcp_session *from, picomcp_session *to, uint64_t now) {
+  static uint8_t buf[4 * LINE];
+  size_t n = 0, total = 0, taken = 0;
+  for (;;) {
+    OK(picomcp_session_poll_transmit(from, buf, sizeof buf, &n));
+    if (n == 0) return total;
+    OK(picomcp_session_handle_bytes(to, now, buf, n, &taken));
+    CHECK(taken == n);
+    total += n;
+  }
+}
+
+/* The next line `s` sends, NUL-terminated in a static buffer ("" when none). */
+static const char *next_line(picomcp_session *s) {
+  static char buf[4 * LINE];
+  picomcp_str p;
+  size_t i;
+  OK(picomcp_session_pending_transmit(s, &p));
+  for (i = 0; i < p.len && p.ptr[i] != '\n'; i++) {}
+  if (p.len == 0) { buf[0] = 0; return buf; }
+  memcpy(buf, p.ptr, i);
+  buf[i] = 0;
+  OK(picomcp_session_advance_transmit(s, i + 1));
+  return buf;
+}
+
+static picomcp_event next_event(picomcp_session *s) {
+  picomcp_event e;
+  e.kind = PICOMCP_EVENT_KIND_NONE; /* stays NONE if the call fails */
+  OK(picomcp_session_poll_event(s, &e));
+  return e;
+}
+
+/* A respond_with callback: {"echo":<the request's text>} (mode 0) or misuse (mode 1). */
+typedef struct { int mode; picomcp_str params; } echo_ctx;
+static void write_echo(picomcp_writer *w, void *p) {
+  const echo_ctx *c = p;
+  picomcp_str text;
+  picomcp_json_pointer(c->params, S("/arguments/text"), &text, NULL); /* the event view is still valid */
+  picomcp_writer_begin_object(w);
+  picomcp_writer_key(w, S("echo"));
+  picomcp_writer_raw(w, text);
+  if (c->mode == 0) picomcp_writer_end_object(w); /* mode 1 leaves the object open */
+}
+
+/* A callback that (wrongly) calls back into the session. */
+static picomcp_status reentrant_status;
+static void write_reentrant(picomcp_writer *w, void *p) {
+  picomcp_event e;
+  reentrant_status = picomcp_session_poll_event((picomcp_session *)p, &e);
+  picomcp_writer_begin_object(w);
+  picomcp_writer_end_object(w);
+}
+
+static void test_status_describe(void) {
+  char buf[128];
+  int code;
+  for (code = -100; code <= 0; code++) OK(picomcp_status_describe(code, buf, sizeof buf));
+  OK(picomcp_status_describe(PICOMCP_STATUS_QUEUE_FULL, buf, sizeof buf));
+  CHECK(strncmp(buf, "PICOMCP_STATUS_QUEUE_FULL: ", 27) == 0);
+  ST(picomcp_status_describe(PICOMCP_STATUS_OK, buf, 5), PICOMCP_STATUS_BUFFER_TOO_SMALL);
+  CHECK(strcmp(buf, "PICO") == 0);
+  ST(picomcp_status_describe(0, NULL, 0), PICOMCP_STATUS_BUFFER_TOO_SMALL);
+  ST(picomcp_status_describe(0, NULL, 8), PICOMCP_STATUS_NULL_ARGUMENT);
+}
+
+static void test_config_misuse(void) {
+  picomcp_config c, bad;
+  picomcp_session *s = (picomcp_session *)1;
+  size_t size = 0, align = 0;
+  config(&c, PICOMCP_ROLE_SERVER);
+  ST(picomcp_config_init(NULL, PICOMCP_ROLE_SERVER), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_config_init(&bad, 0), PICOMCP_STATUS_BAD_ROLE);
+  ST(picomcp_session_storage_size(NULL, &size, &align), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_storage_size(&c, NULL, &align), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_storage_size(&c, &size, NULL), PICOMCP_STATUS_NULL_ARGUMENT);
+  OK(picomcp_session_storage_size(&c, &size, &align));
+  ST(picomcp_session_init(NULL, size, &c, 0, &s), PICOMCP_STATUS_NULL_ARGUMENT);
+  CHECK(s == NULL);
+  ST(picomcp_session_init(server_mem, size, NULL, 0, &s), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_init(server_mem, size, &c, 0, NULL), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_init(server_mem, size - 1, &c, 0, &s), PICOMCP_STATUS_MEMORY_TOO_SMALL);
+  ST(picomcp_session_init((char *)server_mem + 1, size, &c, 0, &s), PICOMCP_STATUS_MEMORY_MISALIGNED);
+  ST(picomcp_session_new(NULL, 0, &s), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_new(&c, 0, NULL), PICOMCP_STATUS_NULL_ARGUMENT);
+  bad = c; bad.role = 99;
+  ST(picomcp_session_storage_size(&bad, &size, &align), PICOMCP_STATUS_BAD_ROLE);
+  bad = c; bad.capabilities = S("[]");
+  ST(picomcp_session_storage_size(&bad, &size, &align), PICOMCP_STATUS_CAPABILITIES_NOT_OBJECT);
+  bad.capabilities = S("{\"tools\":");
+  ST(picomcp_session_storage_size(&bad, &size, &align), PICOMCP_STATUS_INVALID_JSON);
+  bad = c; bad.versions = 0;
+  ST(picomcp_session_storage_size(&bad, &size, &align), PICOMCP_STATUS_NO_VERSIONS);
+  bad.versions = 1u << 31;
+  ST(picomcp_session_storage_size(&bad, &size, &align), PICOMCP_STATUS_INVALID_ARGUMENT);
+  bad = c; bad.max_line = 0;
+  ST(picomcp_session_storage_size(&bad, &size, &align), PICOMCP_STATUS_BAD_LIMIT);
+  bad = c; bad.inbound_slots = 70000;
+  ST(picomcp_session_storage_size(&bad, &size, &align), PICOMCP_STATUS_TABLE_TOO_LARGE);
+  bad = c; bad.name.ptr = NULL; bad.name.len = 4;
+  ST(picomcp_session_storage_size(&bad, &size, &align), PICOMCP_STATUS_NULL_ARGUMENT);
+  bad = c; bad.name = S("\xff\xfe");
+  ST(picomcp_session_storage_size(&bad, &size, &align), PICOMCP_STATUS_INVALID_UTF8);
+  bad = c; bad.max_depth = 300;
+  ST(picomcp_session_new(&bad, 0, &s), PICOMCP_STATUS_BAD_LIMIT);
+  CHECK(s == NULL);
+  bad = c; bad.tx_size = 10;
+  ST(picomcp_session_new(&bad, 0, &s), PICOMCP_STATUS_QUEUE_TOO_SMALL);
+}
+
+/* Every session function with a NULL session, and with NULL outputs on a live one. */
+static void test_null_pointers(picomcp_session *s) {
+  picomcp_event e;
+  picomcp_str v;
+  picomcp_stats stats;
+  picomcp_request_info info;
+  size_t n;
+  uint64_t d;
+  uint32_t u, id;
+  bool b;
+  ST(picomcp_session_handle_bytes(NULL, 0, (const uint8_t *)"x", 1, &n), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_handle_eof(NULL, 0), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_handle_timeout(NULL, 0), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_poll_transmit(NULL, (uint8_t *)&d, 8, &n), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_pending_transmit(NULL, &v), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_advance_transmit(NULL, 0), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_poll_event(NULL, &e), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_has_events(NULL, &b), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_poll_timeout(NULL, &d), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_respond(NULL, 0, S("{}")), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_respond_error(NULL, 0, -1, S("x"), NONE), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_send_request(NULL, 0, S("ping"), NONE, NULL, &id), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_send_notification(NULL, S("notifications/tools/list_changed"), NONE), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_cancel(NULL, 0, NONE), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_progress(NULL, 0, 1, NAN, NONE), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_log(NULL, 0, NONE, S("1"), &b), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_log_text(NULL, 0, NONE, S("x"), &b), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_log_for(NULL, 0, 0, NONE, S("1"), &b), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_log_for_text(NULL, 0, 0, NONE, S("x"), &b), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_notify(NULL, PICOMCP_CHANGE_TOOLS_LIST_CHANGED, NONE, &n), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_respond_missing_capability(NULL, 0, S("{}")), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_respond_input_required(NULL, 0, NONE, S("x")), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_request_info(NULL, 0, &info), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_answer_input(NULL, 0, 0, S("{}")), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_listen(NULL, S("{}"), &id), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_close(NULL), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_is_open(NULL, 0, &b), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_role(NULL, &u), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_phase(NULL, &u), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_version(NULL, &u), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_era(NULL, &u), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_log_level(NULL, &u), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_capabilities(NULL, &u), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_peer_capabilities(NULL, &u), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_stats(NULL, &stats), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_deinit(NULL), PICOMCP_STATUS_NULL_ARGUMENT);
+  OK(picomcp_session_free(NULL)); /* like free(NULL) */
+  /* NULL outputs and inputs on a live session. */
+  ST(picomcp_session_handle_bytes(s, 0, NULL, 3, &n), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_handle_bytes(s, 0, (const uint8_t *)"x", 1, NULL), PICOMCP_STATUS_NULL_ARGUMENT);
+  OK(picomcp_session_handle_bytes(s, 0, NULL, 0, &n));
+  CHECK(n == 0);
+  ST(picomcp_session_poll_transmit(s, NULL, 8, &n), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_poll_transmit(s, (uint8_t *)&d, 8, NULL), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_poll_event(s, NULL), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_poll_timeout(s, NULL), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_stats(s, NULL), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_send_request(s, 0, S("ping"), NONE, NULL, NULL), PICOMCP_STATUS_NULL_ARGUMENT);
+  v.ptr = NULL; v.len = 2;
+  ST(picomcp_session_respond(s, 0, v), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_respond_error(s, 0, -1, v, NONE), PICOMCP_STATUS_NULL_ARGUMENT);
+}
+
+static void test_server_and_client(void) {
+  picomcp_session *srv = place(server_mem, sizeof server_mem, PICOMCP_ROLE_SERVER);
+  picomcp_session *cli = place(client_mem, sizeof client_mem, PICOMCP_ROLE_CLIENT);
+  picomcp_event e;
+  picomcp_str v;
+  picomcp_request_options opts;
+  uint32_t u = 0, id = 0, req, id2 = 0;
+  uint64_t deadline = 0;
+  uint8_t small[8];
+  size_t n = 0;
+  char text[64];
+  bool b = false;
+  test_null_pointers(srv);
+
+  /* Handshake: client -> initialize -> server -> result -> client -> initialized. */
+  CHECK(pump(cli, srv, 0) > 0);
+  /* The reply does not fit 8 bytes: the size needed is reported and nothing is lost. */
+  ST(picomcp_session_poll_transmit(srv, small, sizeof small, &n), PICOMCP_STATUS_BUFFER_TOO_SMALL);
+  CHECK(n > sizeof small);
+  CHECK(pump(srv, cli, 0) == n);
+  CHECK(pump(cli, srv, 0) > 0);
+  e = next_event(cli);
+  CHECK(e.kind == PICOMCP_EVENT_KIND_NEGOTIATED && e.version == PICOMCP_VERSION_V2025_11_25);
+  CHECK(str_is(e.version_name, "2025-11-25"));
+  OK(picomcp_json_get(e.json, S("serverInfo"), &v));
+  OK(picomcp_json_get(v, S("name"), &v));
+  OK(picomcp_json_string(v, text, sizeof text, &n));
+  CHECK(strcmp(text, "c-server") == 0);
+  CHECK(next_event(cli).kind == PICOMCP_EVENT_KIND_READY);
+  CHECK(next_event(cli).kind == PICOMCP_EVENT_KIND_NONE);
+  CHECK(next_event(srv).kind == PICOMCP_EVENT_KIND_NEGOTIATED);
+  CHECK(next_event(srv).kind == PICOMCP_EVENT_KIND_READY);
+  OK(picomcp_session_phase(srv, &u));
+  CHECK(u == PICOMCP_PHASE_OPERATING);
+  OK(picomcp_session_peer_capabilities(cli, &u));
+  CHECK(u == (PICOMCP_CAP_TOOLS | PICOMCP_CAP_TOOLS_LIST_CHANGED | PICOMCP_CAP_LOGGING));
+
+  /* A request with progress; the answer is an error with an escaped message. */
+  memset(&opts, 0, sizeof opts);
+  opts.progress = true;
+  OK(picomcp_session_send_request(cli, 10, S("tools/call"), S("{\"name\":\"echo\",\"arguments\":{\"text\":\"hi\"}}"), &opts, &id));
+  ST(picomcp_session_send_request(cli, 10, S("no/such/method"), NONE, NULL, &u), PICOMCP_STATUS_UNKNOWN_METHOD);
+  ST(picomcp_session_send_request(cli, 10, S("tools/call"), S("[1]"), NULL, &u), PICOMCP_STATUS_PARAMS_NOT_OBJECT);
+  ST(picomcp_session_send_request(cli, 10, S("tools/call"), S("{"), NULL, &u), PICOMCP_STATUS_INVALID_JSON);
+  ST(picomcp_session_send_request(cli, 10, S("roots/list"), NONE, NULL, &u), PICOMCP_STATUS_WRONG_DIRECTION);
+  pump(cli, srv, 10);
+  e = next_event(srv);
+  CHECK(e.kind == PICOMCP_EVENT_KIND_REQUEST && e.method == PICOMCP_METHOD_TOOLS_CALL);
+  CHECK(str_is(e.method_name, "tools/call"));
+  req = e.id;
+  OK(picomcp_json_get(e.json, S("arguments"), &v)); /* views are valid until the next call */
+  OK(picomcp_json_get(v, S("text"), &v));
+  b = false;
+  OK(picomcp_json_string_eq(v, S("hi"), &b));
+  CHECK(b);
+  {
+    echo_ctx c;
+    c.params = e.json;
+    c.mode = 1;
+    ST(picomcp_session_respond_with(srv, req, write_echo, &c), PICOMCP_STATUS_WRITER_STATE);
+    ST(picomcp_session_respond_with(srv, req, NULL, &c), PICOMCP_STATUS_NULL_ARGUMENT);
+    reentrant_status = PICOMCP_STATUS_OK;
+    ST(picomcp_session_respond_with(srv, 0x7fff0009u, write_reentrant, srv), PICOMCP_STATUS_UNKNOWN_REQUEST);
+    CHECK(reentrant_status == PICOMCP_STATUS_OK); /* a stale handle: the callback is not called */
+    CHECK(strcmp(next_line(srv), "") == 0); /* nothing half-written was queued */
+    OK(picomcp_session_is_open(srv, req, &b));
+    CHECK(b); /* still owed */
+  }
+  OK(picomcp_session_progress(srv, req, 0.5, 1.0, S("half way")));
+  ST(picomcp_session_progress(srv, req, 0.5, NAN, NONE), PICOMCP_STATUS_PROGRESS_NOT_INCREASING);
+  OK(picomcp_session_log_text(srv, PICOMCP_LOG_LEVEL_WARNING, S("test"), S("careful"), &b));
+  CHECK(b);
+  ST(picomcp_session_log(srv, 99, NONE, S("1"), NULL), PICOMCP_STATUS_INVALID_ARGUMENT);
+  ST(picomcp_session_respond_error(srv, req, -32050, S("reserved"), NONE), PICOMCP_STATUS_RESERVED_CODE);
+  OK(picomcp_session_respond_error(srv, req, -32000, S("no \"echo\" today"), S("{\"retry\":false}")));
+  /* Responding twice, with a made-up handle, or with a bad result. */
+  ST(picomcp_session_respond(srv, req, S("{}")), PICOMCP_STATUS_UNKNOWN_REQUEST);
+  ST(picomcp_session_respond_error(srv, req, -32000, S("again"), NONE), PICOMCP_STATUS_UNKNOWN_REQUEST);
+  ST(picomcp_session_respond(srv, 0x7fff0003u, S("{}")), PICOMCP_STATUS_UNKNOWN_REQUEST);
+  ST(picomcp_session_progress(srv, req, 2, NAN, NONE), PICOMCP_STATUS_UNKNOWN_REQUEST);
+  pump(srv, cli, 11);
+  e = next_event(cli);
+  CHECK(e.kind == PICOMCP_EVENT_KIND_PROGRESS && e.id == id && e.progress == 0.5 && e.total == 1.0);
+  OK(picomcp_json_get(e.json, S("message"), &v));
+  e = next_event(cli);
+  CHECK(e.kind == PICOMCP_EVENT_KIND_NOTIFICATION && e.method == PICOMCP_METHOD_LOG_MESSAGE);
+  e = next_event(cli);
+  CHECK(e.kind == PICOMCP_EVENT_KIND_ERROR_RESPONSE && e.id == id && e.code == -32000);
+  CHECK(str_is(e.text, "no \"echo\" today")); /* unescaped for you */
+  CHECK(str_is(e.json, "{\"retry\":false}"));
+
+  /* A callback must not enter the session. */
+  OK(picomcp_session_send_request(cli, 14, S("tools/list"), NONE, NULL, &id));
+  pump(cli, srv, 14);
+  e = next_event(srv);
+  CHECK(e.kind == PICOMCP_EVENT_KIND_REQUEST);
+  OK(picomcp_session_respond_with(srv, e.id, write_reentrant, srv));
+  CHECK(reentrant_status == PICOMCP_STATUS_REENTRANT);
+  pump(srv, cli, 14);
+  e = next_event(cli);
+  CHECK(e.kind == PICOMCP_EVENT_KIND_RESPONSE && e.id == id && str_is(e.json, "{}"));
+
+  /* respond_with writes straight into the transmit queue. */
+  OK(picomcp_session_send_request(cli, 15, S("tools/call"), S("{\"name\":\"echo\",\"arguments\":{\"text\":\"a\\\"b\"}}"), NULL, &id));
+  pump(cli, srv, 15);
+  e = next_event(srv);
+  CHECK(e.kind == PICOMCP_EVENT_KIND_REQUEST);
+  {
+    echo_ctx c;
+    c.params = e.json;
+    c.mode = 0;
+    OK(picomcp_session_respond_with(srv, e.id, write_echo, &c));
+    ST(picomcp_session_respond_with(srv, e.id, write_echo, &c), PICOMCP_STATUS_UNKNOWN_REQUEST);
+  }
+  pump(srv, cli, 16);
+  e = next_event(cli);
+  CHECK(e.kind == PICOMCP_EVENT_KIND_RESPONSE && e.id == id && str_is(e.json, "{\"echo\":\"a\\\"b\"}"));
+
+  /* Cancel: the server sees it; answering the cancelled request sends nothing. */
+  OK(picomcp_session_send_request(cli, 20, S("tools/list"), NONE, NULL, &id2));
+  OK(picomcp_session_cancel(cli, id2, S("changed my mind")));
+  ST(picomcp_session_cancel(cli, id2, NONE), PICOMCP_STATUS_UNKNOWN_REQUEST);
+  pump(cli, srv, 20);
+  e = next_event(srv);
+  CHECK(e.kind == PICOMCP_EVENT_KIND_REQUEST);
+  req = e.id;
+  e = next_event(srv);
+  CHECK(e.kind == PICOMCP_EVENT_KIND_CANCELLED && e.id == req && str_is(e.text, "changed my mind"));
+  OK(picomcp_session_is_open(srv, req, &b));
+  CHECK(!b);
+  OK(picomcp_session_respond(srv, req, S("{\"tools\":[]}")));
+  CHECK(pump(srv, cli, 21) == 0);
+
+  /* A timeout. */
+  opts.progress = false;
+  opts.timeout_ms = 100;
+  OK(picomcp_session_send_request(cli, 30, S("tools/list"), NONE, &opts, &id2));
+  OK(picomcp_session_poll_timeout(cli, &deadline));
+  CHECK(deadline == 130);
+  OK(picomcp_session_handle_timeout(cli, 129));
+  CHECK(next_event(cli).kind == PICOMCP_EVENT_KIND_NONE);
+  OK(picomcp_session_handle_timeout(cli, 130));
+  e = next_event(cli);
+  CHECK(e.kind == PICOMCP_EVENT_KIND_TIMED_OUT && e.id == id2);
+  OK(picomcp_session_poll_timeout(cli, &deadline));
+  CHECK(deadline == PICOMCP_NO_DEADLINE);
+  CHECK(strstr(next_line(cli), "tools/list") != NULL);
+  CHECK(strstr(next_line(cli), "notifications/cancelled") != NULL);
+
+  /* Notifications and changes. */
+  OK(picomcp_session_send_notification(srv, S("notifications/tools/list_changed"), NONE));
+  ST(picomcp_session_send_notification(srv, S("notifications/prompts/list_changed"), NONE), PICOMCP_STATUS_NOT_NEGOTIATED);
+  ST(picomcp_session_send_notification(srv, S("notifications/cancelled"), S("{}")), PICOMCP_STATUS_RESERVED_METHOD);
+  OK(picomcp_session_notify(srv, PICOMCP_CHANGE_TOOLS_LIST_CHANGED, NONE, &n));
+  CHECK(n == 1);
+  ST(picomcp_session_notify(srv, 42, NONE, &n), PICOMCP_STATUS_BAD_CHANGE);
+  CHECK(strstr(next_line(srv), "list_changed") != NULL);
+  ST(picomcp_session_advance_transmit(srv, 1u << 20), PICOMCP_STATUS_INVALID_ARGUMENT);
+
+  /* Peer violations are events; the reply is already queued. */
+  feed(srv, 40, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"nope\"}\n");
+  e = next_event(srv);
+  CHECK(e.kind == PICOMCP_EVENT_KIND_PEER_VIOLATION && e.violation == PICOMCP_VIOLATION_UNKNOWN_METHOD);
+  while (next_line(srv)[0]) {}
+  CHECK(strcmp(next_line(srv), "") == 0);
+
+  /* Close, EOF and deinit; then the pointers are stale. */
+  OK(picomcp_session_close(cli));
+  e = next_event(cli);
+  CHECK(e.kind == PICOMCP_EVENT_KIND_CLOSED && e.close_reason == PICOMCP_CLOSE_REASON_LOCAL);
+  OK(picomcp_session_handle_eof(srv, 50));
+  e = next_event(srv);
+  CHECK(e.kind == PICOMCP_EVENT_KIND_CLOSED && e.close_reason == PICOMCP_CLOSE_REASON_PEER_CLOSED);
+  ST(picomcp_session_free(srv), PICOMCP_STATUS_WRONG_RELEASE); /* not ours to free */
+  OK(picomcp_session_deinit(srv));
+  OK(picomcp_session_deinit(cli));
+  ST(picomcp_session_deinit(srv), PICOMCP_STATUS_INVALID_SESSION);
+  ST(picomcp_session_poll_event(cli, &e), PICOMCP_STATUS_INVALID_SESSION);
+  ST(picomcp_session_respond(srv, req, S("{}")), PICOMCP_STATUS_INVALID_SESSION);
+}
+
+/* Many requests in one write with tiny queues: handle_bytes takes what fits. */
+static void test_backpressure(void) {
+  static char input[64 * 64];
+  picomcp_config c;
+  picomcp_session *s = NULL;
+  picomcp_event e;
+  size_t off = 0, len = 0, taken, n, answered = 0;
+  uint8_t out[512];
+  int i;
+  config(&c, PICOMCP_ROLE_SERVER);
+  c.max_line = 256;
+  c.tx_size = 1400; /* the least this configuration allows */
+  c.event_size = 700;
+  OK(picomcp_session_new(&c, 0, &s)); /* the allocating constructor */
+  if (!s) return;
+  ST(picomcp_session_deinit(s), PICOMCP_STATUS_WRONG_RELEASE);
+  feed(s, 0, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"x\",\"version\":\"1\"}}}\n");
+  OK(picomcp_session_poll_transmit(s, out, sizeof out, &n));
+  feed(s, 0, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+  while (next_event(s).kind != PICOMCP_EVENT_KIND_NONE) {}
+  for (i = 1; i <= 50; i++) len += (size_t)sprintf(input + len, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/list\"}\n", i);
+  while (off < len) {
+    OK(picomcp_session_handle_bytes(s, 1, (const uint8_t *)input + off, len - off, &taken));
+    off += taken;
+    for (e = next_event(s); e.kind == PICOMCP_EVENT_KIND_REQUEST; e = next_event(s)) {
+      ST(picomcp_session_respond(s, e.id, S("{\"tools\":[]}")), PICOMCP_STATUS_OK);
+    }
+    do { OK(picomcp_session_poll_transmit(s, out, sizeof out, &n)); answered += n; } while (n > 0);
+  }
+  CHECK(answered == 50 * strlen("{\"jsonrpc\":\"2.0\",\"id\":10,\"result\":{\"tools\":[]}}\n") - 9);
+  OK(picomcp_session_free(s));
+}
+
+static void test_json(void) {
+  const char *doc = "{\"a\":[1,-2.5e1,\"x\\\"\\u00e9\",true,null,{\"k\":1}],\"n\":9007199254740993,\"s\\u0041\":\"v\"}";
+  picomcp_str v, k, arr;
+  picomcp_writer w;
+  char buf[16], big[256];
+  size_t n = 0;
+  double d = 0;
+  int64_t i = 0;
+  uint32_t t = 0;
+  bool b = false;
+  OK(picomcp_json_validate(S(doc)));
+  ST(picomcp_json_validate(S("{\"a\":01}")), PICOMCP_STATUS_INVALID_JSON);
+  ST(picomcp_json_validate(S("\"\\ud800\"")), PICOMCP_STATUS_INVALID_JSON);
+  OK(picomcp_json_get(S(doc), S("a"), &arr));
+  OK(picomcp_json_len(arr, &n));
+  CHECK(n == 6);
+  OK(picomcp_json_at(arr, 1, &v));
+  OK(picomcp_json_number(v, &d));
+  CHECK(d == -25.0);
+  ST(picomcp_json_int(v, &i), PICOMCP_STATUS_WRONG_TYPE);
+  OK(picomcp_json_at(arr, 2, &v));
+  OK(picomcp_json_kind(v, &t));
+  CHECK(t == PICOMCP_JSON_TYPE_STRING);
+  ST(picomcp_json_string(v, buf, 4, &n), PICOMCP_STATUS_BUFFER_TOO_SMALL);
+  CHECK(n == 5); /* x " é (2 bytes) + NUL */
+  OK(picomcp_json_string(v, buf, sizeof buf, &n));
+  CHECK(n == 4 && strcmp(buf, "x\"\xc3\xa9") == 0);
+  OK(picomcp_json_at(arr, 3, &v));
+  OK(picomcp_json_bool(v, &b));
+  CHECK(b);
+  ST(picomcp_json_at(arr, 6, &v), PICOMCP_STATUS_NOT_FOUND);
+  ST(picomcp_json_get(arr, S("a"), &v), PICOMCP_STATUS_WRONG_TYPE);
+  ST(picomcp_json_get(S(doc), S("zz"), &v), PICOMCP_STATUS_NOT_FOUND);
+  OK(picomcp_json_get(S(doc), S("n"), &v));
+  OK(picomcp_json_int(v, &i));
+  CHECK(i == 9007199254740993LL);
+  OK(picomcp_json_get(S(doc), S("sA"), &v)); /* keys compare after unescaping */
+  OK(picomcp_json_member_at(S(doc), 2, &k, &v));
+  OK(picomcp_json_string(k, buf, sizeof buf, &n));
+  CHECK(strcmp(buf, "sA") == 0);
+  ST(picomcp_json_member_at(S(doc), 3, &k, &v), PICOMCP_STATUS_NOT_FOUND);
+  ST(picomcp_json_string(S("12"), buf, sizeof buf, &n), PICOMCP_STATUS_WRONG_TYPE);
+  ST(picomcp_json_get(S(doc), S("a"), NULL), PICOMCP_STATUS_NULL_ARGUMENT);
+  OK(picomcp_json_pointer(S(doc), S("/a/5/k"), &v, &t)); /* one validation for the whole path */
+  CHECK(t == PICOMCP_JSON_TYPE_NUMBER && str_is(v, "1"));
+  ST(picomcp_json_pointer(S(doc), S("/a/6"), &v, NULL), PICOMCP_STATUS_NOT_FOUND);
+  ST(picomcp_json_pointer(S(doc), S("/n/x"), &v, NULL), PICOMCP_STATUS_WRONG_TYPE);
+  ST(picomcp_json_pointer(S(doc), S("n"), &v, NULL), PICOMCP_STATUS_INVALID_ARGUMENT);
+
+  /* The writer: too small, then big enough; misuse is reported, never written quietly. */
+  OK(picomcp_writer_init(&w, buf, sizeof buf));
+  OK(picomcp_writer_begin_object(&w));
+  OK(picomcp_writer_key(&w, S("text")));
+  OK(picomcp_writer_string(&w, S("line\nwith \"quotes\"")));
+  OK(picomcp_writer_key(&w, S("n")));
+  OK(picomcp_writer_double(&w, 0.25));
+  OK(picomcp_writer_key(&w, S("raw")));
+  OK(picomcp_writer_raw(&w, S("[1, {\"a\": null}]")));
+  OK(picomcp_writer_end_object(&w));
+  ST(picomcp_writer_finish(&w, &n), PICOMCP_STATUS_BUFFER_TOO_SMALL);
+  CHECK(n == strlen("{\"text\":\"line\\nwith \\\"quotes\\\"\",\"n\":0.25,\"raw\":[1, {\"a\": null}]}"));
+  OK(picomcp_writer_init(&w, big, sizeof big));
+  OK(picomcp_writer_begin_array(&w));
+  OK(picomcp_writer_int(&w, -7));
+  OK(picomcp_writer_bool(&w, false));
+  OK(picomcp_writer_null(&w));
+  OK(picomcp_writer_double(&w, INFINITY));
+  OK(picomcp_writer_end_array(&w));
+  OK(picomcp_writer_finish(&w, &n));
+  CHECK(n == 20 && memcmp(big, "[-7,false,null,null]", 20) == 0);
+  ST(picomcp_writer_null(&w), PICOMCP_STATUS_WRITER_STATE); /* finished */
+  OK(picomcp_writer_init(&w, big, sizeof big));
+  OK(picomcp_writer_begin_object(&w));
+  ST(picomcp_writer_int(&w, 1), PICOMCP_STATUS_WRITER_STATE); /* a value without a key */
+  ST(picomcp_writer_end_object(&w), PICOMCP_STATUS_WRITER_STATE); /* failed calls are sticky */
+  ST(picomcp_writer_finish(&w, &n), PICOMCP_STATUS_WRITER_STATE);
+  OK(picomcp_writer_init(&w, big, sizeof big));
+  ST(picomcp_writer_key(&w, S("k")), PICOMCP_STATUS_WRITER_STATE); /* a key outside an object */
+  OK(picomcp_writer_init(&w, big, sizeof big));
+  OK(picomcp_writer_begin_array(&w));
+  ST(picomcp_writer_finish(&w, &n), PICOMCP_STATUS_WRITER_STATE); /* unbalanced */
+  OK(picomcp_writer_init(&w, big, sizeof big));
+  ST(picomcp_writer_string(&w, S("\xc3")), PICOMCP_STATUS_INVALID_UTF8);
+  ST(picomcp_writer_null(&w), PICOMCP_STATUS_WRITER_STATE); /* sticky */
+  ST(picomcp_writer_finish(&w, &n), PICOMCP_STATUS_WRITER_STATE);
+  memset(&w, 0, sizeof w);
+  ST(picomcp_writer_null(&w), PICOMCP_STATUS_WRITER_STATE); /* never initialised */
+  ST(picomcp_writer_null(NULL), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_writer_init(&w, NULL, 4), PICOMCP_STATUS_NULL_ARGUMENT);
+}
+
+int main(void) {
+  test_status_describe();
+  test_config_misuse();
+  test_server_and_client();
+  test_backpressure();
+  test_json();
+  printf("test_api: %d checks, %d failed\n", checks, failures);
+  return failures ? 1 : 0;
+}
