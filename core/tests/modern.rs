@@ -662,3 +662,25 @@ fn probe_falls_back_on_error_timeout_and_reports_eof() {
         [format!("closed {:?}", CloseReason::PeerClosedDuringProbe)]
     );
 }
+
+#[test]
+fn a_listen_that_can_deliver_nothing_ends_at_once() {
+    // Capabilities without any listChanged/subscribe flag.
+    let mut s = Session::new(&server_config(r#"{"tools":{}}"#), storage(), 0).unwrap();
+    let (out, _) = feed(
+        &mut s,
+        0,
+        req(
+            "\"l\"",
+            "subscriptions/listen",
+            r#""notifications":{"toolsListChanged":true}"#,
+        )
+        .as_bytes(),
+    );
+    assert_eq!(out.len(), 2, "{out:?}");
+    assert_eq!(j(&out[0])["params"]["notifications"], json!({}));
+    assert_eq!(
+        j(&out[1]),
+        json!({"jsonrpc":"2.0","id":"l","result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":"l"}}})
+    );
+}

@@ -258,7 +258,8 @@ static void on_request(const picomcp_event *e) {
   case PICOMCP_METHOD_RESOURCES_LIST: list(e->id, p, RESOURCES); break;
   case PICOMCP_METHOD_RESOURCES_TEMPLATES_LIST: list(e->id, p, "{\"resourceTemplates\":[]}"); break;
   case PICOMCP_METHOD_RESOURCES_READ:
-    if (at(p, "/uri", &uri, PICOMCP_JSON_TYPE_STRING) && is(uri, "test://static-text")) answer(e->id, S(STATIC_TEXT));
+    if (!at(p, "/uri", &uri, PICOMCP_JSON_TYPE_STRING)) error(e->id, -32602, "Invalid params: uri must be a string");
+    else if (is(uri, "test://static-text")) answer(e->id, S(STATIC_TEXT));
     else error(e->id, -32002, "Resource not found");
     break;
   case PICOMCP_METHOD_PROMPTS_LIST: list(e->id, p, PROMPTS); break;

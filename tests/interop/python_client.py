@@ -4,14 +4,21 @@
 Usage (after tests/interop/setup.sh):
 
     target/interop/venv/bin/python tests/interop/python_client.py [--mode legacy|auto]
-        [--expect-version VERSION] SERVER_CMD [ARGS...]
+        [--expect-version VERSION] [--timeout-scale N] SERVER_CMD [ARGS...]
 
 The server command is started by the SDK's stdio transport (no shell; it inherits
 this process's environment and working directory). Options must come before the
 server command; `--` may separate them.
 
-The server must implement the demo contract (/work/shared/DEMO_SERVER.md): tools
-echo/add/sleep, resource test://static-text, prompt test_simple_prompt, logging.
+The server implements the demo contract (/work/shared/DEMO_SERVER.md) or a subset of
+it. Which checks apply is decided from what the server itself declares: its
+capabilities (initialize / server/discover result) and tools/list, resources/list and
+prompts/list. tools/list must hold at least `echo` and `add`; the `sleep` checks
+(progress, cancellation) need a `sleep` tool, the resource check needs the `resources`
+capability and test://static-text listed, the prompt check the `prompts` capability and
+test_simple_prompt listed, the logging checks the `logging` capability. A check whose
+feature is absent prints `ok - NAME # SKIP REASON`; a declared feature that misbehaves
+fails.
 
 Modes (mcp 2.3.0 `Client(mode=...)`):
   legacy  `initialize` handshake only; the SDK proposes 2025-11-25.
@@ -22,9 +29,13 @@ Modes (mcp 2.3.0 `Client(mode=...)`):
           methods, so those checks expect -32601 instead, and a per-request
           `_meta` logLevel replaces setLevel.
 
-Output: one line per check, `ok - NAME` or `not ok - NAME: REASON`, then
-`N passed, M failed`. Exit status 1 if any check failed. Every check has its own
-timeout and the whole run is bounded (about 60 s even against a hung server).
+--timeout-scale N multiplies every timeout and the run's budget by N (for slow servers
+such as the firmware under QEMU); the 5 s limit on the auto-mode connect is not scaled.
+
+Output: one line per check, `ok - NAME`, `ok - NAME # SKIP REASON` or
+`not ok - NAME: REASON`, then `N passed, M failed, K skipped`. Exit status 1 if any
+check failed. Every check has its own timeout and the whole run is bounded (about 60 s,
+times the scale, even against a hung server).
 """
 
 from __future__ import annotations
@@ -60,6 +71,16 @@ CHECK_TIMEOUT_S = 5.0    # default per check
 AUTO_CONNECT_LIMIT_S = 5.0
 CONNECT_TIMEOUT_S = 20.0  # auto mode against a silent probe needs 10 s + initialize
 
+
+def scale_timeouts(n: float) -> None:
+    """--timeout-scale: everything but AUTO_CONNECT_LIMIT_S (that one spots the SDK's
+    10 s probe timeout, which does not depend on the server's speed)."""
+    global BUDGET_S, HARD_LIMIT_S, CHECK_TIMEOUT_S, CONNECT_TIMEOUT_S
+    BUDGET_S *= n
+    HARD_LIMIT_S *= n
+    CHECK_TIMEOUT_S *= n
+    CONNECT_TIMEOUT_S *= n
+
 # Unicode (BMP + astral), both quote kinds, backslash, newline, tab, U+2028.
 ECHO_TEXT = 'Grüße, 世界! "double" \'single\' back\\slash \\n-literal\nnew line\ttab 😀 \u2028 end'
 
@@ -71,10 +92,15 @@ class Report:
     def __init__(self) -> None:
         self.passed = 0
         self.failed = 0
+        self.skipped = 0
 
     def ok(self, name: str, note: str = "") -> None:
         self.passed += 1
         print(f"ok - {name}{f' ({note})' if note else ''}", flush=True)
+
+    def skip(self, name: str, reason: str) -> None:
+        self.skipped += 1
+        print(f"ok - {name} # SKIP {reason}", flush=True)
 
     def fail(self, name: str, reason: str) -> None:
         self.failed += 1
@@ -82,7 +108,7 @@ class Report:
         print(f"not ok - {name}: {reason}", flush=True)
 
     def summary(self) -> int:
-        print(f"{self.passed} passed, {self.failed} failed", flush=True)
+        print(f"{self.passed} passed, {self.failed} failed, {self.skipped} skipped", flush=True)
         return 1 if self.failed else 0
 
 
@@ -110,12 +136,12 @@ class Run:
         self.report = report
         self.deadline = deadline  # time.monotonic() value
 
-    async def check(self, name: str, fn, timeout: float = CHECK_TIMEOUT_S) -> None:
+    async def check(self, name: str, fn, timeout: float | None = None) -> None:
         left = self.deadline - time.monotonic()
         if left <= 0:
             self.report.fail(name, "skipped: time budget for the run is used up")
             return
-        timeout = min(timeout, left)
+        timeout = min(CHECK_TIMEOUT_S if timeout is None else timeout, left)
         try:
             with anyio.fail_after(timeout):
                 note = await fn()
@@ -127,6 +153,13 @@ class Run:
             self.report.fail(name, describe(e))
         else:
             self.report.ok(name, note or "")
+
+    async def check_if(self, present: str | None, name: str, fn, timeout: float | None = None) -> None:
+        """`check`, or a skip when `present` names a missing feature (None: present)."""
+        if present is not None:
+            self.report.skip(name, present)
+        else:
+            await self.check(name, fn, timeout)
 
 
 async def expect_error(coro, code: int) -> str:
@@ -162,13 +195,19 @@ async def run_checks(client: Client, run: Run, modern: bool, progress_log: list[
             expect(isinstance(result, types.EmptyResult), f"unexpected result {result!r}")
         await run.check("ping", ping)
 
+    # --- what the server declares --------------------------------------------------
+    caps = client.server_capabilities
+    tool_names: list[str] = []
+
     # --- tools/list ---------------------------------------------------------------
     async def tools_list() -> str:
-        names = [t.name for t in (await client.list_tools()).tools]
-        missing = [n for n in ("echo", "add", "sleep") if n not in names]
-        expect(not missing, f"missing tools {missing}; got {names}")
-        return f"{len(names)} tools"
-    await run.check("tools/list has echo, add, sleep", tools_list)
+        expect(caps.tools is not None, "the server does not declare the tools capability")
+        tool_names.extend(t.name for t in (await client.list_tools()).tools)
+        missing = [n for n in ("echo", "add") if n not in tool_names]
+        expect(not missing, f"missing tools {missing}; got {tool_names}")
+        return f"{len(tool_names)} tools: {', '.join(tool_names)}"
+    await run.check("tools/list has echo and add", tools_list)
+    no_sleep = None if "sleep" in tool_names else "no sleep tool in tools/list"
 
     # --- echo -------------------------------------------------------------------------
     async def echo() -> None:
@@ -211,7 +250,7 @@ async def run_checks(client: Client, run: Run, modern: bool, progress_log: list[
         expect(len(seen) == 3, f"expected 3 progress notifications, got {len(seen)}: {seen}")
         expect(all(a < b for a, b in zip(seen, seen[1:])), f"progress does not increase: {seen}")
         return f"progress {seen}"
-    await run.check("tools/call sleep sends 3 progress notifications", sleep_progress)
+    await run.check_if(no_sleep, "tools/call sleep sends 3 progress notifications", sleep_progress)
 
     # --- sleep cancellation -------------------------------------------------------------------
     cancel_state: dict[str, Any] = {}
@@ -246,7 +285,7 @@ async def run_checks(client: Client, run: Run, modern: bool, progress_log: list[
         cancel_state["window_end"] = time.monotonic()
         note = await liveness()
         return f"cancelled {'after first progress' if started else 'after 2 s without progress'}; {note}"
-    await run.check("tools/call sleep can be cancelled, session still works", sleep_cancel)
+    await run.check_if(no_sleep, "tools/call sleep can be cancelled, session still works", sleep_cancel)
 
     async def nothing_after_cancel() -> str:
         expect("at" in cancel_state and "window_end" in cancel_state, "cancellation check did not run")
@@ -256,7 +295,7 @@ async def run_checks(client: Client, run: Run, modern: bool, progress_log: list[
         expect(not late, f"{len(late)} progress notifications more than {grace} s after the cancel, "
                          f"e.g. {late[0]!r}" if late else "")
         return "no progress notifications after the cancel"
-    await run.check("cancelled sleep sends nothing more", nothing_after_cancel)
+    await run.check_if(no_sleep, "cancelled sleep sends nothing more", nothing_after_cancel)
 
     # --- unknown tool -------------------------------------------------------------------------
     async def unknown_tool() -> str:
@@ -264,9 +303,15 @@ async def run_checks(client: Client, run: Run, modern: bool, progress_log: list[
     await run.check("tools/call unknown tool is JSON-RPC error -32602", unknown_tool)
 
     # --- resources ----------------------------------------------------------------------------
-    async def resources() -> str:
-        uris = [str(r.uri) for r in (await client.list_resources()).resources]
-        expect("test://static-text" in uris, f"test://static-text not listed; got {uris}")
+    uris: list[str] = []
+
+    async def resources_list() -> str:
+        uris.extend(str(r.uri) for r in (await client.list_resources()).resources)
+        return f"{len(uris)} resources"
+    no_resources = None if caps.resources is not None else "no resources capability declared"
+    await run.check_if(no_resources, "resources/list", resources_list)
+
+    async def resources_read() -> str:
         contents = (await client.read_resource("test://static-text")).contents
         expect(len(contents) >= 1, "resources/read returned no contents")
         c = contents[0]
@@ -274,19 +319,31 @@ async def run_checks(client: Client, run: Run, modern: bool, progress_log: list[
         expect(str(c.uri) == "test://static-text", f"contents uri is {c.uri}")
         expect(bool(c.text), "empty text")
         return f"{len(c.text)} chars"
-    await run.check("resources/list has test://static-text and resources/read returns its text", resources)
+    await run.check_if(no_resources or (None if "test://static-text" in uris
+                                        else f"test://static-text not in resources/list ({uris})"),
+                       "resources/read test://static-text returns its text", resources_read)
 
     # --- prompts ------------------------------------------------------------------------------
-    async def prompts() -> str:
-        names = [p.name for p in (await client.list_prompts()).prompts]
-        expect("test_simple_prompt" in names, f"test_simple_prompt not listed; got {names}")
+    prompt_names: list[str] = []
+
+    async def prompts_list() -> str:
+        prompt_names.extend(p.name for p in (await client.list_prompts()).prompts)
+        return f"{len(prompt_names)} prompts"
+    no_prompts = None if caps.prompts is not None else "no prompts capability declared"
+    await run.check_if(no_prompts, "prompts/list", prompts_list)
+
+    async def prompts_get() -> str:
         messages = (await client.get_prompt("test_simple_prompt")).messages
         expect(len(messages) >= 1, "prompts/get returned no messages")
         return f"{len(messages)} message(s), first role {messages[0].role}"
-    await run.check("prompts/list has test_simple_prompt and prompts/get returns messages", prompts)
+    await run.check_if(no_prompts or (None if "test_simple_prompt" in prompt_names
+                                      else f"test_simple_prompt not in prompts/list ({prompt_names})"),
+                       "prompts/get test_simple_prompt returns messages", prompts_get)
 
     # --- logging ------------------------------------------------------------------------------
+    no_logging = None if caps.logging is not None else "no logging capability declared"
     if modern:
+        # Removed in 2026-07-28 whatever the capabilities say.
         await run.check("logging/setLevel removed in modern era (-32601)",
                         lambda: expect_error(client.set_logging_level("debug"), METHOD_NOT_FOUND))
 
@@ -294,12 +351,12 @@ async def run_checks(client: Client, run: Run, modern: bool, progress_log: list[
             result = await client.call_tool("echo", {"text": "log"},
                                             meta={"io.modelcontextprotocol/logLevel": "debug"})
             expect(text_blocks(result) == ["log"], f"unexpected result {result!r}")
-        await run.check("request with _meta logLevel succeeds", log_level_meta)
+        await run.check_if(no_logging, "request with _meta logLevel succeeds", log_level_meta)
     else:
         async def set_level() -> None:
             result = await client.set_logging_level("debug")
             expect(isinstance(result, types.EmptyResult), f"unexpected result {result!r}")
-        await run.check("logging/setLevel", set_level)
+        await run.check_if(no_logging, "logging/setLevel", set_level)
 
 
 async def main_async(mode: str, argv: list[str], expect_version: str | None, report: Report) -> None:
@@ -357,8 +414,12 @@ def main() -> int:
                     help="fail unless this protocol version is negotiated (e.g. 2026-07-28 for a dual-era "
                          "server in auto mode: the SDK silently falls back to initialize when a "
                          "DiscoverResult does not validate)")
+    ap.add_argument("--timeout-scale", type=float, default=1.0, metavar="N",
+                    help="multiply every timeout (and the run's budget) by N, for slow servers")
     ap.add_argument("server", nargs=argparse.REMAINDER, help="server command and its arguments")
     ns = ap.parse_args()
+    if ns.timeout_scale > 0:
+        scale_timeouts(ns.timeout_scale)
     argv = ns.server[1:] if ns.server[:1] == ["--"] else ns.server
     if not argv:
         ap.error("missing SERVER_CMD")

@@ -4,19 +4,30 @@
 //
 // Usage (after tests/interop/setup.sh):
 //
-//     node tests/interop/ts_client.mjs [--expect-version VERSION] [--] SERVER_CMD [ARGS...]
+//     node tests/interop/ts_client.mjs [--expect-version VERSION] [--timeout-scale N] [--] SERVER_CMD [ARGS...]
 //
 // The SDK's StdioClientTransport starts the server (no shell; it inherits this
 // process's environment and working directory). The SDK 1.32.2 client only speaks
 // the legacy `initialize` handshake (it proposes 2025-11-25; it has no
 // server/discover probe).
 //
-// The server must implement the demo contract (/work/shared/DEMO_SERVER.md): tools
-// echo/add/sleep, resource test://static-text, prompt test_simple_prompt, logging.
+// The server implements the demo contract (/work/shared/DEMO_SERVER.md) or a subset of
+// it. Which checks apply is decided from what the server itself declares: the
+// capabilities in its initialize result, and tools/list, resources/list, prompts/list.
+// tools/list must hold at least `echo` and `add`; the progress and cancellation checks
+// need a `sleep` tool, the resource check the `resources` capability and
+// test://static-text listed, the prompt check the `prompts` capability and
+// test_simple_prompt listed, logging/setLevel the `logging` capability. A check whose
+// feature is absent prints `ok - NAME # SKIP REASON`; a declared feature that
+// misbehaves fails.
 //
-// Output: one line per check, `ok - NAME` or `not ok - NAME: REASON`, then
-// `N passed, M failed`. Exit status 1 if any check failed. Every check has its own
-// timeout and the whole run is bounded (about 60 s even against a hung server).
+// --timeout-scale N multiplies every timeout and the run's budget by N (slow servers
+// such as the firmware under QEMU).
+//
+// Output: one line per check, `ok - NAME`, `ok - NAME # SKIP REASON` or
+// `not ok - NAME: REASON`, then `N passed, M failed, K skipped`. Exit status 1 if any
+// check failed. Every check has its own timeout and the whole run is bounded (about
+// 60 s, times the scale, even against a hung server).
 
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
@@ -35,10 +46,11 @@ try {
     process.exit(2);
 }
 
-const BUDGET_MS = 50_000;       // all checks together
-const HARD_LIMIT_MS = 58_000;   // watchdog: never run longer than this
-const CHECK_TIMEOUT_MS = 5_000; // default per check
-const CONNECT_TIMEOUT_MS = 10_000;
+// Scaled by --timeout-scale (parsed below, before any of them is used).
+let BUDGET_MS = 50_000;       // all checks together
+let HARD_LIMIT_MS = 58_000;   // watchdog: never run longer than this
+let CHECK_TIMEOUT_MS = 5_000; // default per check
+let CONNECT_TIMEOUT_MS = 10_000;
 
 // Unicode (BMP + astral), both quote kinds, backslash, newline, tab, U+2028.
 const ECHO_TEXT = 'Grüße, 世界! "double" \'single\' back\\slash \\n-literal\nnew line\ttab 😀 \u2028 end';
@@ -48,10 +60,12 @@ const INVALID_PARAMS = -32602;
 
 let passed = 0;
 let failed = 0;
+let skipped = 0;
 const oneLine = s => String(s).split(/\s+/).join(' ').trim();
 const ok = (name, note) => { passed++; console.log(`ok - ${name}${note ? ` (${note})` : ''}`); };
 const notOk = (name, reason) => { failed++; console.log(`not ok - ${name}: ${oneLine(reason) || 'failed'}`); };
-const summary = () => { console.log(`${passed} passed, ${failed} failed`); return failed ? 1 : 0; };
+const skip = (name, reason) => { skipped++; console.log(`ok - ${name} # SKIP ${oneLine(reason)}`); };
+const summary = () => { console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`); return failed ? 1 : 0; };
 
 class CheckFailed extends Error {}
 const expect = (cond, reason) => { if (!cond) throw new CheckFailed(reason); };
@@ -61,13 +75,20 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
 const now = () => performance.now();
 
 const t0 = now();
-const deadline = t0 + BUDGET_MS;
+let deadline; // t0 + BUDGET_MS, once the scale is known
+
+// `check`, or a skip when `absent` names a missing feature (null: present).
+async function checkIf(absent, name, fn, timeoutMs) {
+    if (absent) return skip(name, absent);
+    return check(name, fn, timeoutMs);
+}
 
 // Runs one named check with a timeout; `fn` gets the per-request options to pass to the SDK.
-async function check(name, fn, timeoutMs = CHECK_TIMEOUT_MS) {
+// `timeoutMs` is before scaling.
+async function check(name, fn, timeoutMs) {
     const left = deadline - now();
     if (left <= 0) return notOk(name, 'skipped: time budget for the run is used up');
-    const ms = Math.min(timeoutMs, left);
+    const ms = Math.min(timeoutMs === undefined ? CHECK_TIMEOUT_MS : timeoutMs * scale, left);
     let timer;
     const timeout = new Promise((_, reject) => {
         timer = setTimeout(() => reject(new CheckFailed(`timed out after ${(ms / 1000).toFixed(1)} s`)), ms);
@@ -97,15 +118,22 @@ async function expectError(promise, code) {
 const texts = result => (result.content ?? []).filter(c => c.type === 'text').map(c => c.text);
 
 // ---------------------------------------------------------------------------
-const usage = 'usage: node tests/interop/ts_client.mjs [--expect-version VERSION] [--] SERVER_CMD [ARGS...]';
+const usage = 'usage: node tests/interop/ts_client.mjs [--expect-version VERSION] [--timeout-scale N] [--] SERVER_CMD [ARGS...]';
 let argv = process.argv.slice(2);
 let expectVersion;
+let scale = 1;
 while (argv.length && argv[0].startsWith('-')) {
     const opt = argv.shift();
     if (opt === '--') break;
     if (opt === '--expect-version' && argv.length) expectVersion = argv.shift();
+    else if (opt === '--timeout-scale' && argv.length && Number(argv[0]) > 0) scale = Number(argv.shift());
     else { console.error(usage); process.exit(2); }
 }
+BUDGET_MS *= scale;
+HARD_LIMIT_MS *= scale;
+CHECK_TIMEOUT_MS *= scale;
+CONNECT_TIMEOUT_MS *= scale;
+deadline = t0 + BUDGET_MS;
 if (argv.length === 0) {
     console.error(usage);
     process.exit(2);
@@ -165,13 +193,19 @@ async function main() {
         expect(result && typeof result === 'object', `unexpected result ${JSON.stringify(result)}`);
     });
 
+    // --- what the server declares ----------------------------------------------
+    const caps = client.getServerCapabilities() ?? {};
+
     // --- tools/list ------------------------------------------------------------
-    await check('tools/list has echo, add, sleep', async opts => {
-        const names = (await client.listTools(undefined, opts)).tools.map(t => t.name);
-        const missing = ['echo', 'add', 'sleep'].filter(n => !names.includes(n));
-        expect(missing.length === 0, `missing tools ${JSON.stringify(missing)}; got ${JSON.stringify(names)}`);
-        return `${names.length} tools`;
+    const toolNames = [];
+    await check('tools/list has echo and add', async opts => {
+        expect(caps.tools, 'the server does not declare the tools capability');
+        toolNames.push(...(await client.listTools(undefined, opts)).tools.map(t => t.name));
+        const missing = ['echo', 'add'].filter(n => !toolNames.includes(n));
+        expect(missing.length === 0, `missing tools ${JSON.stringify(missing)}; got ${JSON.stringify(toolNames)}`);
+        return `${toolNames.length} tools: ${toolNames.join(', ')}`;
     });
+    const noSleep = toolNames.includes('sleep') ? null : 'no sleep tool in tools/list';
 
     // --- echo ------------------------------------------------------------------
     await check('tools/call echo returns the text byte for byte', async opts => {
@@ -201,7 +235,7 @@ async function main() {
     // microtask later, so a progress notification that arrives in the same stdout chunk
     // as its response reaches `onprogress` too late and is dropped ("unknown token").
     // So the count is checked on the wire (the server's duty); onprogress is reported.
-    await check('tools/call sleep sends 3 progress notifications', async opts => {
+    await checkIf(noSleep, 'tools/call sleep sends 3 progress notifications', async opts => {
         const seen = [];
         const result = await client.callTool({ name: 'sleep', arguments: { ms: 50, steps: 3 } }, undefined,
             { ...opts, onprogress: p => seen.push(p.progress) });
@@ -223,12 +257,12 @@ async function main() {
 
     // --- sleep cancellation ----------------------------------------------------
     const cancel = {};
-    await check('tools/call sleep can be cancelled, session still works', async opts => {
+    await checkIf(noSleep, 'tools/call sleep can be cancelled, session still works', async opts => {
         const controller = new AbortController();
         let firstProgress;
         const gotProgress = new Promise(resolve => { firstProgress = resolve; });
         const call = client.callTool({ name: 'sleep', arguments: { ms: 10000, steps: 100 } }, undefined,
-            { timeout: 20_000, signal: controller.signal, onprogress: () => firstProgress(true) });
+            { timeout: 20_000 * scale, signal: controller.signal, onprogress: () => firstProgress(true) });
         let settled;
         const outcome = call.then(() => 'completed', e => e).then(r => { settled = r; return r; });
         // Cancel once the server is provably working on it (first progress), or after 2 s.
@@ -251,7 +285,7 @@ async function main() {
             `call rejected with ${describe(result)}; ping answered`;
     }, 8_000);
 
-    await check('cancelled sleep sends nothing more', async () => {
+    await checkIf(noSleep, 'cancelled sleep sends nothing more', async () => {
         expect(cancel.windowEnd !== undefined, 'cancellation check did not run');
         const grace = 200;
         const late = inbound.filter(([t, m]) => t > cancel.at + grace && t <= cancel.windowEnd &&
@@ -266,9 +300,15 @@ async function main() {
         expectError(client.callTool({ name: 'no_such_tool_xyz', arguments: {} }, undefined, opts), INVALID_PARAMS));
 
     // --- resources -------------------------------------------------------------
-    await check('resources/list has test://static-text and resources/read returns its text', async opts => {
-        const uris = (await client.listResources(undefined, opts)).resources.map(r => r.uri);
-        expect(uris.includes('test://static-text'), `test://static-text not listed; got ${JSON.stringify(uris)}`);
+    const noResources = caps.resources ? null : 'no resources capability declared';
+    const uris = [];
+    await checkIf(noResources, 'resources/list', async opts => {
+        uris.push(...(await client.listResources(undefined, opts)).resources.map(r => r.uri));
+        return `${uris.length} resources`;
+    });
+    await checkIf(noResources ?? (uris.includes('test://static-text') ? null
+        : `test://static-text not in resources/list (${JSON.stringify(uris)})`),
+    'resources/read test://static-text returns its text', async opts => {
         const { contents } = await client.readResource({ uri: 'test://static-text' }, opts);
         expect(contents.length >= 1, 'resources/read returned no contents');
         const c = contents[0];
@@ -279,16 +319,22 @@ async function main() {
     });
 
     // --- prompts ---------------------------------------------------------------
-    await check('prompts/list has test_simple_prompt and prompts/get returns messages', async opts => {
-        const names = (await client.listPrompts(undefined, opts)).prompts.map(p => p.name);
-        expect(names.includes('test_simple_prompt'), `test_simple_prompt not listed; got ${JSON.stringify(names)}`);
+    const noPrompts = caps.prompts ? null : 'no prompts capability declared';
+    const promptNames = [];
+    await checkIf(noPrompts, 'prompts/list', async opts => {
+        promptNames.push(...(await client.listPrompts(undefined, opts)).prompts.map(p => p.name));
+        return `${promptNames.length} prompts`;
+    });
+    await checkIf(noPrompts ?? (promptNames.includes('test_simple_prompt') ? null
+        : `test_simple_prompt not in prompts/list (${JSON.stringify(promptNames)})`),
+    'prompts/get test_simple_prompt returns messages', async opts => {
         const { messages } = await client.getPrompt({ name: 'test_simple_prompt' }, opts);
         expect(messages.length >= 1, 'prompts/get returned no messages');
         return `${messages.length} message(s), first role ${messages[0].role}`;
     });
 
     // --- logging ---------------------------------------------------------------
-    await check('logging/setLevel', async opts => {
+    await checkIf(caps.logging ? null : 'no logging capability declared', 'logging/setLevel', async opts => {
         const result = await client.setLoggingLevel('debug', opts);
         expect(result && typeof result === 'object', `unexpected result ${JSON.stringify(result)}`);
     });

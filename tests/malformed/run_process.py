@@ -3,10 +3,14 @@
 
 Usage:
     run_process.py [--max-line 4096] [--filter SUBSTR] [--jobs 4] [--timeout 5]
+                   [--timeout-scale N] [--features LIST] [--features-off LIST]
                    [--cases PATH] [--verbose] -- SERVER_CMD...
     run_process.py --check [--cases PATH]
 
 Each case runs in a fresh server process started as SERVER_CMD + ["--max-line", N].
+Before the cases, one more process is asked what the server offers (initialize, then
+tools/list, resources/list, prompts/list for the declared capabilities); a case whose
+"needs" are not all offered is reported as `ok - NAME # SKIP ...`.
 See README.md next to this file for the case format.  Python 3 standard library only.
 """
 
@@ -29,7 +33,7 @@ CATEGORIES = ("framing", "json", "jsonrpc", "lifecycle", "tools")
 STATES = ("ready", "fresh")
 DEFAULT_VERSION = "2025-11-25"
 CASE_KEYS = {"name", "category", "state", "version", "send", "send_hex", "expect",
-             "expect_batch", "timeout", "note"}
+             "expect_batch", "timeout", "needs", "note"}
 ENTRY_KEYS = {"code", "id", "id_raw", "result", "is_error", "result_subset", "batch"}
 PAD_RE = re.compile(r"@PAD\((\d+)\)@")
 EXIT_WAIT = 5.0
@@ -169,6 +173,9 @@ def load_cases(path):
                                   or isinstance(case["timeout"], bool)
                                   or case["timeout"] <= 0):
             raise CaseFileError("%s: 'timeout' must be a positive number" % where)
+        needs = case.setdefault("needs", [])
+        if not (isinstance(needs, list) and all(isinstance(n, str) and n for n in needs)):
+            raise CaseFileError("%s: 'needs' must be a list of non-empty strings" % where)
         if "note" in case and not isinstance(case["note"], str):
             raise CaseFileError("%s: 'note' must be a string" % where)
         case["_index"] = len(cases) + 1
@@ -470,13 +477,13 @@ class Server:
                            % raw[:200].decode("utf-8", "replace"))
             return raw, obj
 
-    def finish(self):
+    def finish(self, exit_wait=EXIT_WAIT):
         """Close stdin; return (extra non-notification lines, exit status or None)."""
         try:
             self.proc.stdin.close()
         except OSError:
             pass
-        deadline = time.monotonic() + EXIT_WAIT
+        deadline = time.monotonic() + exit_wait
         extra = []
         while True:
             try:
@@ -529,11 +536,15 @@ def handshake(srv, version, deadline):
     if got != version:
         raise Fail("handshake: asked for %s, server chose %r" % (version, got))
     srv.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n', deadline)
+    return obj["result"]
 
 
-def run_case(case, argv, default_timeout, verbose):
+def run_case(case, argv, default_timeout, verbose, timeout_scale=1.0):
+    """(ok, detail) for one case. The case's timeout (or default_timeout), and the wait
+    for the exit after EOF, are multiplied by timeout_scale (slow links, emulators)."""
     idx = case["_index"]
-    timeout = case.get("timeout", default_timeout)
+    timeout = case.get("timeout", default_timeout) * timeout_scale
+    exit_wait = EXIT_WAIT * max(1.0, timeout_scale)
     try:
         srv = Server(argv)
     except OSError as e:
@@ -560,11 +571,11 @@ def run_case(case, argv, default_timeout, verbose):
             if case["expect"]:
                 raise Fail("unexpected extra reply before the trailing ping's: %s" % short(raw))
             raise Fail("expected no reply, got %s" % short(raw))
-        extra, rc = srv.finish()
+        extra, rc = srv.finish(exit_wait)
         if extra:
             raise Fail("unexpected output after the trailing ping: %s" % short(extra[0]))
         if rc is None:
-            raise Fail("server did not exit within %gs of stdin EOF" % EXIT_WAIT)
+            raise Fail("server did not exit within %gs of stdin EOF" % exit_wait)
         if rc != 0:
             raise Fail("server exited with status %d after stdin EOF" % rc)
         return True, None
@@ -575,6 +586,67 @@ def run_case(case, argv, default_timeout, verbose):
         return False, detail
     finally:
         srv.kill()
+
+
+# --------------------------------------------------------------------------- features
+# What a server offers, as a set of names that a case's "needs" are compared with:
+#   - every capability it declares in `initialize` (`tools`, `resources`, `prompts`,
+#     `logging`, `completions`, ...) and every sub-flag that is true, as
+#     `<capability>.<flag>` (`resources.subscribe`, `tools.listChanged`, ...);
+#   - the name of every tool in tools/list, the URI of every resource in resources/list
+#     and the name of every prompt in prompts/list (each asked only when declared);
+#   - `batches`: JSON-RPC batches in 2025-03-26. No capability announces them (that
+#     revision requires them), so they count as offered unless --features-off says not.
+
+ASSUMED_FEATURES = ("batches",)
+LIST_PAGES = 20
+
+
+def _list_all(srv, method, key, field, deadline):
+    out, cursor = [], None
+    for page in range(LIST_PAGES):
+        req = {"jsonrpc": "2.0", "id": "feat-%s-%d" % (key, page), "method": method}
+        if cursor is not None:
+            req["params"] = {"cursor": cursor}
+        srv.write((json.dumps(req, separators=(",", ":")) + "\n").encode(), deadline)
+        raw, obj = srv.next_message(deadline, "the %s response (feature discovery)" % method)
+        res = obj.get("result") if isinstance(obj, dict) and obj.get("id") == req["id"] else None
+        if not isinstance(res, dict) or not isinstance(res.get(key), list):
+            raise Fail("%s: unexpected reply %s" % (method, short(raw)))
+        out += [x[field] for x in res[key] if isinstance(x, dict) and isinstance(x.get(field), str)]
+        cursor = res.get("nextCursor")
+        if not isinstance(cursor, str):
+            break
+    return out
+
+
+def discover_features(argv, timeout):
+    """The feature names the server offers (see above), from one fresh process."""
+    srv = Server(argv)
+    try:
+        deadline = time.monotonic() + timeout
+        result = handshake(srv, DEFAULT_VERSION, deadline)
+        caps = result.get("capabilities")
+        if not isinstance(caps, dict):
+            raise Fail("initialize result has no capabilities object")
+        feats = set(ASSUMED_FEATURES)
+        for cap, val in caps.items():
+            feats.add(cap)
+            if isinstance(val, dict):
+                feats.update("%s.%s" % (cap, k) for k, v in val.items() if v is True)
+        if "tools" in caps:
+            feats.update(_list_all(srv, "tools/list", "tools", "name", deadline))
+        if "resources" in caps:
+            feats.update(_list_all(srv, "resources/list", "resources", "uri", deadline))
+        if "prompts" in caps:
+            feats.update(_list_all(srv, "prompts/list", "prompts", "name", deadline))
+        return feats
+    finally:
+        srv.kill()
+
+
+def split_list(text):
+    return [x for x in (t.strip() for t in (text or "").split(",")) if x]
 
 
 # --------------------------------------------------------------------------- main
@@ -594,6 +666,13 @@ def main(argv):
     ap.add_argument("--jobs", type=int, default=4, help="parallel server processes (default 4)")
     ap.add_argument("--timeout", type=float, default=5.0,
                     help="per-case timeout in seconds (default 5; a case may override)")
+    ap.add_argument("--timeout-scale", type=float, default=1.0, metavar="N",
+                    help="multiply every timeout by N (slow servers, e.g. an emulated UART)")
+    ap.add_argument("--features", default=None, metavar="LIST",
+                    help="comma-separated features the server offers; skips asking it")
+    ap.add_argument("--features-off", default="", metavar="LIST",
+                    help="comma-separated features the server lacks although it does not "
+                         "say so (e.g. batches); removed from what it declares")
     ap.add_argument("--cases", default=DEFAULT_CASES, help="case file (default: cases.jsonl)")
     ap.add_argument("--check", action="store_true",
                     help="only validate the case file and print counts per category")
@@ -622,18 +701,51 @@ def main(argv):
         return 2
 
     full_argv = server_cmd + ["--max-line", str(args.max_line)]
-    passed = failed = 0
+    scale = args.timeout_scale if args.timeout_scale > 0 else 1.0
+    passed = failed = skipped = 0
+    off = set(split_list(args.features_off))
+    if args.features is not None:
+        features = set(split_list(args.features))
+        how = "given"
+    else:
+        try:
+            features = discover_features(full_argv, args.timeout * scale)
+            how = "declared"
+        except (Fail, OSError) as e:
+            # Without knowing what the server offers, hold it to every case.
+            failed += 1
+            print("not ok - feature discovery: %s" % e, flush=True)
+            features, how = None, "unknown"
+    if features is not None:
+        features -= off
+        print("# features (%s%s): %s" % (
+            how, ", off: " + ",".join(sorted(off)) if off else "", ",".join(sorted(features))),
+            flush=True)
+
+    def missing(case):
+        return [] if features is None else [n for n in case["needs"] if n not in features]
+
+    runnable = [c for c in cases if not missing(c)]
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = [pool.submit(run_case, c, full_argv, args.timeout, args.verbose) for c in cases]
-        for case, fut in zip(cases, futures):
-            ok, detail = fut.result()
+        futures = {id(c): pool.submit(run_case, c, full_argv, args.timeout, args.verbose, scale)
+                   for c in runnable}
+        for case in cases:
+            lack = missing(case)
+            if lack:
+                skipped += 1
+                why = ", ".join("%s (%s)" % (n, "turned off by --features-off" if n in off
+                                               else "not declared by the server")
+                                for n in lack)
+                print("ok - %s # SKIP needs %s" % (case["name"], why), flush=True)
+                continue
+            ok, detail = futures[id(case)].result()
             if ok:
                 passed += 1
                 print("ok - %s" % case["name"], flush=True)
             else:
                 failed += 1
                 print("not ok - %s: %s" % (case["name"], detail), flush=True)
-    print("%d passed, %d failed" % (passed, failed))
+    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
     return 1 if failed else 0
 
 

@@ -61,6 +61,8 @@ impl Core<'_> {
                 "Invalid Request: empty batch"
             } else if self.batches_allowed() {
                 "Invalid Request: batch too large"
+            } else if self.version == Some(ProtocolVersion::V2025_03_26) {
+                "Invalid Request: this server does not accept batches"
             } else {
                 "Invalid Request: batches are allowed only in protocol version 2025-03-26"
             };

@@ -366,6 +366,11 @@ impl Core<'_> {
         if r.is_ok() {
             self.stats.messages_out += 1;
         }
+        if bits == 0 {
+            // Nothing can ever be delivered on this stream: end it at once (the graceful
+            // closing result) rather than hold a request slot for nothing.
+            self.close_listen(index);
+        }
     }
 
     /// Legacy `resources/subscribe` / `resources/unsubscribe`, answered by the core so that
@@ -534,31 +539,34 @@ impl Core<'_> {
     /// On a local close: the graceful closing result of every open listen stream.
     pub(super) fn close_listens(&mut self) {
         for i in 0..self.inbound.len() {
-            let s = self.inbound[i];
-            if s.state != InboundState::Listening {
-                continue;
+            if self.inbound[i].state == InboundState::Listening {
+                self.close_listen(i);
             }
-            let id = s.id;
-            let _ = self.push(|w| {
-                w.begin_object();
-                w.key("jsonrpc");
-                w.string("2.0");
-                w.key("id");
-                w.raw(Json::from_validated(id.as_str()));
-                w.key("result");
-                w.begin_object();
-                w.key("resultType");
-                w.string("complete");
-                w.key("_meta");
-                w.begin_object();
-                w.key(KEY_SUBSCRIPTION);
-                w.raw(Json::from_validated(id.as_str()));
-                w.end_object();
-                w.end_object();
-                w.end_object();
-            });
-            self.end_listen(i);
         }
+    }
+
+    /// Ends one listen stream with its graceful closing result.
+    fn close_listen(&mut self, i: usize) {
+        let id = self.inbound[i].id;
+        let _ = self.push(|w| {
+            w.begin_object();
+            w.key("jsonrpc");
+            w.string("2.0");
+            w.key("id");
+            w.raw(Json::from_validated(id.as_str()));
+            w.key("result");
+            w.begin_object();
+            w.key("resultType");
+            w.string("complete");
+            w.key("_meta");
+            w.begin_object();
+            w.key(KEY_SUBSCRIPTION);
+            w.raw(Json::from_validated(id.as_str()));
+            w.end_object();
+            w.end_object();
+            w.end_object();
+        });
+        self.end_listen(i);
     }
 
     /// Adds what a 2026-07-28 result must carry to the object the host just wrote at

@@ -2,8 +2,10 @@
 # Build the rmcp (official Rust SDK) interop client and run it in both modes against a
 # stdio server.
 #
-#   tests/interop/rmcp-client/run.sh SERVER_CMD [ARGS...]
+#   tests/interop/rmcp-client/run.sh [--timeout-scale N] [--] SERVER_CMD [ARGS...]
 #   e.g. tests/interop/rmcp-client/run.sh target/release/picomcp-demo
+#
+# --timeout-scale N is passed on to the client (it multiplies its timeouts; slow servers).
 #
 # The client is built in release mode into $REPO/target/rmcp-interop (cached between
 # runs; a cold build of rmcp + tokio takes a few minutes, a warm one about a second),
@@ -17,8 +19,17 @@ REPO="$(cd "$HERE/../../.." && pwd)"
 export CARGO_TARGET_DIR="$REPO/target/rmcp-interop"
 BIN="$CARGO_TARGET_DIR/release/rmcp-interop"
 
+opts=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --timeout-scale) [ $# -ge 2 ] || { echo "$0: --timeout-scale needs a value" >&2; exit 2; }
+                         opts+=("$1" "$2"); shift 2 ;;
+        --) shift; break ;;
+        *) break ;;
+    esac
+done
 if [ $# -eq 0 ]; then
-    echo "usage: $0 SERVER_CMD [ARGS...]" >&2
+    echo "usage: $0 [--timeout-scale N] [--] SERVER_CMD [ARGS...]" >&2
     exit 2
 fi
 
@@ -34,7 +45,7 @@ cd "$REPO"
 status=0
 for mode in default auto; do
     echo "# rmcp-interop --mode $mode -- $*"
-    "$BIN" --mode "$mode" -- "$@"
+    "$BIN" --mode "$mode" ${opts[@]+"${opts[@]}"} -- "$@"
     rc=$?
     [ $rc -gt $status ] && status=$rc
 done

@@ -1,13 +1,17 @@
 //! Interop client on the OFFICIAL Rust MCP SDK (`rmcp` 3.11.0).
 //!
 //! ```text
-//! rmcp-interop [--mode default|auto] [--] SERVER_CMD [ARGS...]
+//! rmcp-interop [--mode default|auto] [--timeout-scale N] [--] SERVER_CMD [ARGS...]
 //! ```
 //!
 //! The server is spawned with rmcp's child-process transport (`TokioChildProcess`, stdio
-//! piped, stderr inherited). The server must implement the demo contract
-//! (/work/shared/DEMO_SERVER.md): tools `echo` and `add`, resource `test://static-text`,
-//! prompt `test_simple_prompt`.
+//! piped, stderr inherited). The server implements the demo contract
+//! (/work/shared/DEMO_SERVER.md) or a subset of it: tools `echo` and `add` always; the
+//! resource checks run when it declares the `resources` capability (and lists
+//! `test://static-text`), the prompt checks when it declares `prompts` (and lists
+//! `test_simple_prompt`). A check whose feature is absent prints
+//! `ok - NAME # SKIP REASON`. `--timeout-scale N` multiplies the timeouts (slow servers);
+//! the 5 s limit on the auto-mode connect is not scaled.
 //!
 //! Modes:
 //! * `default`: `ServiceExt::serve(transport)` on `()`, i.e. rmcp's legacy lifecycle
@@ -21,13 +25,14 @@
 //!   non-modern JSON-RPC error or 10 s of silence falls back to `initialize`. The check
 //!   is that "2026-07-28" is negotiated (and that the connect takes less than 5 s).
 //!
-//! Output: one line per check, `ok - NAME` or `not ok - NAME: REASON`, then
-//! `N passed, M failed`. Exit status 1 if a check failed, 2 on a usage error. The whole
-//! run is bounded by a 60 s global timeout; every request has its own 10 s timeout.
+//! Output: one line per check, `ok - NAME`, `ok - NAME # SKIP REASON` or
+//! `not ok - NAME: REASON`, then `N passed, M failed, K skipped`. Exit status 1 if a check
+//! failed, 2 on a usage error. The whole run is bounded by a 60 s global timeout; every
+//! request has its own 10 s timeout (both times the scale).
 
 use std::future::Future;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
@@ -52,6 +57,18 @@ const ECHO_TEXT: &str = "héllo \"q\" \\ \n";
 
 static PASSED: AtomicUsize = AtomicUsize::new(0);
 static FAILED: AtomicUsize = AtomicUsize::new(0);
+static SKIPPED: AtomicUsize = AtomicUsize::new(0);
+/// `--timeout-scale`, as the bits of an f64 (1.0 unless given).
+static SCALE_BITS: AtomicU64 = AtomicU64::new(0x3FF0_0000_0000_0000);
+
+fn scaled(d: Duration) -> Duration {
+    d.mul_f64(f64::from_bits(SCALE_BITS.load(Ordering::SeqCst)))
+}
+
+fn skip(name: &str, reason: impl AsRef<str>) {
+    SKIPPED.fetch_add(1, Ordering::SeqCst);
+    println!("ok - {name} # SKIP {}", reason.as_ref().replace('\n', " "));
+}
 
 fn ok(name: &str, note: impl AsRef<str>) {
     PASSED.fetch_add(1, Ordering::SeqCst);
@@ -85,9 +102,12 @@ impl Mode {
     }
 }
 
+const USAGE: &str =
+    "rmcp-interop [--mode default|auto] [--timeout-scale N] [--] SERVER_CMD [ARGS...]";
+
 fn usage(msg: &str) -> ExitCode {
     eprintln!("rmcp-interop: {msg}");
-    eprintln!("usage: rmcp-interop [--mode default|auto] [--] SERVER_CMD [ARGS...]");
+    eprintln!("usage: {USAGE}");
     ExitCode::from(2)
 }
 
@@ -108,9 +128,15 @@ fn main() -> ExitCode {
                 None => return usage("--mode needs a value"),
             },
             "-h" | "--help" => {
-                println!("usage: rmcp-interop [--mode default|auto] [--] SERVER_CMD [ARGS...]");
+                println!("usage: {USAGE}");
                 return ExitCode::SUCCESS;
             }
+            "--timeout-scale" => match args.next().and_then(|v| v.parse::<f64>().ok()) {
+                Some(n) if n > 0.0 && n.is_finite() => {
+                    SCALE_BITS.store(n.to_bits(), Ordering::SeqCst)
+                }
+                _ => return usage("--timeout-scale needs a positive number"),
+            },
             s if s.starts_with("--mode=") => match &s["--mode=".len()..] {
                 "default" => mode = Mode::Default,
                 "auto" => mode = Mode::Auto,
@@ -142,10 +168,10 @@ fn main() -> ExitCode {
         }
     };
     rt.block_on(async {
-        if tokio::time::timeout(GLOBAL_TIMEOUT, run(mode, &server)).await.is_err() {
+        if tokio::time::timeout(scaled(GLOBAL_TIMEOUT), run(mode, &server)).await.is_err() {
             fail(
                 "global timeout",
-                format!("the run took more than {} s", GLOBAL_TIMEOUT.as_secs()),
+                format!("the run took more than {} s", scaled(GLOBAL_TIMEOUT).as_secs()),
             );
         }
         // Let rmcp's clean-up task (spawned when a transport is dropped) kill the child.
@@ -155,7 +181,8 @@ fn main() -> ExitCode {
     rt.shutdown_timeout(Duration::from_secs(2));
 
     let (passed, failed) = (PASSED.load(Ordering::SeqCst), FAILED.load(Ordering::SeqCst));
-    println!("{passed} passed, {failed} failed");
+    let skipped = SKIPPED.load(Ordering::SeqCst);
+    println!("{passed} passed, {failed} failed, {skipped} skipped");
     if failed == 0 {
         ExitCode::SUCCESS
     } else {
@@ -167,10 +194,10 @@ fn main() -> ExitCode {
 async fn req<T, E: std::fmt::Display>(
     fut: impl Future<Output = Result<T, E>>,
 ) -> Result<T, String> {
-    match tokio::time::timeout(REQUEST_TIMEOUT, fut).await {
+    match tokio::time::timeout(scaled(REQUEST_TIMEOUT), fut).await {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(e.to_string()),
-        Err(_) => Err(format!("no answer within {} s", REQUEST_TIMEOUT.as_secs())),
+        Err(_) => Err(format!("no answer within {} s", scaled(REQUEST_TIMEOUT).as_secs())),
     }
 }
 
@@ -235,7 +262,7 @@ async fn run(mode: Mode, server: &[String]) {
         }
     };
     let client: RunningService<RoleClient, ()> =
-        match tokio::time::timeout(CONNECT_TIMEOUT, connect).await {
+        match tokio::time::timeout(scaled(CONNECT_TIMEOUT), connect).await {
             Ok(Ok(c)) => c,
             Ok(Err(e)) => {
                 fail(&format!("handshake ({} mode)", mode.name()), e.to_string());
@@ -244,7 +271,7 @@ async fn run(mode: Mode, server: &[String]) {
             Err(_) => {
                 fail(
                     &format!("handshake ({} mode)", mode.name()),
-                    format!("no handshake within {} s", CONNECT_TIMEOUT.as_secs()),
+                    format!("no handshake within {} s", scaled(CONNECT_TIMEOUT).as_secs()),
                 );
                 return;
             }
@@ -286,17 +313,25 @@ async fn run(mode: Mode, server: &[String]) {
         }
     }
 
+    // What the server declares decides which of the checks below apply.
+    let caps = info.as_ref().map(|i| i.capabilities.clone()).unwrap_or_default();
+
     // --- tools ----------------------------------------------------------------------
+    const TOOLS_LIST: &str = "tools/list has echo and add";
     match req(client.list_tools(None)).await {
         Ok(r) => {
             let names: Vec<String> = r.tools.iter().map(|t| t.name.to_string()).collect();
-            if names.iter().any(|n| n == "echo") {
-                ok("tools/list has echo", format!("{} tools", names.len()));
+            let missing: Vec<&str> =
+                ["echo", "add"].into_iter().filter(|w| !names.iter().any(|n| n == w)).collect();
+            if caps.tools.is_none() {
+                fail(TOOLS_LIST, "tools/list answered, but no tools capability is declared");
+            } else if missing.is_empty() {
+                ok(TOOLS_LIST, format!("{} tools: {}", names.len(), names.join(", ")));
             } else {
-                fail("tools/list has echo", format!("tools: {names:?}"));
+                fail(TOOLS_LIST, format!("missing {missing:?}; tools: {names:?}"));
             }
         }
-        Err(e) => fail("tools/list has echo", e),
+        Err(e) => fail(TOOLS_LIST, e),
     }
 
     let echo_args = json!({ "text": ECHO_TEXT });
@@ -344,18 +379,56 @@ async fn run(mode: Mode, server: &[String]) {
     }
 
     // --- resources ------------------------------------------------------------------
-    match req(client.list_resources(None)).await {
-        Ok(r) => {
-            let uris: Vec<&str> = r.resources.iter().map(|x| x.uri.as_str()).collect();
-            if uris.contains(&"test://static-text") {
-                ok("resources/list has test://static-text", format!("{} resources", uris.len()));
-            } else {
-                fail("resources/list has test://static-text", format!("resources: {uris:?}"));
+    let mut uris: Vec<String> = Vec::new();
+    if caps.resources.is_none() {
+        skip("resources/list", "no resources capability declared");
+    } else {
+        match req(client.list_resources(None)).await {
+            Ok(r) => {
+                uris = r.resources.iter().map(|x| x.uri.to_string()).collect();
+                ok("resources/list", format!("{} resources", uris.len()));
             }
+            Err(e) => fail("resources/list", e),
         }
-        Err(e) => fail("resources/list has test://static-text", e),
+    }
+    if caps.resources.is_none() {
+        skip("resources/read test://static-text", "no resources capability declared");
+    } else if !uris.iter().any(|u| u == "test://static-text") {
+        let why = format!("test://static-text not in resources/list ({uris:?})");
+        skip("resources/read test://static-text", why);
+    } else {
+        read_static_text(&client).await;
     }
 
+    // --- prompts --------------------------------------------------------------------
+    let mut prompts: Vec<String> = Vec::new();
+    if caps.prompts.is_none() {
+        skip("prompts/list", "no prompts capability declared");
+    } else {
+        match req(client.list_prompts(None)).await {
+            Ok(r) => {
+                prompts = r.prompts.iter().map(|p| p.name.to_string()).collect();
+                ok("prompts/list", format!("{} prompts", prompts.len()));
+            }
+            Err(e) => fail("prompts/list", e),
+        }
+    }
+    if caps.prompts.is_none() {
+        skip("prompts/get test_simple_prompt", "no prompts capability declared");
+    } else if !prompts.iter().any(|n| n == "test_simple_prompt") {
+        let why = format!("test_simple_prompt not in prompts/list ({prompts:?})");
+        skip("prompts/get test_simple_prompt", why);
+    } else {
+        get_simple_prompt(&client).await;
+    }
+
+    // --- shutdown: rmcp closes stdin and waits for the child (SIGTERM/kill after 3 s) --
+    if let Err(e) = tokio::time::timeout(scaled(Duration::from_secs(10)), client.cancel()).await {
+        eprintln!("rmcp-interop: shutdown did not finish: {e}");
+    }
+}
+
+async fn read_static_text(client: &RunningService<RoleClient, ()>) {
     match req(client.read_resource(ReadResourceRequestParams::new("test://static-text"))).await {
         Ok(r) => {
             let v = to_json(&r);
@@ -373,20 +446,9 @@ async fn run(mode: Mode, server: &[String]) {
         }
         Err(e) => fail("resources/read test://static-text", e),
     }
+}
 
-    // --- prompts --------------------------------------------------------------------
-    match req(client.list_prompts(None)).await {
-        Ok(r) => {
-            let names: Vec<&str> = r.prompts.iter().map(|p| p.name.as_str()).collect();
-            if names.contains(&"test_simple_prompt") {
-                ok("prompts/list has test_simple_prompt", format!("{} prompts", names.len()));
-            } else {
-                fail("prompts/list has test_simple_prompt", format!("prompts: {names:?}"));
-            }
-        }
-        Err(e) => fail("prompts/list has test_simple_prompt", e),
-    }
-
+async fn get_simple_prompt(client: &RunningService<RoleClient, ()>) {
     match req(client.get_prompt(GetPromptRequestParams::new("test_simple_prompt"))).await {
         Ok(r) => {
             let v = to_json(&r);
@@ -400,10 +462,5 @@ async fn run(mode: Mode, server: &[String]) {
             }
         }
         Err(e) => fail("prompts/get test_simple_prompt", e),
-    }
-
-    // --- shutdown: rmcp closes stdin and waits for the child (SIGTERM/kill after 3 s) --
-    if let Err(e) = tokio::time::timeout(Duration::from_secs(10), client.cancel()).await {
-        eprintln!("rmcp-interop: shutdown did not finish: {e}");
     }
 }
