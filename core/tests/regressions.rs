@@ -272,3 +272,27 @@ fn final_line_at_eof_is_counted() {
     );
     assert_eq!(s.stats().lines_in, before + 1);
 }
+
+/// Found by `server_session` (2025-03-26 batches): a batch that uses one id twice, where
+/// the core answers the first request itself (`ping`), accepted the second as well: the
+/// ping's response was staged in the batch reply but not sent, so both requests were in
+/// flight at once and the reply array carried two responses with id 1 that the client
+/// cannot tell apart. Two requests the host answers (`tools/list` twice) are already
+/// caught (`DuplicateRequestId`, -32600); a response staged in the open batch must count
+/// as in flight too.
+#[test]
+fn duplicate_id_in_one_batch_is_rejected_when_the_core_answers_the_first() {
+    let mut s = ready_server("2025-03-26");
+    let batch = r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":1,"method":"tools/list"}]"#;
+    let (out, events) = feed(&mut s, 0, format!("{batch}\n").as_bytes());
+    assert!(
+        !events.iter().any(|e| e.starts_with("request")),
+        "the duplicate reached the host: {events:?} {out:?}"
+    );
+    assert_eq!(out.len(), 1, "{out:?}");
+    let reply = j(&out[0]);
+    assert_eq!(reply[0]["id"], 1);
+    assert_eq!(reply[0]["result"], serde_json::json!({}));
+    assert_eq!(reply[1]["id"], 1);
+    assert_eq!(reply[1]["error"]["code"], -32600, "{out:?}");
+}

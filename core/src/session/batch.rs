@@ -75,7 +75,22 @@ impl Core<'_> {
         self.batch.len = 0;
         self.batch.count = 0;
         self.batch.pending = 0;
-        for element in b.iter() {
+        for (k, element) in b.iter().enumerate() {
+            // An id used by an earlier request of the same batch is still in flight, even
+            // when the core answered that one itself (its response is staged, not sent).
+            if let Ok(Message::Request(r)) = element
+                && b.iter()
+                    .take(k)
+                    .any(|e| matches!(e, Ok(Message::Request(p)) if p.id.same(&r.id)))
+            {
+                self.reply_error(
+                    Some(r.id),
+                    ErrorCode::INVALID_REQUEST,
+                    "Invalid Request: duplicate id of a request in flight",
+                );
+                self.violation(Violation::DuplicateRequestId);
+                continue;
+            }
             match element {
                 Ok(Message::Request(r)) if r.method.eq_str("initialize") => {
                     self.reply_error(
