@@ -31,17 +31,12 @@ if [ $ALLOCS_ONLY = 0 ]; then
      --scenarios ping-w1,ping-w64,echo1k-w64 --reps "$REPS" --cold 0 --out "$ROOT/target/bench")
   python3 - "$ROOT/target/bench/summary.json" <<'PY'
 import json, sys
-s = json.load(open(sys.argv[1]))
-rows = s if isinstance(s, list) else s.get("rows", s)
-def find(server, scen):
-    for r in (rows if isinstance(rows, list) else []):
-        if r.get("server") == server and r.get("scenario") == scen:
-            return r
+cells = json.load(open(sys.argv[1]))["cells"]
 print("\nscenario      ours req/s   rmcp req/s   ratio   ours CPU us/req")
 for scen in ["ping-w1", "ping-w64", "echo1k-w64"]:
-    o, r = find("ours", scen), find("rmcp-pipes", scen)
+    o, r = cells.get(f"ours|{scen}"), cells.get(f"rmcp-pipes|{scen}")
     if o and r:
-        print(f"{scen:12} {o['req_per_s']:12.0f} {r['req_per_s']:12.0f} {o['req_per_s']/r['req_per_s']:7.2f}   {o.get('server_cpu_us_per_req', float('nan')):.2f}")
+        print(f"{scen:12} {o['req_per_s']:12.0f} {r['req_per_s']:12.0f} {o['req_per_s']/r['req_per_s']:7.2f}   {o['server_cpu_us_per_req']:.2f}")
 PY
 fi
 

@@ -296,3 +296,53 @@ fn duplicate_id_in_one_batch_is_rejected_when_the_core_answers_the_first() {
     assert_eq!(reply[1]["id"], 1);
     assert_eq!(reply[1]["error"]["code"], -32600, "{out:?}");
 }
+
+/// Found by `server_session` (2025-03-26 batches; "handle_bytes took nothing although
+/// the queues were drained"): a batch request answered with `respond_error` or
+/// `respond_missing_capability` was written as a lone object instead of being staged in
+/// the batch reply, and the batch was never marked done. The rest of the batch reply
+/// (here the ping's result) was never sent, and every later batch line waited forever
+/// for the batch to close.
+#[test]
+fn batch_request_answered_with_an_error_completes_the_batch() {
+    use picomcp::ErrorCode;
+    use picomcp::session::Event;
+    for missing_capability in [false, true] {
+        let mut s = ready_server("2025-03-26");
+        let b1 = r#"[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":2,"method":"ping"}]"#;
+        push(&mut s, 0, format!("{b1}\n").as_bytes());
+        let mut request = None;
+        while let Some(e) = s.poll_event() {
+            if let Event::Request { id, .. } = e {
+                request = Some(id);
+            }
+        }
+        assert!(
+            take_output(&mut s).is_empty(),
+            "the batch reply waits for the host"
+        );
+        let id = request.unwrap();
+        if missing_capability {
+            s.respond_missing_capability(id, Json::new(r#"{"sampling":{}}"#).unwrap())
+                .unwrap();
+        } else {
+            s.respond_error(id, ErrorCode::INTERNAL_ERROR, "boom", None)
+                .unwrap();
+        }
+        let out = take_output(&mut s);
+        assert_eq!(out.len(), 1, "{out:?}");
+        let reply = j(&out[0]);
+        let items = reply
+            .as_array()
+            .unwrap_or_else(|| panic!("not a batch reply: {out:?}"));
+        assert_eq!(items.len(), 2, "{out:?}");
+        let by_id = |id: i64| items.iter().find(|r| r["id"] == id).unwrap();
+        let code = if missing_capability { -32021 } else { -32603 };
+        assert_eq!(by_id(1)["error"]["code"], code);
+        assert_eq!(by_id(2)["result"], serde_json::json!({}));
+        // The batch is closed: the next one is handled.
+        let b2 = r#"[{"jsonrpc":"2.0","id":3,"method":"tools/list"}]"#;
+        let (_, events) = feed(&mut s, 0, format!("{b2}\n").as_bytes());
+        assert_eq!(events, ["request tools/list -"]);
+    }
+}

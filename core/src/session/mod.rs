@@ -546,11 +546,17 @@ impl<'s> Session<'s> {
             _ => return Err(RespondError::UnknownRequest),
         }
         let raw = slot.id;
-        c.outbox
-            .push_with(|w| {
-                jsonrpc::encode_error(w, Some(Id::from_raw(raw.as_str())), code, message, data)
-            })
-            .map_err(RespondError::Full)?;
+        let f = |w: &mut JsonWriter<'_>| {
+            jsonrpc::encode_error(w, Some(Id::from_raw(raw.as_str())), code, message, data)
+        };
+        if slot.in_batch {
+            // A batch member: its error goes into the batch reply.
+            c.stage(&f).map_err(RespondError::Full)?;
+            c.free_inbound(id.index);
+            c.batch_member_done();
+            return Ok(());
+        }
+        c.outbox.push_with(f).map_err(RespondError::Full)?;
         c.stats.messages_out += 1;
         c.free_inbound(id.index);
         Ok(())
@@ -580,28 +586,34 @@ impl<'s> Session<'s> {
             }
             return Ok(());
         }
-        c.outbox
-            .push_with(|w| {
-                w.begin_object();
-                w.key("jsonrpc");
-                w.string("2.0");
-                w.key("id");
-                w.raw(Json::from_validated(slot.id.as_str()));
-                w.key("error");
-                w.begin_object();
-                w.key("code");
-                w.i64(MISSING_CLIENT_CAPABILITY.0 as i64);
-                w.key("message");
-                w.string("Missing required client capability");
-                w.key("data");
-                w.begin_object();
-                w.key("requiredCapabilities");
-                w.raw(required);
-                w.end_object();
-                w.end_object();
-                w.end_object();
-            })
-            .map_err(RespondError::Full)?;
+        let f = |w: &mut JsonWriter<'_>| {
+            w.begin_object();
+            w.key("jsonrpc");
+            w.string("2.0");
+            w.key("id");
+            w.raw(Json::from_validated(slot.id.as_str()));
+            w.key("error");
+            w.begin_object();
+            w.key("code");
+            w.i64(MISSING_CLIENT_CAPABILITY.0 as i64);
+            w.key("message");
+            w.string("Missing required client capability");
+            w.key("data");
+            w.begin_object();
+            w.key("requiredCapabilities");
+            w.raw(required);
+            w.end_object();
+            w.end_object();
+            w.end_object();
+        };
+        if slot.in_batch {
+            // A batch member: its error goes into the batch reply.
+            c.stage(&f).map_err(RespondError::Full)?;
+            c.free_inbound(id.index);
+            c.batch_member_done();
+            return Ok(());
+        }
+        c.outbox.push_with(f).map_err(RespondError::Full)?;
         c.stats.messages_out += 1;
         c.free_inbound(id.index);
         Ok(())

@@ -1,0 +1,38 @@
+//! Shared code of the picomcp fuzz targets. Each target in `fuzz_targets/` is one line
+//! that calls a `run` function here; the invariants are documented on those functions and
+//! in `docs/RELIABILITY.md`.
+//!
+//! Input layouts (all targets accept any bytes; the layouts only give the bytes meaning):
+//! - `framing`: `[cap] [flags] [split offsets: 2 bytes each] stream...`
+//! - `json_scanner`: the JSON text itself.
+//! - `jsonrpc_parse`: `[limits selector] line...`
+//! - `server_session` / `client_session`: `[config] [chunk seed] command...` (see
+//!   [`session`]).
+
+pub mod framing;
+pub mod json_scanner;
+pub mod jsonrpc_parse;
+pub mod session;
+pub mod wire;
+
+/// A tiny deterministic generator (xorshift64*), for choices derived from the input.
+#[derive(Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// A number in `1..=max` (max ≥ 1).
+    pub fn size(&mut self, max: usize) -> usize {
+        1 + (self.next_u64() % max as u64) as usize
+    }
+}
