@@ -9,7 +9,7 @@
 //! straight into the session's transmit queue with `respond_with`.
 
 use picomcp::error::ErrorCode;
-use picomcp::json::{Json, JsonKind, JsonWriter};
+use picomcp::json::{Json, JsonWriter};
 use picomcp::protocol::{Method, ProtocolVersion};
 use picomcp::session::{InboundId, RespondError, Session};
 use serde::Deserialize;
@@ -374,78 +374,10 @@ fn number_json(v: f64, buf: &mut ryu::Buffer) -> Json<'_> {
 ///
 /// `f64::from_str` (which `Json::as_f64` and serde-json-core's `f64` use) is exact for
 /// every input, at about 15 KiB of flash, mostly a 10 KiB table of powers of five:
-/// a quarter of this firmware's budget. This is Clinger's fast path: the result is
-/// correctly rounded whenever the significand has at most 15 digits and the decimal
-/// exponent is within ±22 (anything a person types), and within a few units in the
-/// last place beyond that. That is why `add` reads its numbers through `Json` and not
-/// through a `#[derive(Deserialize)]` struct with `f64` fields as `echo` does.
+/// a quarter of this firmware's budget. The core's `Json::as_f64_compact` is Clinger's
+/// fast path instead: correctly rounded for anything a person types, within a few units
+/// in the last place beyond that. That is why `add` reads its numbers through `Json` and
+/// not through a `#[derive(Deserialize)]` struct with `f64` fields as `echo` does.
 fn number(v: Option<Json<'_>>) -> Option<f64> {
-    let v = v.filter(|v| v.kind() == JsonKind::Number)?;
-    Some(parse_f64(v.as_raw().as_bytes()))
-}
-
-/// Parses a number the core's scanner already validated as JSON.
-fn parse_f64(b: &[u8]) -> f64 {
-    const POW10: [f64; 23] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-        1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-    ];
-    let neg = b.first() == Some(&b'-');
-    let mut mant: u64 = 0;
-    let mut digits = 0; // significant digits kept in `mant`
-    let mut exp: i32 = 0; // value = mant * 10^exp
-    let mut frac = false;
-    let mut i = usize::from(neg);
-    while i < b.len() {
-        match b[i] {
-            b'.' => frac = true,
-            d @ b'0'..=b'9' => {
-                let d = u64::from(d - b'0');
-                if digits < 19 && (mant != 0 || d != 0) {
-                    mant = mant * 10 + d;
-                    digits += 1;
-                    exp -= i32::from(frac);
-                } else if mant == 0 {
-                    exp -= i32::from(frac); // a leading zero after the point
-                } else if !frac {
-                    exp += 1; // an integer digit beyond the 19 we keep
-                }
-            }
-            _ => break, // 'e' or 'E'
-        }
-        i += 1;
-    }
-    if i < b.len() {
-        i += 1;
-        let eneg = b.get(i) == Some(&b'-');
-        if matches!(b.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        let mut e: i32 = 0;
-        for &d in &b[i..] {
-            e = e.saturating_mul(10).saturating_add(i32::from(d - b'0'));
-        }
-        exp = exp.saturating_add(if eneg { -e } else { e });
-    }
-    let mut x = mant as f64;
-    if mant != 0 {
-        if mant < 1 << 53 && (-22..=22).contains(&exp) {
-            // One correctly rounded operation on exact operands.
-            let p = POW10[exp.unsigned_abs() as usize];
-            x = if exp < 0 { x / p } else { x * p };
-        } else {
-            let mut e = exp;
-            while e > 0 && x.is_finite() {
-                let k = e.min(22);
-                x *= POW10[k as usize];
-                e -= k;
-            }
-            while e < 0 && x != 0.0 {
-                let k = (-e).min(22);
-                x /= POW10[k as usize];
-                e += k;
-            }
-        }
-    }
-    if neg { -x } else { x }
+    v.and_then(|v| v.as_f64_compact())
 }
