@@ -95,11 +95,8 @@ impl Core<'_> {
         modern: bool,
         input: Option<(Json<'_>, Option<&str>)>,
     ) -> Result<(), InsufficientSize> {
-        let spans = self.info_spans;
         let info = &self.info;
-        let text =
-            |s: (usize, usize)| core::str::from_utf8(&info[s.0..s.0 + s.1]).unwrap_or("null");
-        let envelope = modern.then(|| (text(spans[0]), text(spans[1]), text(spans[2])));
+        let envelope = modern.then(|| super::ConfigText::of(info, &self.info_spans).envelope());
         write_request(
             &mut self.outbox,
             id,
@@ -120,11 +117,8 @@ impl Core<'_> {
         id: u64,
         filter: Json<'_>,
     ) -> Result<(), InsufficientSize> {
-        let spans = self.info_spans;
         let info = &self.info;
-        let text =
-            |s: (usize, usize)| core::str::from_utf8(&info[s.0..s.0 + s.1]).unwrap_or("null");
-        let envelope = (text(spans[0]), text(spans[1]), text(spans[2]));
+        let envelope = super::ConfigText::of(info, &self.info_spans).envelope();
         let member = Some(("notifications", filter));
         write_request(
             &mut self.outbox,
@@ -213,11 +207,8 @@ impl Core<'_> {
         }
         let i = id.index as usize;
         let wire = self.next_id;
-        let spans = self.info_spans;
         let info = &self.info;
-        let text =
-            |s: (usize, usize)| core::str::from_utf8(&info[s.0..s.0 + s.1]).unwrap_or("null");
-        let envelope = (text(spans[0]), text(spans[1]), text(spans[2]));
+        let envelope = super::ConfigText::of(info, &self.info_spans).envelope();
         let stored = |tag: u16| {
             self.arena
                 .get(info, tag)

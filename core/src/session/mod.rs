@@ -969,6 +969,35 @@ impl<'s> Session<'s> {
     }
 }
 
+/// The configuration text copied into `Storage::info`: each piece is already JSON
+/// (`name`, `version` and `instructions` as escaped strings, `capabilities` an object).
+#[derive(Clone, Copy)]
+struct ConfigText<'a> {
+    name: &'a str,
+    version: &'a str,
+    capabilities: &'a str,
+    instructions: Option<&'a str>,
+}
+
+impl<'a> ConfigText<'a> {
+    /// Reads the pieces from `info` (borrowing only that field, so the transmit queue can
+    /// be written at the same time).
+    fn of(info: &'a [u8], spans: &[(usize, usize); 4]) -> Self {
+        let text = |(s, n): (usize, usize)| core::str::from_utf8(&info[s..s + n]).unwrap_or("null");
+        ConfigText {
+            name: text(spans[0]),
+            version: text(spans[1]),
+            capabilities: text(spans[2]),
+            instructions: (spans[3].1 > 0).then(|| text(spans[3])),
+        }
+    }
+
+    /// `(name, version, capabilities)`, as the request envelope needs them.
+    fn envelope(&self) -> (&'a str, &'a str, &'a str) {
+        (self.name, self.version, self.capabilities)
+    }
+}
+
 /// Transmit space an automatic reply to a line of `line` bytes may need.
 fn reply_reserve(line: usize, info: usize) -> usize {
     (line + 320).max(info + 640)
@@ -1438,21 +1467,8 @@ impl<'s> Core<'s> {
             .map_or(Caps::NONE, Caps::from_json);
         self.version = Some(chosen);
         self.phase = Phase::AwaitingInitialized;
-        let (name, ver, caps, instr) = (
-            self.info_spans[0],
-            self.info_spans[1],
-            self.info_spans[2],
-            self.info_spans[3],
-        );
-        let info = &self.info;
-        let text =
-            |s: (usize, usize)| core::str::from_utf8(&info[s.0..s.0 + s.1]).unwrap_or("null");
-        let (name, ver, caps, instr) = (
-            text(name),
-            text(ver),
-            text(caps),
-            if instr.1 > 0 { Some(text(instr)) } else { None },
-        );
+        let t = ConfigText::of(&self.info, &self.info_spans);
+        let (name, ver, caps, instr) = (t.name, t.version, t.capabilities, t.instructions);
         let r = self.outbox.push_with(|w| {
             w.begin_object();
             w.key("jsonrpc");
@@ -1757,12 +1773,7 @@ impl<'s> Core<'s> {
             .versions
             .newest_legacy()
             .unwrap_or(ProtocolVersion::LATEST_LEGACY);
-        let info = &self.info;
-        let text = |i: usize| {
-            let (s, n) = self.info_spans[i];
-            core::str::from_utf8(&info[s..s + n]).unwrap_or("\"\"")
-        };
-        let (name, ver, caps) = (text(0), text(1), text(2));
+        let (name, ver, caps) = ConfigText::of(&self.info, &self.info_spans).envelope();
         let r = self.outbox.push_with(|w| {
             w.begin_object();
             w.key("jsonrpc");

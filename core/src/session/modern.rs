@@ -208,21 +208,8 @@ impl Core<'_> {
     }
 
     fn reply_discover(&mut self, id: Id<'_>) {
-        let (name, ver, caps, instr) = (
-            self.info_spans[0],
-            self.info_spans[1],
-            self.info_spans[2],
-            self.info_spans[3],
-        );
-        let info = &self.info;
-        let text =
-            |s: (usize, usize)| core::str::from_utf8(&info[s.0..s.0 + s.1]).unwrap_or("null");
-        let (name, ver, caps, instr) = (
-            text(name),
-            text(ver),
-            text(caps),
-            if instr.1 > 0 { Some(text(instr)) } else { None },
-        );
+        let t = super::ConfigText::of(&self.info, &self.info_spans);
+        let (name, ver, caps, instr) = (t.name, t.version, t.capabilities, t.instructions);
         let versions = self.versions;
         let (ttl, public) = (self.cache_ttl_ms, self.cache_public);
         let r = self.outbox.push_with(|w| {
@@ -638,17 +625,13 @@ impl Core<'_> {
             w.put(b"\"_meta\":{\"");
             w.put(KEY_SERVER_INFO.as_bytes());
             w.put(b"\":{\"name\":");
-            w.put(self.info_text(0).as_bytes());
+            let t = super::ConfigText::of(&self.info, &self.info_spans);
+            w.put(t.name.as_bytes());
             w.put(b",\"version\":");
-            w.put(self.info_text(1).as_bytes());
+            w.put(t.version.as_bytes());
             w.put(b"}}");
         }
         w.put(b"}");
-    }
-
-    pub(super) fn info_text(&self, i: usize) -> &str {
-        let (s, n) = self.info_spans[i];
-        core::str::from_utf8(&self.info[s..s + n]).unwrap_or("\"\"")
     }
 
     /// Checks that an `input_required` answer to `slot` only asks for input kinds its
