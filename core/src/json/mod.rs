@@ -6,10 +6,13 @@
 
 mod number;
 mod scan;
+#[cfg(target_pointer_width = "64")]
+mod scan_fast;
 mod value;
 mod write;
 
 pub use scan::{DEFAULT_MAX_DEPTH, JsonError, JsonErrorKind, MAX_DEPTH_CAP};
 pub(crate) use scan::{Scanner, StrSpan};
+pub(crate) use value::trim_json_ws;
 pub use value::{Elements, Json, JsonKind, JsonStr, Members, Unescape};
 pub use write::JsonWriter;

@@ -193,7 +193,7 @@ fn stop_bits(w: u64) -> u64 {
 /// long runs are skipped 32 bytes at a time with a branch-free test that the compiler
 /// turns into vector compares.
 #[inline(always)]
-fn find_string_stop(b: &[u8], mut pos: usize) -> usize {
+pub(super) fn find_string_stop(b: &[u8], mut pos: usize) -> usize {
     if let Some(w) = b.get(pos..).and_then(|r| r.first_chunk::<8>()) {
         let m = stop_bits(u64::from_le_bytes(*w));
         if m != 0 {
@@ -470,14 +470,25 @@ fn key_colon_end(b: &[u8], pos: usize) -> Result<usize, JsonError> {
 
 /// Scans one complete value starting at `pos` (leading whitespace allowed) that sits at
 /// nesting level `base_depth`; returns the offset after it. See [`Scanner::scan_value`].
+#[inline(always)]
 fn value_end(
     b: &[u8],
-    mut pos: usize,
+    pos: usize,
     base_depth: usize,
     max_depth: usize,
 ) -> Result<usize, JsonError> {
     // Containers this value may open.
     let room = max_depth.min(MAX_DEPTH_CAP).saturating_sub(base_depth);
+    #[cfg(target_pointer_width = "64")]
+    if let Some(end) = super::scan_fast::value_end(b, pos, room) {
+        return Ok(end);
+    }
+    value_end_exact(b, pos, room)
+}
+
+/// [`value_end`] with exact errors; `room` is the number of containers the value may open.
+#[inline(never)]
+fn value_end_exact(b: &[u8], mut pos: usize, room: usize) -> Result<usize, JsonError> {
     let mut stack = BitStack::new();
     // Whether the innermost open container is an object (meaningless when none is open).
     let mut in_obj = false;
@@ -667,16 +678,27 @@ pub(crate) fn skip_valid(b: &[u8], mut pos: usize) -> usize {
 }
 
 /// `pos` at the opening quote of a valid string; returns the offset after the closing quote.
-pub(crate) fn skip_valid_string(b: &[u8], mut pos: usize) -> usize {
+#[inline]
+pub(crate) fn skip_valid_string(b: &[u8], pos: usize) -> usize {
+    skip_valid_string_escaped(b, pos).0
+}
+
+/// [`skip_valid_string`], and whether the string has an escape.
+#[inline]
+pub(crate) fn skip_valid_string_escaped(b: &[u8], mut pos: usize) -> (usize, bool) {
     pos += 1;
+    let mut escaped = false;
     loop {
         // Valid strings have no raw control characters, so only `"` and `\\` stop here.
         pos = find_string_stop(b, pos);
         match b.get(pos) {
-            Some(b'"') => return pos + 1,
-            Some(b'\\') => pos += 2,
+            Some(b'"') => return (pos + 1, escaped),
+            Some(b'\\') => {
+                escaped = true;
+                pos += 2;
+            }
             Some(_) => pos += 1,
-            None => return pos,
+            None => return (pos, escaped),
         }
     }
 }
@@ -699,7 +721,23 @@ mod tests {
         }};
     }
 
+    /// Where the fast path accepts a value, the exact scanner accepts the same value.
+    fn fast_agrees(line: u32, input: &[u8]) {
+        #[cfg(target_pointer_width = "64")]
+        for room in [0, 1, 2, 64] {
+            if let Some(end) = super::super::scan_fast::value_end(input, 0, room) {
+                assert_eq!(
+                    value_end_exact(input, 0, room),
+                    Ok(end),
+                    "row {line}: {input:?} room {room}"
+                );
+            }
+        }
+        let _ = (line, input);
+    }
+
     fn accepts(line: u32, input: &[u8], _: ()) {
+        fast_agrees(line, input);
         let text = core::str::from_utf8(input).unwrap();
         assert!(
             Json::new(text).is_ok(),
@@ -709,6 +747,7 @@ mod tests {
     }
 
     fn rejects(line: u32, input: &[u8], (kind, offset): (JsonErrorKind, usize)) {
+        fast_agrees(line, input);
         let text = core::str::from_utf8(input).unwrap();
         assert_eq!(
             Json::new(text).map(|_| ()),

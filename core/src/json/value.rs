@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use super::scan::{DEFAULT_MAX_DEPTH, JsonError, Scanner, skip_valid, skip_valid_string};
+use super::scan::{DEFAULT_MAX_DEPTH, JsonError, Scanner, skip_valid, skip_valid_string_escaped};
 use crate::error::InsufficientSize;
 
 /// A JSON value, borrowed from the text it was found in, that is known to be valid.
@@ -59,9 +59,7 @@ impl<'a> Json<'a> {
     pub fn with_max_depth(text: &'a str, max_depth: usize) -> Result<Self, JsonError> {
         let mut sc = Scanner::new(text.as_bytes());
         sc.scan_document(max_depth)?;
-        Ok(Json(
-            text.trim_matches(|c| matches!(c, ' ' | '\t' | '\r' | '\n')),
-        ))
+        Ok(Json(trim_json_ws(text)))
     }
 
     /// Wraps text that a scanner of this crate has already validated.
@@ -118,7 +116,7 @@ impl<'a> Json<'a> {
         let inner = &self.0[1..self.0.len() - 1];
         Some(JsonStr {
             raw: inner,
-            escaped: inner.as_bytes().contains(&b'\\'),
+            escaped: has_backslash(inner),
         })
     }
 
@@ -249,9 +247,25 @@ pub struct Members<'a> {
     pos: usize,
 }
 
+/// `text` without the JSON whitespace around it.
+pub(crate) fn trim_json_ws(text: &str) -> &str {
+    let ws = |c: &u8| matches!(c, b' ' | b'\t' | b'\r' | b'\n');
+    let b = text.as_bytes();
+    let start = b.iter().position(|c| !ws(c)).unwrap_or(b.len());
+    let end = b.iter().rposition(|c| !ws(c)).map_or(start, |e| e + 1);
+    text.get(start..end).unwrap_or("")
+}
+
+/// Whether a string's raw text has an escape. A plain loop: strings here are short, and
+/// `<[u8]>::contains` calls a `memchr` whose set-up costs more than the search.
+#[inline]
+fn has_backslash(raw: &str) -> bool {
+    raw.bytes().any(|c| c == b'\\')
+}
+
 impl<'a> Iterator for Members<'a> {
     type Item = (JsonStr<'a>, Json<'a>);
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         let b = self.text.as_bytes();
         let ks = skip_ws(b, self.pos);
@@ -259,7 +273,7 @@ impl<'a> Iterator for Members<'a> {
             self.pos = b.len();
             return None;
         }
-        let ke = skip_valid_string(b, ks);
+        let (ke, escaped) = skip_valid_string_escaped(b, ks);
         let key_raw = self.text.get(ks + 1..ke - 1)?;
         let mut vs = ke;
         while matches!(b.get(vs), Some(b' ' | b'\n' | b'\r' | b'\t' | b':')) {
@@ -269,7 +283,7 @@ impl<'a> Iterator for Members<'a> {
         self.pos = ve;
         let key = JsonStr {
             raw: key_raw,
-            escaped: key_raw.as_bytes().contains(&b'\\'),
+            escaped,
         };
         Some((key, Json(self.text.get(vs..ve)?)))
     }
@@ -347,7 +361,9 @@ impl<'a> JsonStr<'a> {
     /// Compares the decoded string with `s`, without copying.
     pub fn eq_str(&self, s: &str) -> bool {
         if !self.escaped {
-            return self.raw == s;
+            // Keys and method names are short: an inline loop beats a `memcmp` call.
+            let (a, b) = (self.raw.as_bytes(), s.as_bytes());
+            return a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y);
         }
         self.chars().eq(s.chars())
     }

@@ -214,9 +214,7 @@ pub fn parse<'a>(line: &'a str, limits: &Limits) -> Result<Message<'a>, ParseErr
             let mut sc2 = Scanner::new(b);
             match sc2.scan_document(limits.max_depth) {
                 Ok(()) => Ok(Message::Batch(Batch {
-                    array: Json::from_validated(
-                        line.trim_matches(|c| matches!(c, ' ' | '\t' | '\r' | '\n')),
-                    ),
+                    array: Json::from_validated(crate::json::trim_json_ws(line)),
                     max_depth: limits.max_depth,
                     max_id_len: limits.max_id_len,
                 })),

@@ -1,0 +1,188 @@
+//! The fast path of the scanner: accepts valid JSON quickly and says nothing about errors.
+//!
+//! [`value_end`] returns `None` for anything it does not accept, which is either invalid
+//! JSON or a case it leaves to the exact scanner (nesting beyond 64 levels, surrogate
+//! escapes). The exact scanner in [`scan`](super::scan) then runs from the same offset and
+//! produces the result, so the two together accept exactly what the exact scanner accepts
+//! and report the same errors. Returning a plain `Option<usize>` keeps the offset in
+//! registers: a `Result` carrying a [`JsonError`](super::JsonError) is returned through
+//! memory on every token.
+//!
+//! Compiled on 64-bit targets only; small 32-bit devices keep the smaller exact scanner.
+
+use super::scan::find_string_stop;
+
+#[inline(always)]
+fn skip_ws(b: &[u8], mut pos: usize) -> usize {
+    while let Some(&c) = b.get(pos) {
+        if c > b' ' || !matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
+            break;
+        }
+        pos += 1;
+    }
+    pos
+}
+
+#[inline(always)]
+fn hex4(b: &[u8], pos: usize) -> Option<u16> {
+    let w = b.get(pos..pos + 4)?;
+    let mut v = 0u16;
+    for &c in w {
+        let h = match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            b'A'..=b'F' => c - b'A' + 10,
+            _ => return None,
+        };
+        v = (v << 4) | h as u16;
+    }
+    Some(v)
+}
+
+/// `pos` just after an opening quote; returns the offset of the closing quote.
+#[inline(always)]
+fn string_end(b: &[u8], mut pos: usize) -> Option<usize> {
+    loop {
+        pos = find_string_stop(b, pos);
+        match *b.get(pos)? {
+            b'"' => return Some(pos),
+            b'\\' => {
+                pos = match *b.get(pos + 1)? {
+                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => pos + 2,
+                    b'u' if !(0xD800..0xE000).contains(&hex4(b, pos + 2)?) => pos + 6,
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        }
+    }
+}
+
+#[inline(always)]
+fn digits_end(b: &[u8], mut pos: usize) -> usize {
+    while let Some(c) = b.get(pos) {
+        if !c.is_ascii_digit() {
+            break;
+        }
+        pos += 1;
+    }
+    pos
+}
+
+/// `pos` at `-` or a digit.
+#[inline(always)]
+fn number_end(b: &[u8], mut pos: usize) -> Option<usize> {
+    if b[pos] == b'-' {
+        pos += 1;
+    }
+    match *b.get(pos)? {
+        b'0' => pos += 1,
+        b'1'..=b'9' => pos = digits_end(b, pos + 1),
+        _ => return None,
+    }
+    match b.get(pos) {
+        Some(b'.' | b'e' | b'E' | b'0'..=b'9') => number_tail(b, pos),
+        _ => Some(pos),
+    }
+}
+
+#[inline(never)]
+fn number_tail(b: &[u8], mut pos: usize) -> Option<usize> {
+    if b[pos] == b'.' {
+        let end = digits_end(b, pos + 1);
+        if end == pos + 1 {
+            return None;
+        }
+        pos = end;
+    }
+    if matches!(b.get(pos), Some(b'e' | b'E')) {
+        pos += 1;
+        if matches!(b.get(pos), Some(b'+' | b'-')) {
+            pos += 1;
+        }
+        let end = digits_end(b, pos);
+        if end == pos {
+            return None;
+        }
+        pos = end;
+    }
+    // A digit here means a leading zero such as `01`.
+    (!matches!(b.get(pos), Some(b'0'..=b'9'))).then_some(pos)
+}
+
+/// `pos` at a key's opening quote (after whitespace); returns the offset after the `:`.
+#[inline(always)]
+fn key_colon_end(b: &[u8], pos: usize) -> Option<usize> {
+    if b.get(pos) != Some(&b'"') {
+        return None;
+    }
+    let mut pos = string_end(b, pos + 1)? + 1;
+    if b.get(pos) != Some(&b':') {
+        pos = skip_ws(b, pos);
+        if b.get(pos) != Some(&b':') {
+            return None;
+        }
+    }
+    Some(pos + 1)
+}
+
+/// Scans one value starting at `pos` (leading whitespace allowed) that may open at most
+/// `room` nested containers; returns the offset after it, or `None` when the exact
+/// scanner must decide.
+pub(crate) fn value_end(b: &[u8], mut pos: usize, room: usize) -> Option<usize> {
+    let room = room.min(64) as u32;
+    // One bit per open container, innermost lowest: 1 = object.
+    let mut stack: u64 = 0;
+    let mut depth: u32 = 0;
+    'value: loop {
+        pos = skip_ws(b, pos);
+        match *b.get(pos)? {
+            b'"' => pos = string_end(b, pos + 1)? + 1,
+            c @ (b'{' | b'[') => {
+                if depth >= room {
+                    return None;
+                }
+                let is_obj = c == b'{';
+                pos = skip_ws(b, pos + 1);
+                if b.get(pos) == Some(&(c + 2)) {
+                    // `{}` or `[]` (`}` is `{` + 2, `]` is `[` + 2).
+                    pos += 1;
+                } else {
+                    depth += 1;
+                    stack = (stack << 1) | is_obj as u64;
+                    if is_obj {
+                        pos = key_colon_end(b, pos)?;
+                    }
+                    continue 'value;
+                }
+            }
+            b'-' | b'0'..=b'9' => pos = number_end(b, pos)?,
+            b't' if b.get(pos..pos + 4) == Some(b"true") => pos += 4,
+            b'f' if b.get(pos..pos + 5) == Some(b"false") => pos += 5,
+            b'n' if b.get(pos..pos + 4) == Some(b"null") => pos += 4,
+            _ => return None,
+        }
+        // After a value: close containers or go on to the next element.
+        loop {
+            if depth == 0 {
+                return Some(pos);
+            }
+            pos = skip_ws(b, pos);
+            let c = *b.get(pos)?;
+            let in_obj = stack & 1 == 1;
+            if c == b',' {
+                pos += 1;
+                if in_obj {
+                    pos = key_colon_end(b, skip_ws(b, pos))?;
+                }
+                continue 'value;
+            }
+            if c != if in_obj { b'}' } else { b']' } {
+                return None;
+            }
+            pos += 1;
+            depth -= 1;
+            stack >>= 1;
+        }
+    }
+}
