@@ -13,6 +13,6 @@ mod write;
 
 pub use scan::{DEFAULT_MAX_DEPTH, JsonError, JsonErrorKind, MAX_DEPTH_CAP};
 pub(crate) use scan::{Scanner, StrSpan};
-pub(crate) use value::trim_json_ws;
 pub use value::{Elements, Json, JsonKind, JsonStr, Members, Unescape};
+pub(crate) use value::{short_eq, trim_json_ws};
 pub use write::JsonWriter;

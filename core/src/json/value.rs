@@ -247,6 +247,12 @@ pub struct Members<'a> {
     pos: usize,
 }
 
+/// `a == b` for short texts (keys, method names): an inline loop beats a `memcmp` call.
+#[inline(always)]
+pub(crate) fn short_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
 /// `text` without the JSON whitespace around it.
 pub(crate) fn trim_json_ws(text: &str) -> &str {
     let ws = |c: &u8| matches!(c, b' ' | b'\t' | b'\r' | b'\n');
@@ -361,9 +367,7 @@ impl<'a> JsonStr<'a> {
     /// Compares the decoded string with `s`, without copying.
     pub fn eq_str(&self, s: &str) -> bool {
         if !self.escaped {
-            // Keys and method names are short: an inline loop beats a `memcmp` call.
-            let (a, b) = (self.raw.as_bytes(), s.as_bytes());
-            return a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y);
+            return short_eq(self.raw.as_bytes(), s.as_bytes());
         }
         self.chars().eq(s.chars())
     }

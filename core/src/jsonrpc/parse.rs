@@ -4,7 +4,7 @@ use super::{
     Batch, ErrorObject, ErrorResponse, Id, Message, Notification, ParseError, ParseErrorKind,
     Request, Response,
 };
-use crate::json::{Json, JsonError, JsonErrorKind, JsonStr, Scanner, StrSpan};
+use crate::json::{Json, JsonError, JsonErrorKind, JsonStr, Scanner, StrSpan, short_eq};
 use crate::limits::Limits;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -17,35 +17,37 @@ enum Member {
     Error = 5,
 }
 
-fn classify_key(b: &[u8], k: StrSpan) -> Option<Member> {
-    const NAMES: [(&str, Member); 6] = [
-        ("jsonrpc", Member::JsonRpc),
-        ("id", Member::Id),
-        ("method", Member::Method),
-        ("params", Member::Params),
-        ("result", Member::Result),
-        ("error", Member::Error),
-    ];
+/// Which of `names` the key `k` is (its index), after unescaping.
+#[inline(always)]
+fn classify_key(b: &[u8], k: StrSpan, names: &[&str]) -> Option<u8> {
     let raw = b.get(k.start..k.end)?;
     if !k.escaped {
-        return match raw {
-            b"jsonrpc" => Some(Member::JsonRpc),
-            b"id" => Some(Member::Id),
-            b"method" => Some(Member::Method),
-            b"params" => Some(Member::Params),
-            b"result" => Some(Member::Result),
-            b"error" => Some(Member::Error),
-            _ => None,
-        };
+        return names
+            .iter()
+            .position(|n| short_eq(n.as_bytes(), raw))
+            .map(|i| i as u8);
     }
     let raw = core::str::from_utf8(raw).ok()?;
     let s = JsonStr::from_validated(raw, true);
-    NAMES.iter().find(|(n, _)| s.eq_str(n)).map(|&(_, m)| m)
+    names.iter().position(|n| s.eq_str(n)).map(|i| i as u8)
 }
 
-/// What one pass over a top-level object found. Sets of members are bit masks indexed by
-/// [`Member`].
-struct Envelope {
+/// The envelope members, in [`Member`] order.
+const ENVELOPE: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
+/// The members of an error object the parser reads, indexed by [`ErrorMember`].
+const ERROR_MEMBERS: [&str; 3] = ["code", "message", "data"];
+
+#[derive(Clone, Copy)]
+enum ErrorMember {
+    Code = 0,
+    Message = 1,
+    Data = 2,
+}
+
+/// Where the named members of one object lie. Sets of members are bit masks indexed by
+/// the member's position in its name table.
+#[derive(Clone, Copy)]
+struct Spans {
     /// Where each member's value lies; valid for the members in `complete`.
     spans: [(usize, usize); 6],
     /// Members whose value is known to be complete (the first occurrence counts).
@@ -54,6 +56,29 @@ struct Envelope {
     seen: u8,
     /// Members seen more than once.
     dup: u8,
+}
+
+impl Spans {
+    const NONE: Spans = Spans {
+        spans: [(0, 0); 6],
+        complete: 0,
+        seen: 0,
+        dup: 0,
+    };
+
+    fn span(&self, i: u8) -> Option<(usize, usize)> {
+        (self.complete & (1 << i) != 0).then(|| self.spans[i as usize])
+    }
+}
+
+/// What one pass over a top-level object found.
+struct Envelope {
+    /// The envelope members, indexed by [`Member`].
+    top: Spans,
+    /// The members of the first `error` member's value when it is an object, indexed by
+    /// [`ErrorMember`]: read in the same pass, so that a client's error responses cost no
+    /// second walk.
+    error_object: Spans,
     /// The first JSON error, if any (scanning stops there).
     error: Option<JsonError>,
 }
@@ -61,24 +86,22 @@ struct Envelope {
 impl Envelope {
     fn new() -> Self {
         Envelope {
-            spans: [(0, 0); 6],
-            complete: 0,
-            seen: 0,
-            dup: 0,
+            top: Spans::NONE,
+            error_object: Spans::NONE,
             error: None,
         }
     }
 
     fn span(&self, m: Member) -> Option<(usize, usize)> {
-        (self.complete & (1 << m as u8) != 0).then(|| self.spans[m as usize])
+        self.top.span(m as u8)
     }
 
     fn seen(&self, m: Member) -> bool {
-        self.seen & (1 << m as u8) != 0
+        self.top.seen & (1 << m as u8) != 0
     }
 
     fn dup(&self, m: Member) -> bool {
-        self.dup & (1 << m as u8) != 0
+        self.top.dup & (1 << m as u8) != 0
     }
 }
 
@@ -86,18 +109,34 @@ impl Envelope {
 /// envelope members in `env` (which must be new). Stops at the first JSON error.
 #[inline(always)]
 fn scan_envelope(sc: &mut Scanner<'_>, max_depth: usize, env: &mut Envelope) {
-    if let Err(e) = scan_members(sc, max_depth, env) {
+    let r = scan_members::<true>(
+        sc,
+        1,
+        max_depth,
+        &ENVELOPE,
+        &mut env.top,
+        &mut env.error_object,
+    );
+    if let Err(e) = r {
         env.error = Some(e);
     }
 }
 
-#[inline(always)]
-fn scan_members(
+/// Scans an object at nesting level `depth` starting at `sc.pos` (at `{`), recording in
+/// `found` where the members named in `names` (at most 6) lie. With `ERROR_OBJECT`, the
+/// value of the first `error` member, when it is an object, is scanned the same way into
+/// `error_object`.
+// Inlined where speed is the goal; on small targets one copy per instance saves flash.
+#[cfg_attr(target_pointer_width = "64", inline(always))]
+fn scan_members<const ERROR_OBJECT: bool>(
     sc: &mut Scanner<'_>,
+    depth: usize,
     max_depth: usize,
-    env: &mut Envelope,
+    names: &[&str],
+    found: &mut Spans,
+    error_object: &mut Spans,
 ) -> Result<(), JsonError> {
-    if max_depth < 1 {
+    if max_depth < depth {
         return Err(JsonError {
             kind: JsonErrorKind::TooDeep,
             offset: sc.pos,
@@ -115,13 +154,29 @@ fn scan_members(
         sc.skip_ws();
         sc.expect(b':')?;
         sc.skip_ws();
-        let which = classify_key(sc.b, key).map(|m| 1u8 << m as u8);
+        let which = classify_key(sc.b, key, names).map(|m| 1u8 << m);
         if let Some(bit) = which {
-            env.dup |= env.seen & bit;
-            env.seen |= bit;
+            found.dup |= found.seen & bit;
+            found.seen |= bit;
         }
         let vstart = sc.pos;
-        sc.scan_value(1, max_depth)?;
+        if ERROR_OBJECT
+            && which == Some(1 << Member::Error as u8)
+            && found.dup & which.unwrap_or(0) == 0
+            && sc.peek() == Some(b'{')
+        {
+            let mut unused = Spans::NONE;
+            scan_members::<false>(
+                sc,
+                depth + 1,
+                max_depth,
+                &ERROR_MEMBERS,
+                error_object,
+                &mut unused,
+            )?;
+        } else {
+            sc.scan_value(depth, max_depth)?;
+        }
         let vend = sc.pos;
         sc.skip_ws();
         // Record the value only once it is known to be complete: followed by `,` or `}`, or
@@ -134,10 +189,10 @@ fn scan_members(
         };
         if let Some(bit) = which
             && complete
-            && env.complete & bit == 0
+            && found.complete & bit == 0
         {
-            env.complete |= bit;
-            env.spans[bit.trailing_zeros() as usize] = (vstart, vend);
+            found.complete |= bit;
+            found.spans[bit.trailing_zeros() as usize] = (vstart, vend);
         }
         match sc.peek() {
             Some(b',') => sc.pos += 1,
@@ -311,7 +366,7 @@ fn parse_object(
         };
         return Err(json_error(e, echo_id, response_like));
     }
-    if env.dup != 0 {
+    if env.top.dup != 0 {
         return fail(ParseErrorKind::DuplicateMember, echo_id, response_like);
     }
     let version_ok = text(Member::JsonRpc).is_some_and(|t| {
@@ -384,24 +439,18 @@ fn parse_object(
             _ => bad_response(id),
         };
     }
-    // One pass over the error object; the first of duplicate members counts (as `get`).
-    let err = Json::from_validated(text(Member::Error).unwrap_or("null"));
-    let (mut code, mut message, mut data) = (None, None, None);
-    for (k, v) in err.members() {
-        let slot = if k.eq_str("code") {
-            &mut code
-        } else if k.eq_str("message") {
-            &mut message
-        } else if k.eq_str("data") {
-            &mut data
-        } else {
-            continue;
-        };
-        slot.get_or_insert(v);
-    }
+    // The error object's members were read in the envelope pass; the first of duplicate
+    // members counts, as with `get`.
+    let member = |m: ErrorMember| {
+        env.error_object
+            .span(m as u8)
+            .and_then(|(s, e)| line.get(s..e))
+            .map(Json::from_validated)
+    };
+    let data = member(ErrorMember::Data);
     match (
-        code.and_then(|c| c.as_i64()),
-        message.and_then(|m| m.as_str()),
+        member(ErrorMember::Code).and_then(|c| c.as_i64()),
+        member(ErrorMember::Message).and_then(|m| m.as_str()),
     ) {
         (Some(code), Some(message)) => Ok(Message::Error(ErrorResponse {
             id,
