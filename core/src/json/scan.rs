@@ -365,7 +365,7 @@ fn string_end_slow(b: &[u8], mut pos: usize) -> Result<(usize, bool), JsonError>
 }
 
 #[inline(always)]
-fn digits_end(b: &[u8], mut pos: usize) -> usize {
+pub(super) fn digits_end(b: &[u8], mut pos: usize) -> usize {
     while let Some(c) = b.get(pos) {
         if !c.is_ascii_digit() {
             break;

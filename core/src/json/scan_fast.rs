@@ -10,7 +10,7 @@
 //!
 //! Compiled on 64-bit targets only; small 32-bit devices keep the smaller exact scanner.
 
-use super::scan::find_string_stop;
+use super::scan::{digits_end, find_string_stop};
 
 #[inline(always)]
 fn skip_ws(b: &[u8], mut pos: usize) -> usize {
@@ -58,21 +58,10 @@ fn string_end(b: &[u8], mut pos: usize) -> Option<usize> {
     }
 }
 
-#[inline(always)]
-fn digits_end(b: &[u8], mut pos: usize) -> usize {
-    while let Some(c) = b.get(pos) {
-        if !c.is_ascii_digit() {
-            break;
-        }
-        pos += 1;
-    }
-    pos
-}
-
 /// `pos` at `-` or a digit.
 #[inline(always)]
 fn number_end(b: &[u8], mut pos: usize) -> Option<usize> {
-    if b[pos] == b'-' {
+    if b.get(pos) == Some(&b'-') {
         pos += 1;
     }
     match *b.get(pos)? {
@@ -88,7 +77,7 @@ fn number_end(b: &[u8], mut pos: usize) -> Option<usize> {
 
 #[inline(never)]
 fn number_tail(b: &[u8], mut pos: usize) -> Option<usize> {
-    if b[pos] == b'.' {
+    if b.get(pos) == Some(&b'.') {
         let end = digits_end(b, pos + 1);
         if end == pos + 1 {
             return None;
