@@ -875,6 +875,15 @@ enum picomcp_violation
    */
   PICOMCP_VIOLATION_NOT_IN_VERSION = 19,
   /**
+   * A second response to a request that was already answered (dropped).
+   */
+  PICOMCP_VIOLATION_DUPLICATE_RESPONSE = 20,
+  /**
+   * A progress notification whose token names none of our requests that asked for
+   * progress (dropped; late progress for a finished request is not one).
+   */
+  PICOMCP_VIOLATION_UNKNOWN_PROGRESS_TOKEN = 21,
+  /**
    * A violation this library does not know yet.
    */
   PICOMCP_VIOLATION_OTHER = 99,

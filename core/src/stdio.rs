@@ -4,6 +4,12 @@
 //!
 //! Buffers are allocated once, so steady-state operation allocates nothing.
 //!
+//! Output is written with blocking `write_all`: a peer that stops reading its input
+//! stalls the driver once the pipe is full, and no timeout fires meanwhile (as in any
+//! blocking stdio program). A client that must survive such a peer gives the driver a
+//! writer that gives up on its own; the probe (`examples/src/bin/probe.rs`, `PipeWriter`)
+//! writes from a helper thread and fails `flush` with `TimedOut` after a stall.
+//!
 //! ```no_run
 //! use picomcp::json::Json;
 //! use picomcp::session::{Config, Event, Session, Storage};

@@ -458,3 +458,78 @@ fn ids_are_echoed_byte_exact() {
         r#"{"jsonrpc":"2.0","id":"\u0031","result":{"tools":[]}}"#
     );
 }
+
+#[test]
+fn duplicate_response_is_a_violation_late_one_is_not() {
+    let mut p = Pair::new();
+    p.handshake();
+    let now = p.now;
+    // One request answered normally, then answered again: a duplicate.
+    p.client
+        .send_request(now, Method::ToolsList, None, RequestOptions::default())
+        .unwrap();
+    let wire = j(&take_output(&mut p.client).pop().unwrap())["id"].clone();
+    let answer = format!("{{\"jsonrpc\":\"2.0\",\"id\":{wire},\"result\":{{\"tools\":[]}}}}\n");
+    let ev = deliver(&mut p.client, now, answer.as_bytes());
+    assert_eq!(ev.len(), 1, "{ev:?}");
+    assert!(ev[0].starts_with("response"), "{ev:?}");
+    let ev = deliver(&mut p.client, now, answer.as_bytes());
+    assert_eq!(ev, ["violation DuplicateResponse"]);
+    // A cancelled request's late answer is normal, even with more requests after it.
+    let id = p
+        .client
+        .send_request(now, Method::ToolsList, None, RequestOptions::default())
+        .unwrap();
+    let wire = j(&take_output(&mut p.client).pop().unwrap())["id"].clone();
+    p.client.cancel(id, None).unwrap();
+    let _ = take_output(&mut p.client);
+    for _ in 0..3 {
+        p.client
+            .send_request(now, Method::Ping, None, RequestOptions::default())
+            .unwrap();
+    }
+    let late = format!("{{\"jsonrpc\":\"2.0\",\"id\":{wire},\"result\":{{\"tools\":[]}}}}\n");
+    let ev = deliver(&mut p.client, now, late.as_bytes());
+    assert!(ev.is_empty(), "{ev:?}");
+}
+
+#[test]
+fn progress_for_no_request_of_ours_is_a_violation_late_progress_is_not() {
+    let mut p = Pair::new();
+    p.handshake();
+    let now = p.now;
+    let progress = |token: &str| {
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":{token},\"progress\":1}}}}\n"
+        )
+    };
+    // A string token, a token never issued, and no token at all.
+    for bad in [progress("\"nobody\""), progress("999")] {
+        let ev = deliver(&mut p.client, now, bad.as_bytes());
+        assert_eq!(ev, ["violation UnknownProgressToken"], "{bad}");
+    }
+    let none =
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1}}\n";
+    let ev = deliver(&mut p.client, now, none.as_bytes());
+    assert_eq!(ev, ["violation UnknownProgressToken"]);
+    // Progress for an in-flight request that did not ask for it.
+    p.client
+        .send_request(now, Method::ToolsList, None, RequestOptions::default())
+        .unwrap();
+    let wire = j(&take_output(&mut p.client).pop().unwrap())["id"].to_string();
+    let ev = deliver(&mut p.client, now, progress(&wire).as_bytes());
+    assert_eq!(ev, ["violation UnknownProgressToken"]);
+    // Late progress for a request that asked for it and has been answered: dropped quietly.
+    let opts = RequestOptions {
+        progress: true,
+        ..Default::default()
+    };
+    p.client
+        .send_request(now, Method::ToolsList, None, opts)
+        .unwrap();
+    let wire = j(&take_output(&mut p.client).pop().unwrap())["id"].to_string();
+    let answer = format!("{{\"jsonrpc\":\"2.0\",\"id\":{wire},\"result\":{{\"tools\":[]}}}}\n");
+    let _ = deliver(&mut p.client, now, answer.as_bytes());
+    let ev = deliver(&mut p.client, now, progress(&wire).as_bytes());
+    assert!(ev.is_empty(), "{ev:?}");
+}

@@ -553,6 +553,14 @@ fn violation_to_c(v: Violation, e: &mut picomcp_event) -> (picomcp_violation, Op
             text(e, "invalid result");
             (V::InvalidResult, None)
         }
+        Violation::DuplicateResponse => {
+            text(e, "second response to an answered request");
+            (V::DuplicateResponse, None)
+        }
+        Violation::UnknownProgressToken => {
+            text(e, "progress for no request of ours");
+            (V::UnknownProgressToken, None)
+        }
         _ => {
             text(e, "protocol violation");
             (V::Other, None)

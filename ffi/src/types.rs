@@ -286,6 +286,11 @@ pub enum picomcp_violation {
     /// A method that does not exist in the negotiated revision (-32601 replied to
     /// requests). `method`.
     NotInVersion = 19,
+    /// A second response to a request that was already answered (dropped).
+    DuplicateResponse = 20,
+    /// A progress notification whose token names none of our requests that asked for
+    /// progress (dropped; late progress for a finished request is not one).
+    UnknownProgressToken = 21,
     /// A violation this library does not know yet.
     Other = 99,
 }

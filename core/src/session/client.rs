@@ -21,7 +21,7 @@ impl Core<'_> {
     pub(super) fn connect(&mut self, now: u64) {
         if self.versions.contains(ProtocolVersion::V2026_07_28) {
             let id = self.next_id;
-            self.next_id += 1;
+            self.consume_id();
             self.probe_id = Some(id);
             let legacy = self.versions.newest_legacy().is_some();
             self.init_deadline = Some(now.saturating_add(if legacy {
@@ -233,7 +233,7 @@ impl Core<'_> {
         )
         .map_err(SendError::Full)?;
         self.stats.messages_out += 1;
-        self.next_id += 1;
+        self.consume_id();
         let s = &mut self.outbound[i];
         s.wire_id = wire;
         s.awaiting_input = false;

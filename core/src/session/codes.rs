@@ -84,6 +84,8 @@ pub(crate) fn encode_violation(v: Violation) -> Header {
         Violation::TooManySubscriptions => (17, 0, 0),
         Violation::InvalidResult => (18, 0, 0),
         Violation::NotInVersion(m) => (19, m as u8, 0),
+        Violation::DuplicateResponse => (20, 0, 0),
+        Violation::UnknownProgressToken => (21, 0, 0),
     };
     h.small = [tag, a, 0];
     h.code = code;
@@ -120,6 +122,8 @@ pub(crate) fn decode_violation(h: &Header) -> Violation {
         17 => Violation::TooManySubscriptions,
         18 => Violation::InvalidResult,
         19 => Violation::NotInVersion(method_from(a)),
+        20 => Violation::DuplicateResponse,
+        21 => Violation::UnknownProgressToken,
         _ => Violation::UnknownMethod,
     }
 }

@@ -81,6 +81,10 @@ struct Core<'s> {
     inbound: Slice<'s, InboundSlot>,
     outbound: Slice<'s, OutboundSlot>,
     next_id: u64,
+    /// Which of our last 64 request ids got their answer: bit `k` is id `next_id - 1 - k`.
+    /// Tells a duplicate response (a violation) from a late one (after a timeout or a
+    /// cancellation, which is normal).
+    answered: u64,
     /// Client: the wire id of our `initialize`.
     init_id: Option<u64>,
     init_deadline: Option<u64>,
@@ -206,6 +210,7 @@ impl<'s> Session<'s> {
             inbound,
             outbound,
             next_id: 0,
+            answered: 0,
             init_id: None,
             init_deadline: None,
             log_level: None,
@@ -874,7 +879,7 @@ impl<'s> Session<'s> {
         };
         let id = c.next_id;
         c.push_listen(id, notifications).map_err(SendError::Full)?;
-        c.next_id += 1;
+        c.consume_id();
         let slot = &mut c.outbound[index];
         *slot = OutboundSlot {
             generation: slot.generation.wrapping_add(1),
@@ -1585,14 +1590,25 @@ impl<'s> Core<'s> {
             }
             Method::Progress => {
                 let p = params.unwrap_or(Json::EMPTY_OBJECT);
-                let Some(wire) = p.get("progressToken").and_then(|t| t.as_u64()) else {
-                    return;
-                };
-                let Some(i) = self
-                    .outbound
-                    .iter()
-                    .position(|s| s.active && s.has_token && s.wire_id == wire)
-                else {
+                // Our tokens are the request's integer id: anything else names no request
+                // of ours. A token below `next_id` without an active request is a late one
+                // (the request finished, timed out or was cancelled) and is dropped.
+                let wire = p.get("progressToken").and_then(|t| t.as_u64());
+                let found = wire.and_then(|w| {
+                    self.outbound
+                        .iter()
+                        .position(|s| s.active && s.has_token && s.wire_id == w)
+                });
+                let Some(i) = found else {
+                    // An active request of ours that did not ask for progress.
+                    let untokened = |w: u64| {
+                        self.outbound
+                            .iter()
+                            .any(|s| s.active && !s.has_token && s.wire_id == w)
+                    };
+                    if wire.is_none_or(|w| w >= self.next_id || untokened(w)) {
+                        self.violation(Violation::UnknownProgressToken);
+                    }
                     return;
                 };
                 let value = p
@@ -1641,6 +1657,24 @@ impl<'s> Core<'s> {
         self.event(h, payload);
     }
 
+    /// Uses up `next_id` (after a request with that id was queued).
+    pub(super) fn consume_id(&mut self) {
+        self.next_id += 1;
+        self.answered <<= 1;
+    }
+
+    fn mark_answered(&mut self, wire: u64) {
+        let k = self.next_id.wrapping_sub(1).wrapping_sub(wire);
+        if k < 64 {
+            self.answered |= 1 << k;
+        }
+    }
+
+    fn was_answered(&self, wire: u64) -> bool {
+        let k = self.next_id.wrapping_sub(1).wrapping_sub(wire);
+        k < 64 && self.answered & (1 << k) != 0
+    }
+
     fn on_response(
         &mut self,
         now: u64,
@@ -1669,10 +1703,12 @@ impl<'s> Core<'s> {
             return;
         };
         if self.role == Role::Client && self.probe_id == Some(wire) {
+            self.mark_answered(wire);
             self.on_probe_response(now, outcome);
             return;
         }
         if self.role == Role::Client && self.init_id == Some(wire) {
+            self.mark_answered(wire);
             self.on_initialize_response(now, outcome);
             return;
         }
@@ -1683,10 +1719,13 @@ impl<'s> Core<'s> {
         else {
             if wire >= self.next_id {
                 self.violation(Violation::UnknownResponseId);
+            } else if self.was_answered(wire) {
+                self.violation(Violation::DuplicateResponse);
             }
             // Otherwise it is a late answer to a request that timed out or was cancelled.
             return;
         };
+        self.mark_answered(wire);
         let handle = OutboundId {
             index: i as u16,
             generation: self.outbound[i].generation,
@@ -1766,7 +1805,7 @@ impl<'s> Core<'s> {
 
     fn send_initialize(&mut self, now: u64) {
         let id = self.next_id;
-        self.next_id += 1;
+        self.consume_id();
         self.init_id = Some(id);
         self.init_deadline = self.default_timeout.map(|t| now.saturating_add(t));
         let proposal = self
@@ -1878,7 +1917,7 @@ impl<'s> Core<'s> {
             && self
                 .arena
                 .add(&mut self.info, index as u16, kept.as_bytes());
-        self.next_id += 1;
+        self.consume_id();
         let timeout = opts.timeout_ms.or(self.default_timeout);
         let slot = &mut self.outbound[index];
         slot.generation = slot.generation.wrapping_add(1);

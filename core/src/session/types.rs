@@ -297,6 +297,11 @@ pub enum Violation {
     NotInVersion(Method),
     /// A response whose id matches none of our requests.
     UnknownResponseId,
+    /// A second response to a request that was already answered (dropped).
+    DuplicateResponse,
+    /// A progress notification whose token names none of our requests that asked for
+    /// progress (dropped). Late progress for a request that has finished is not one.
+    UnknownProgressToken,
     /// An error response without an id (the peer could not read something we sent).
     UncorrelatedError {
         /// The error code it carried.
@@ -560,6 +565,12 @@ impl fmt::Display for Violation {
                 write!(f, "{m} does not exist in the negotiated revision")
             }
             Violation::UnknownResponseId => f.write_str("response to a request we never sent"),
+            Violation::DuplicateResponse => {
+                f.write_str("second response to a request that was already answered")
+            }
+            Violation::UnknownProgressToken => {
+                f.write_str("progress for a token that names none of our requests")
+            }
             Violation::UncorrelatedError { code } => {
                 write!(f, "error response without id (code {code})")
             }

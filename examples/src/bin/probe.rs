@@ -15,8 +15,9 @@
 //! [`Session::send_request`], so a feature the server did not declare is refused by the
 //! session itself, and the probe shows it as skipped.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+use std::sync::mpsc::{SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -71,6 +72,13 @@ const MAX_TRAFFIC: usize = 40;
 const STDERR_TAIL: usize = 20;
 /// Bytes of the server's stderr kept.
 const STDERR_KEEP: usize = 64 * 1024;
+/// Traffic lines and violations kept for the report (all are counted): a server that
+/// floods the probe must not grow its memory or its report without bound.
+const MAX_KEPT: usize = 200;
+/// Tools called (resources and prompts: [`MAX_ITEMS`]); the demo servers have 16.
+const MAX_TOOL_CALLS: usize = 32;
+/// After this many tool calls without an answer in time, the rest are skipped.
+const MAX_TOOL_TIMEOUTS: usize = 2;
 
 fn main() -> ExitCode {
     let args = match parse_args(std::env::args().skip(1)) {
@@ -329,6 +337,75 @@ fn collect_stderr(mut stderr: impl Read, sink: &Mutex<Vec<u8>>) {
     }
 }
 
+/// The server's stdin, written by a helper thread, so that a server that stops reading
+/// its input (while it floods the probe with output the probe must answer) cannot block
+/// the probe for ever: `flush` gives up with `TimedOut` when the helper has not taken the
+/// previous output within `stall_ms`. Dropping it closes the server's stdin once the
+/// helper has written everything queued.
+struct PipeWriter {
+    queue: SyncSender<Vec<u8>>,
+    pending: Vec<u8>,
+    stall_ms: u64,
+}
+
+impl PipeWriter {
+    /// Writes queued before `flush` waits: the output of a few flushes.
+    const QUEUED: usize = 4;
+
+    fn new(mut stdin: ChildStdin, stall_ms: u64) -> PipeWriter {
+        let (queue, chunks) = sync_channel::<Vec<u8>>(Self::QUEUED);
+        thread::spawn(move || {
+            for chunk in chunks {
+                if stdin
+                    .write_all(&chunk)
+                    .and_then(|()| stdin.flush())
+                    .is_err()
+                {
+                    return;
+                }
+            }
+        });
+        PipeWriter {
+            queue,
+            pending: Vec::new(),
+            stall_ms,
+        }
+    }
+}
+
+impl Write for PipeWriter {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.pending.extend_from_slice(data);
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let mut chunk = std::mem::take(&mut self.pending);
+        let start = Instant::now();
+        loop {
+            match self.queue.try_send(chunk) {
+                Ok(()) => return Ok(()),
+                Err(TrySendError::Disconnected(_)) => {
+                    return Err(std::io::ErrorKind::BrokenPipe.into());
+                }
+                Err(TrySendError::Full(back)) => {
+                    if start.elapsed() >= Duration::from_millis(self.stall_ms) {
+                        return Err(std::io::Error::new(
+                            std::io::ErrorKind::TimedOut,
+                            format!("the server has not read its input for {} ms", self.stall_ms),
+                        ));
+                    }
+                    chunk = back;
+                    thread::sleep(Duration::from_millis(1));
+                }
+            }
+        }
+    }
+}
+
 // ---- the session ----
 
 /// An event, copied out of the driver's scratch buffer so the session can be commanded
@@ -483,7 +560,7 @@ struct Answer {
 /// One client session with the server under test.
 struct Probe {
     session: Session<'static>,
-    driver: Driver<ChildStdin>,
+    driver: Driver<PipeWriter>,
     timeout_ms: u64,
     /// When the server was started (the handshake time includes its start-up).
     started: Instant,
@@ -522,7 +599,7 @@ impl Probe {
             config.versions = Versions::LEGACY;
         }
         let max_line = config.limits.max_line;
-        let driver = Driver::new(stdout, stdin, max_line);
+        let driver = Driver::new(stdout, PipeWriter::new(stdin, args.timeout_ms), max_line);
         let storage = Storage::owned(max_line, 8, 4, config.info_len());
         let session = Session::new(&config, storage, driver.now())
             .map_err(|e| format!("cannot create the session: {e}"))?;
@@ -931,8 +1008,12 @@ impl Probe {
 
     fn check_tools(&mut self) {
         self.report.section("tools");
-        let Some(items) = self.list(Method::ToolsList, "tools", "tool", &["name", "inputSchema"])
-        else {
+        let Some(items) = self.list(
+            Method::ToolsList,
+            "tools",
+            "tool",
+            &[NAME, ("inputSchema", JsonKind::Object)],
+        ) else {
             return;
         };
         let tools: Vec<Tool> = items.iter().filter_map(|raw| Tool::parse(raw)).collect();
@@ -946,18 +1027,39 @@ impl Probe {
             self.report.info(line);
             self.report.tools.push(tool.name.clone());
         }
+        if tools.len() > MAX_TOOL_CALLS {
+            self.report.info(format!(
+                "only the first {MAX_TOOL_CALLS} of {} are called",
+                tools.len()
+            ));
+        }
         let demo = self.report.server.is_demo();
-        for tool in &tools {
-            match DEMO_CASES.iter().find(|c| demo && c.tool == tool.name) {
+        let mut timeouts = 0;
+        for tool in tools.iter().take(MAX_TOOL_CALLS) {
+            if self.session.phase() == Phase::Closed || self.broken {
+                break;
+            }
+            if timeouts >= MAX_TOOL_TIMEOUTS {
+                let why = format!("skipped: {timeouts} earlier calls got no answer in time");
+                self.report.check(
+                    format!("tools/call {}", tool.name),
+                    Outcome::Skipped(why),
+                    None,
+                );
+                continue;
+            }
+            let timed_out = match DEMO_CASES.iter().find(|c| demo && c.tool == tool.name) {
                 Some(case) => self.call_demo_tool(case),
                 None => self.call_tool(tool),
-            }
+            };
+            timeouts += usize::from(timed_out);
         }
     }
 
     /// Calls a tool with arguments generated from its input schema. An error answer to
-    /// generated arguments is not held against the server (see [`refused`]).
-    fn call_tool(&mut self, tool: &Tool) {
+    /// generated arguments is not held against the server (see [`refused`]). Returns
+    /// whether the call timed out.
+    fn call_tool(&mut self, tool: &Tool) -> bool {
         let name = format!("tools/call {}", tool.name);
         let arguments = match (&tool.arguments, tool.task_required) {
             (_, true) => Err("skipped: the tool requires task augmentation".to_string()),
@@ -966,9 +1068,13 @@ impl Probe {
         };
         let arguments = match arguments {
             Ok(a) => a,
-            Err(why) => return self.report.check(name, Outcome::Skipped(why), None),
+            Err(why) => {
+                self.report.check(name, Outcome::Skipped(why), None);
+                return false;
+            }
         };
         let answer = self.call(&tool.name, &arguments);
+        let timed_out = matches!(answer.reply, Reply::TimedOut);
         let progress = self.progress;
         let generated = arguments != "{}";
         let outcome = match answer.reply {
@@ -991,12 +1097,14 @@ impl Probe {
             }),
         };
         self.report.check(name, outcome, Some(answer.ms));
+        timed_out
     }
 
     /// Calls one of the demo server's tools with fixed arguments and checks the result
-    /// against the demo contract (DEMO_SERVER.md).
-    fn call_demo_tool(&mut self, case: &DemoCase) {
+    /// against the demo contract (DEMO_SERVER.md). Returns whether the call timed out.
+    fn call_demo_tool(&mut self, case: &DemoCase) -> bool {
         let answer = self.call(case.tool, case.arguments);
+        let timed_out = matches!(answer.reply, Reply::TimedOut);
         let progress = self.progress;
         let outcome = judge(answer.reply, self.timeout_ms, |r| {
             match ToolResult::parse(r) {
@@ -1022,6 +1130,7 @@ impl Probe {
             outcome,
             Some(answer.ms),
         );
+        timed_out
     }
 
     /// `tools/call` asking for progress; the timeout restarts with every progress
@@ -1052,7 +1161,7 @@ impl Probe {
             Method::ResourcesList,
             "resources",
             "resource",
-            &["uri", "name"],
+            &[("uri", JsonKind::String), NAME],
         ) {
             let uris: Vec<String> = items
                 .iter()
@@ -1076,7 +1185,7 @@ impl Probe {
             Method::ResourcesTemplatesList,
             "resourceTemplates",
             "template",
-            &["uriTemplate", "name"],
+            &[("uriTemplate", JsonKind::String), NAME],
         ) {
             for raw in &items {
                 self.report.info(describe_resource(raw, "uriTemplate"));
@@ -1103,7 +1212,7 @@ impl Probe {
 
     fn check_prompts(&mut self) {
         self.report.section("prompts");
-        let Some(items) = self.list(Method::PromptsList, "prompts", "prompt", &["name"]) else {
+        let Some(items) = self.list(Method::PromptsList, "prompts", "prompt", &[NAME]) else {
             return;
         };
         let prompts: Vec<Prompt> = items.iter().filter_map(|raw| Prompt::parse(raw)).collect();
@@ -1256,14 +1365,14 @@ impl Probe {
     }
 
     /// Fetches every page of a list (`tools/list`, ...), up to [`MAX_PAGES`], and records
-    /// the check. Each item must have the `required` members. Returns the raw items, or
-    /// `None` when the list failed or was skipped.
+    /// the check. Each item must be an object with the `required` members, of the kinds
+    /// given. Returns the raw items, or `None` when the list failed or was skipped.
     fn list(
         &mut self,
         method: Method,
         key: &str,
         noun: &str,
-        required: &[&str],
+        required: &[(&str, JsonKind)],
     ) -> Option<Vec<String>> {
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
@@ -1290,11 +1399,25 @@ impl Probe {
                     return Outcome::Failed(problem);
                 }
                 for (i, item) in list.elements().enumerate() {
-                    if let Some(m) = required.iter().find(|m| item.get(m).is_none()) {
-                        return Outcome::Failed(format!(
-                            "item {} of `{key}` has no `{m}`",
-                            items.len() + i
-                        ));
+                    let n = items.len() + i;
+                    if !item.is_object() {
+                        return Outcome::Failed(format!("item {n} of `{key}` is not an object"));
+                    }
+                    for (m, kind) in required {
+                        match item.get(m) {
+                            None => {
+                                return Outcome::Failed(format!(
+                                    "item {n} of `{key}` has no `{m}`"
+                                ));
+                            }
+                            Some(v) if v.kind() != *kind => {
+                                return Outcome::Failed(format!(
+                                    "`{m}` of item {n} of `{key}` is not {}",
+                                    kind_name(*kind)
+                                ));
+                            }
+                            Some(_) => {}
+                        }
                     }
                 }
                 items.extend(list.elements().map(|e| e.as_raw().to_owned()));
@@ -1326,6 +1449,21 @@ impl Probe {
 }
 
 const METHOD_NOT_FOUND: i64 = ErrorCode::METHOD_NOT_FOUND.0 as i64;
+
+/// The `name` every listed tool, prompt and resource must have.
+const NAME: (&str, JsonKind) = ("name", JsonKind::String);
+
+/// `a string`, `an object`: for the report.
+fn kind_name(kind: JsonKind) -> &'static str {
+    match kind {
+        JsonKind::Null => "null",
+        JsonKind::Bool => "a boolean",
+        JsonKind::Number => "a number",
+        JsonKind::String => "a string",
+        JsonKind::Array => "an array",
+        JsonKind::Object => "an object",
+    }
+}
 
 /// The probe's answer to a server's request for input: no roots, a canned sampling reply,
 /// a declined elicitation. Returns the result and a note for the report.
@@ -1598,6 +1736,9 @@ fn expect_sum(res: &ToolResult) -> Result<(), String> {
     }
 }
 
+/// The `type` of every content block the revisions define.
+const CONTENT_TYPES: [&str; 5] = ["text", "image", "audio", "resource", "resource_link"];
+
 /// The parts of a `CallToolResult` the probe looks at.
 struct ToolResult {
     is_error: bool,
@@ -1614,6 +1755,18 @@ impl ToolResult {
             .filter(|c| c.kind() == JsonKind::Array)
             .ok_or_else(|| "the result has no `content` array".to_string())?;
         let blocks: Vec<Json<'_>> = content.elements().collect();
+        for (i, block) in blocks.iter().enumerate() {
+            match block_type(*block) {
+                Some(ty) if CONTENT_TYPES.contains(&ty.as_str()) => {}
+                Some(ty) => {
+                    return Err(format!(
+                        "content block {i} has the unknown type `{}`",
+                        clip(&ty, 40)
+                    ));
+                }
+                None => return Err(format!("content block {i} has no `type` string")),
+            }
+        }
         let is_error = r.get("isError").and_then(|e| e.as_bool()) == Some(true);
         let structured = r.get("structuredContent").map(|s| s.as_raw().to_owned());
         let mut parts: Vec<String> = blocks.iter().take(3).map(|b| describe_block(*b)).collect();
@@ -2092,8 +2245,8 @@ struct Report {
     server: ServerInfo,
     sections: Vec<Section>,
     /// Server notifications and requests, in order.
-    traffic: Vec<String>,
-    violations: Vec<String>,
+    traffic: Capped,
+    violations: Capped,
     /// Why the connection ended early, if it did.
     closed: Option<String>,
     tools: Vec<String>,
@@ -2101,6 +2254,35 @@ struct Report {
     prompts: Vec<String>,
     /// The tail of the server's stderr (kept only when the probe failed).
     stderr: Vec<String>,
+}
+
+/// A list that keeps its first [`MAX_KEPT`] entries and counts all of them.
+#[derive(Default)]
+struct Capped {
+    kept: Vec<String>,
+    total: usize,
+}
+
+impl Capped {
+    fn push(&mut self, entry: String) {
+        self.total += 1;
+        if self.kept.len() < MAX_KEPT {
+            self.kept.push(entry);
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.total
+    }
+
+    fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// Entries counted but not kept.
+    fn dropped(&self) -> usize {
+        self.total - self.kept.len()
+    }
 }
 
 struct Totals {
@@ -2234,7 +2416,7 @@ impl Report {
         if !self.traffic.is_empty() {
             line(String::new());
             line(format!("server traffic ({})", self.traffic.len()));
-            for t in self.traffic.iter().take(MAX_TRAFFIC) {
+            for t in self.traffic.kept.iter().take(MAX_TRAFFIC) {
                 line(format!("  {t}"));
             }
             if self.traffic.len() > MAX_TRAFFIC {
@@ -2244,8 +2426,11 @@ impl Report {
         if !self.violations.is_empty() {
             line(String::new());
             line(format!("violations ({})", self.violations.len()));
-            for v in &self.violations {
+            for v in &self.violations.kept {
                 line(format!("  ✗ the server {v}"));
+            }
+            if self.violations.dropped() > 0 {
+                line(format!("  … {} more", self.violations.dropped()));
             }
         }
         if !self.stderr.is_empty() {
@@ -2308,8 +2493,9 @@ impl Report {
                 w.end_object();
             }
             w.end_array();
-            strings(w, "traffic", &self.traffic);
-            strings(w, "violations", &self.violations);
+            // The first MAX_KEPT of each; `summary` counts them all.
+            strings(w, "traffic", &self.traffic.kept);
+            strings(w, "violations", &self.violations.kept);
             w.key("closed");
             match &self.closed {
                 Some(c) => w.string(c),
@@ -2319,6 +2505,7 @@ impl Report {
             w.key("summary");
             w.begin_object();
             for (key, n) in [
+                ("traffic", self.traffic.len()),
                 ("checks", totals.checks),
                 ("ok", totals.ok),
                 ("failed", totals.failed),
