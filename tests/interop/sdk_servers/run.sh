@@ -32,7 +32,8 @@ server_cmd() {
     case "$1" in
         python) echo "target/interop/venv/bin/python tests/interop/sdk_servers/python_server.py" ;;
         ts) echo "node tests/interop/sdk_servers/ts_server.mjs" ;;
-        rmcp) echo "target/rmcp-interop/release/rmcp-interop-server" ;;
+        # listChanged + subscriptions/listen on (see tests/interop/README.md)
+        rmcp) echo "env RMCP_INTEROP_LISTEN=1 target/rmcp-interop/release/rmcp-interop-server" ;;
     esac
 }
 auto_protocol() {

@@ -16,10 +16,9 @@
 //! * the `logging` capability (`logging/setLevel` is accepted),
 //! * only with `RMCP_INTEROP_LISTEN=1`: `listChanged` for tools, resources and prompts,
 //!   and `subscriptions/listen` (2026-07-28) accepting those (nothing ever changes).
-//!   Off by default: rmcp 3.11.0 then often lingers 5 s after stdin EOF (its drain
-//!   timeout) when the EOF comes right after the `notifications/cancelled` that ends
-//!   the listen stream, which the probe (2 s grace) rightly reports; see
-//!   tests/interop/README.md.
+//!   `tests/interop/sdk_servers/run.sh` sets it. rmcp 3.11.0 then often lingers 5 s
+//!   after stdin EOF (its drain timeout) when the EOF comes right after the
+//!   `notifications/cancelled` that ends the listen stream; see tests/interop/README.md.
 //!
 //! rmcp's defaults decide the revisions: `server/discover` (2026-07-28) and `initialize`
 //! for every legacy revision rmcp knows.
