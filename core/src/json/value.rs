@@ -197,6 +197,11 @@ impl<'a> Json<'a> {
     /// a [`DESERIALIZE_SCRATCH`](Self::DESERIALIZE_SCRATCH)-byte stack buffer; for longer
     /// ones use [`Json::deserialize_with`].
     ///
+    /// serde-json-core 0.7 decodes each `\u` escape on its own, so a string with an
+    /// escaped surrogate pair (`"\ud83d\ude00"`, what `json.dumps` writes for 😀 by
+    /// default) fails with `InvalidEscapeSequence`; the raw character (`"😀"`) works. Read
+    /// such strings with [`JsonStr::unescape_into`], which decodes pairs.
+    ///
     /// # Errors
     /// The serde-json-core error when the value does not fit `T`.
     pub fn deserialize<T: serde::Deserialize<'a>>(&self) -> Result<T, serde_json_core::de::Error> {
