@@ -452,25 +452,25 @@ def serve_progress_flood(c):
     serve_loop(c, before=flood(c, progress_line, FLOOD, 4))
 
 
-def serve_server_request_flood(c):
-    # Output goes through a queue (QueuedConn): the server never stops reading its stdin.
-    c = QueuedConn()
+def roots_flood(c):
+    """A handshake, then 20 000 `roots/list` requests to the probe, then normal service."""
     legacy_handshake(c, {"tools": {}})
     for k in range(0, 20_000, 500):
         c.raw(b"".join(b'{"jsonrpc":"2.0","id":"srv-%d","method":"roots/list"}\n' % i
                        for i in range(k, k + 500)))
     serve_loop(c)
+
+
+def serve_server_request_flood(c):
+    # Output goes through a queue (QueuedConn): the server never stops reading its stdin.
+    roots_flood(QueuedConn())
 
 
 def serve_server_request_flood_deaf(c):
     # The same, written by the main thread: the server reads nothing until all 20 000
     # requests are out, while the probe must answer them. Both sides may stall; the probe
     # must still terminate (its exit status is not judged).
-    legacy_handshake(c, {"tools": {}})
-    for k in range(0, 20_000, 500):
-        c.raw(b"".join(b'{"jsonrpc":"2.0","id":"srv-%d","method":"roots/list"}\n' % i
-                       for i in range(k, k + 500)))
-    serve_loop(c)
+    roots_flood(c)
 
 
 def serve_bogus_tools(c):

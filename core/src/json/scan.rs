@@ -400,7 +400,7 @@ fn number_end(b: &[u8], mut pos: usize) -> Result<(usize, bool), JsonError> {
 }
 
 /// The fraction and exponent of a number; `pos` is at `.`, `e` or `E`.
-fn number_tail(b: &[u8], mut pos: usize) -> Result<(usize, bool), JsonError> {
+pub(super) fn number_tail(b: &[u8], mut pos: usize) -> Result<(usize, bool), JsonError> {
     let bad = |pos: usize| {
         if pos >= b.len() {
             eof(b)

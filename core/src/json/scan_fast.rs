@@ -10,7 +10,7 @@
 //!
 //! Compiled on 64-bit targets only; small 32-bit devices keep the smaller exact scanner.
 
-use super::scan::{digits_end, find_string_stop};
+use super::scan::{digits_end, find_string_stop, number_tail};
 
 #[inline(always)]
 fn skip_ws(b: &[u8], mut pos: usize) -> usize {
@@ -65,38 +65,16 @@ fn number_end(b: &[u8], mut pos: usize) -> Option<usize> {
         pos += 1;
     }
     match *b.get(pos)? {
+        b'0' if matches!(b.get(pos + 1), Some(b'0'..=b'9')) => return None,
         b'0' => pos += 1,
         b'1'..=b'9' => pos = digits_end(b, pos + 1),
         _ => return None,
     }
     match b.get(pos) {
-        Some(b'.' | b'e' | b'E' | b'0'..=b'9') => number_tail(b, pos),
+        // Fractions and exponents are rarer: the exact scanner's code reads them.
+        Some(b'.' | b'e' | b'E') => number_tail(b, pos).ok().map(|(end, _)| end),
         _ => Some(pos),
     }
-}
-
-#[inline(never)]
-fn number_tail(b: &[u8], mut pos: usize) -> Option<usize> {
-    if b.get(pos) == Some(&b'.') {
-        let end = digits_end(b, pos + 1);
-        if end == pos + 1 {
-            return None;
-        }
-        pos = end;
-    }
-    if matches!(b.get(pos), Some(b'e' | b'E')) {
-        pos += 1;
-        if matches!(b.get(pos), Some(b'+' | b'-')) {
-            pos += 1;
-        }
-        let end = digits_end(b, pos);
-        if end == pos {
-            return None;
-        }
-        pos = end;
-    }
-    // A digit here means a leading zero such as `01`.
-    (!matches!(b.get(pos), Some(b'0'..=b'9'))).then_some(pos)
 }
 
 /// `pos` at a key's opening quote (after whitespace); returns the offset after the `:`.
