@@ -80,6 +80,10 @@ fn parse(c: &mut Criterion) {
         let mut g = c.benchmark_group(format!("parse/{name}"));
         g.throughput(Throughput::Bytes(line.len() as u64));
         g.bench_function("picomcp", |b| b.iter(|| ours(black_box(line))));
+        // The JSON validation alone (no envelope), to show where the time goes.
+        g.bench_function("picomcp_json_only", |b| {
+            b.iter(|| picomcp::json::Json::new(black_box(line)).is_ok())
+        });
         g.bench_function("serde_ignored_any", |b| {
             b.iter(|| {
                 serde_json::from_slice::<serde::de::IgnoredAny>(black_box(line.as_bytes())).is_ok()
