@@ -6,9 +6,9 @@
 //!
 //! Output is written with blocking `write_all`: a peer that stops reading its input
 //! stalls the driver once the pipe is full, and no timeout fires meanwhile (as in any
-//! blocking stdio program). A client that must survive such a peer gives the driver a
-//! writer that gives up on its own; the probe (`examples/src/bin/probe.rs`, `PipeWriter`)
-//! writes from a helper thread and fails `flush` with `TimedOut` after a stall.
+//! blocking stdio program). A program that must survive such a peer (a client of an
+//! unknown server, a gateway) wraps its writer in a [`BackgroundWriter`], which writes
+//! from a helper thread and fails `flush` with `TimedOut` after a stall.
 //!
 //! ```no_run
 //! use picomcp::json::Json;
@@ -40,6 +40,9 @@ use std::time::Instant;
 use std::vec::Vec;
 
 use crate::session::{Event, Phase, Session};
+
+mod background_writer;
+pub use background_writer::BackgroundWriter;
 
 const CHUNK: usize = 64 * 1024;
 

@@ -15,9 +15,8 @@
 //! [`Session::send_request`], so a feature the server did not declare is refused by the
 //! session itself, and the probe shows it as skipped.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
-use std::sync::mpsc::{SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -29,7 +28,7 @@ use picomcp::session::{
     CloseReason, Config, Event, InboundId, OutboundId, Phase, RequestOptions, SendError, Session,
     Storage, Violation,
 };
-use picomcp::stdio::{Driver, Step};
+use picomcp::stdio::{BackgroundWriter, Driver, Step};
 
 const USAGE: &str = "\
 usage: picomcp-probe [--timeout-ms N] [--protocol VERSION] [--json] [-- SERVER_CMD ARGS...]
@@ -341,75 +340,6 @@ fn collect_stderr(mut stderr: impl Read, sink: &Mutex<Vec<u8>>) {
     }
 }
 
-/// The server's stdin, written by a helper thread, so that a server that stops reading
-/// its input (while it floods the probe with output the probe must answer) cannot block
-/// the probe for ever: `flush` gives up with `TimedOut` when the helper has not taken the
-/// previous output within `stall_ms`. Dropping it closes the server's stdin once the
-/// helper has written everything queued.
-struct PipeWriter {
-    queue: SyncSender<Vec<u8>>,
-    pending: Vec<u8>,
-    stall_ms: u64,
-}
-
-impl PipeWriter {
-    /// Writes queued before `flush` waits: the output of a few flushes.
-    const QUEUED: usize = 4;
-
-    fn new(mut stdin: ChildStdin, stall_ms: u64) -> PipeWriter {
-        let (queue, chunks) = sync_channel::<Vec<u8>>(Self::QUEUED);
-        thread::spawn(move || {
-            for chunk in chunks {
-                if stdin
-                    .write_all(&chunk)
-                    .and_then(|()| stdin.flush())
-                    .is_err()
-                {
-                    return;
-                }
-            }
-        });
-        PipeWriter {
-            queue,
-            pending: Vec::new(),
-            stall_ms,
-        }
-    }
-}
-
-impl Write for PipeWriter {
-    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        self.pending.extend_from_slice(data);
-        Ok(data.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        if self.pending.is_empty() {
-            return Ok(());
-        }
-        let mut chunk = std::mem::take(&mut self.pending);
-        let start = Instant::now();
-        loop {
-            match self.queue.try_send(chunk) {
-                Ok(()) => return Ok(()),
-                Err(TrySendError::Disconnected(_)) => {
-                    return Err(std::io::ErrorKind::BrokenPipe.into());
-                }
-                Err(TrySendError::Full(back)) => {
-                    if start.elapsed() >= Duration::from_millis(self.stall_ms) {
-                        return Err(std::io::Error::new(
-                            std::io::ErrorKind::TimedOut,
-                            format!("the server has not read its input for {} ms", self.stall_ms),
-                        ));
-                    }
-                    chunk = back;
-                    thread::sleep(Duration::from_millis(1));
-                }
-            }
-        }
-    }
-}
-
 // ---- the session ----
 
 /// An event, copied out of the driver's scratch buffer so the session can be commanded
@@ -564,7 +494,7 @@ struct Answer {
 /// One client session with the server under test.
 struct Probe {
     session: Session<'static>,
-    driver: Driver<PipeWriter>,
+    driver: Driver<BackgroundWriter>,
     timeout_ms: u64,
     /// When the server was started (the handshake time includes its start-up).
     started: Instant,
@@ -603,7 +533,10 @@ impl Probe {
             config.versions = Versions::LEGACY;
         }
         let max_line = config.limits.max_line;
-        let driver = Driver::new(stdout, PipeWriter::new(stdin, args.timeout_ms), max_line);
+        // A server that stops reading its input must not block the probe: the writer gives up
+        // after --timeout-ms without progress.
+        let stdin = BackgroundWriter::new(stdin, Duration::from_millis(args.timeout_ms));
+        let driver = Driver::new(stdout, stdin, max_line);
         let storage = Storage::owned(max_line, 8, 4, config.info_len());
         let session = Session::new(&config, storage, driver.now())
             .map_err(|e| format!("cannot create the session: {e}"))?;
