@@ -65,29 +65,18 @@ pub fn versions_to_c(vs: Versions) -> u32 {
 
 // ---- small enums ----
 
-const LEVEL_NAMES: [&str; 8] = [
-    "debug",
-    "info",
-    "notice",
-    "warning",
-    "error",
-    "critical",
-    "alert",
-    "emergency",
-];
-
 /// A core log level from a `picomcp_log_level` number.
 pub fn log_level_from_c(v: u32) -> FfiResult<LogLevel> {
-    LEVEL_NAMES
-        .get(v as usize)
-        .and_then(|n| LogLevel::parse(n))
+    // `picomcp_log_level` numbers the levels as the core does (`level as u8`).
+    u8::try_from(v)
+        .ok()
+        .and_then(LogLevel::from_index)
         .ok_or(picomcp_status::InvalidArgument)
 }
 
 /// The `picomcp_log_level` number of a level (`NONE` for no level).
 pub fn log_level_to_c(l: Option<LogLevel>) -> u32 {
-    l.and_then(|l| LEVEL_NAMES.iter().position(|n| *n == l.as_str()))
-        .map_or(picomcp_log_level::None as u32, |i| i as u32)
+    l.map_or(picomcp_log_level::None as u32, |l| l as u32)
 }
 
 /// The `picomcp_phase` number of a phase.

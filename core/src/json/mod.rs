@@ -16,3 +16,4 @@ pub(crate) use scan::{Scanner, StrSpan};
 pub use value::{Elements, Json, JsonKind, JsonStr, Members, Unescape};
 pub(crate) use value::{short_eq, trim_json_ws};
 pub use write::JsonWriter;
+pub(crate) use write::fmt_u64;

@@ -307,7 +307,8 @@ impl<'b> JsonWriter<'b> {
     }
 }
 
-fn fmt_u64(mut v: u64, tmp: &mut [u8; 20]) -> &[u8] {
+/// `v` in decimal, written at the end of `tmp`.
+pub(crate) fn fmt_u64(mut v: u64, tmp: &mut [u8; 20]) -> &[u8] {
     let mut i = tmp.len();
     loop {
         i -= 1;

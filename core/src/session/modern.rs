@@ -7,7 +7,7 @@ use super::storage::InboundState;
 use super::types::{InboundId, SendError, Violation};
 use super::{Core, Header};
 use crate::error::{ErrorCode, InsufficientSize};
-use crate::json::{Json, JsonKind, JsonStr, JsonWriter};
+use crate::json::{Json, JsonKind, JsonStr, JsonWriter, fmt_u64};
 use crate::jsonrpc::Id;
 use crate::protocol::{Caps, LogLevel, Method, MethodKind, ProtocolVersion, Role};
 
@@ -600,17 +600,7 @@ impl Core<'_> {
             sep(w);
             w.put(b"\"ttlMs\":");
             let mut tmp = [0u8; 20];
-            let mut n = self.cache_ttl_ms;
-            let mut i = tmp.len();
-            loop {
-                i -= 1;
-                tmp[i] = b'0' + (n % 10) as u8;
-                n /= 10;
-                if n == 0 {
-                    break;
-                }
-            }
-            w.put(&tmp[i..]);
+            w.put(fmt_u64(self.cache_ttl_ms, &mut tmp));
         }
         if add_scope {
             sep(w);
