@@ -409,8 +409,10 @@ class Server:
         self.lines = queue.Queue()
         self.stderr_tail = collections.deque(maxlen=40)
         self.skipped = 0
-        threading.Thread(target=self._read_stdout, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self.readers = [threading.Thread(target=self._read_stdout, daemon=True),
+                        threading.Thread(target=self._read_stderr, daemon=True)]
+        for t in self.readers:
+            t.start()
 
     def _read_stdout(self):
         try:
@@ -512,11 +514,23 @@ class Server:
                 self.proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 pass
-        for s in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            try:
-                s.close()
-            except OSError:
-                pass
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        # A pipe is closed only once its reader thread has seen EOF. Closing it under a
+        # reader that is between two read(2) calls frees the descriptor number while the
+        # thread still holds it: the next pipe another case opens gets that number, and the
+        # old thread steals its first byte (seen as a server's first line or input missing
+        # its "{" under --jobs). A reader that never ends (a grandchild holding the pipe)
+        # keeps its descriptor open: a leak for one case, never a stolen byte.
+        for t, pipe in zip(self.readers, (self.proc.stdout, self.proc.stderr)):
+            t.join(5)
+            if not t.is_alive():
+                try:
+                    pipe.close()
+                except OSError:
+                    pass
 
 
 def short(raw, n=160):
