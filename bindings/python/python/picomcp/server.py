@@ -1,0 +1,735 @@
+"""A stdio MCP server in a few lines, on top of the core ``Session``.
+
+The helper only *calls* the session: framing, JSON-RPC, the lifecycle of both eras,
+capability checks, ``ping``, ``logging/setLevel``, subscriptions and cancellation
+bookkeeping all stay in the core. What the helper adds is the application side:
+tool/resource/prompt registries, argument checks, list and read answers, and an asyncio
+loop that reads stdin, runs handlers (plain or ``async def``) and writes stdout.
+
+Handlers take ``(args, ctx)``:
+
+- a tool returns a ``str`` (one text block), a ``list`` of content blocks, or a whole
+  result ``dict``; it raises ``ToolError`` for a failed call (``isError: true``) or
+  ``McpError`` for a JSON-RPC error;
+- a resource returns ``str`` (text), ``bytes`` (a base64 blob) or a list of contents;
+- a prompt returns a ``list`` of messages or a whole result ``dict``.
+
+An ``async def`` handler runs as its own task: a ``notifications/cancelled`` from the
+client cancels that task, and nothing more is sent for the request.
+
+stdout carries protocol messages only; diagnostics go to stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import inspect
+import os
+import re
+import sys
+import threading
+import time
+from typing import Any, Callable
+
+from ._native import Event, QueueFull, Session
+
+__all__ = ["Context", "McpError", "Server", "ToolError"]
+
+# JSON-RPC / MCP error codes the helper sends.
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+RESOURCE_NOT_FOUND = -32002
+
+# Revisions whose tools report bad arguments as a tool result (SEP-1303) rather than -32602.
+_ARGS_AS_TOOL_ERROR = ("2025-11-25", "2026-07-28")
+# Revisions that know tool output schemas and structured content.
+_HAS_OUTPUT_SCHEMA = ("2025-06-18", "2025-11-25", "2026-07-28")
+
+_LEVELS = ("error", "warn", "info", "debug")
+
+
+class McpError(Exception):
+    """Raise from a handler to answer the request with a JSON-RPC error."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+class ToolError(Exception):
+    """Raise from a tool to report a failed call: a result with ``isError: true``."""
+
+
+def _now() -> int:
+    return int(time.monotonic() * 1000)
+
+
+def _json_type_ok(value: Any, kind: str) -> bool:
+    if kind == "string":
+        return isinstance(value, str)
+    if kind == "integer":
+        return (isinstance(value, int) and not isinstance(value, bool)) or (
+            isinstance(value, float) and value.is_integer())
+    if kind == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind == "object":
+        return isinstance(value, dict)
+    if kind == "array":
+        return isinstance(value, list)
+    if kind == "null":
+        return value is None
+    return True
+
+
+def check_arguments(schema: dict, args: Any) -> str | None:
+    """The first problem of ``args`` against the top level of ``schema`` (``required``,
+    property ``type``, ``minimum``/``maximum``), as a message naming the field; else None.
+
+    A deliberately small subset of JSON Schema: enough to answer the common mistakes
+    with a clear message. Handlers check anything deeper themselves.
+    """
+    if not isinstance(args, dict):
+        return "arguments must be an object"
+    for name in schema.get("required", ()):
+        if name not in args:
+            return "missing required argument %r" % name
+    props = schema.get("properties", {})
+    for name, value in args.items():
+        spec = props.get(name)
+        if not isinstance(spec, dict):
+            if schema.get("additionalProperties") is False:
+                return "unknown argument %r" % name
+            continue
+        kind = spec.get("type")
+        kinds = kind if isinstance(kind, list) else [kind] if kind else []
+        if kinds and not any(_json_type_ok(value, k) for k in kinds):
+            return "argument %r must be of type %s" % (name, " or ".join(kinds))
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if "minimum" in spec and value < spec["minimum"]:
+                return "argument %r must be at least %s" % (name, spec["minimum"])
+            if "maximum" in spec and value > spec["maximum"]:
+                return "argument %r must be at most %s" % (name, spec["maximum"])
+    return None
+
+
+class Context:
+    """What a handler may do about the request it serves."""
+
+    def __init__(self, server: "Server", request_id: int, method: str, params: dict) -> None:
+        self._server = server
+        self.request_id = request_id
+        self.method = method
+        self.params = params
+        #: The negotiated protocol revision (``"2025-11-25"``, ``"2026-07-28"``, ...).
+        self.version = server.session.version
+        self._last_progress: float | None = None
+
+    @property
+    def session(self) -> Session:
+        """The core session (for anything the helper does not wrap)."""
+        return self._server.session
+
+    @property
+    def cancelled(self) -> bool:
+        """True once the client cancelled this request (answers are then dropped)."""
+        info = self._server.session.request_info(self.request_id)
+        return info is None or info["cancelled"]
+
+    @property
+    def wants_progress(self) -> bool:
+        """True when the client asked for progress on this request."""
+        info = self._server.session.request_info(self.request_id)
+        return bool(info and info["has_progress_token"] and not info["cancelled"])
+
+    def progress(self, progress: float, total: float | None = None,
+                 message: str | None = None) -> bool:
+        """Reports progress if the client asked for it; returns whether it was sent."""
+        if not self.wants_progress:
+            return False
+        self._server._command(self.session.progress, self.request_id, progress, total, message)
+        return True
+
+    def log(self, level: str, data: Any, logger: str | None = None) -> bool:
+        """Sends a log message tied to this request, if the client's level lets it through."""
+        if not self._server.logging:
+            return False
+        return bool(self._server._command(self.session.log, level, data, logger, self.request_id))
+
+
+class _Tool:
+    def __init__(self, fn, name, title, description, input_schema, output_schema, annotations):
+        self.fn = fn
+        self.name = name
+        self.title = title
+        self.description = description
+        self.input_schema = input_schema
+        self.output_schema = output_schema
+        self.annotations = annotations
+
+    def listing(self, version: str | None) -> dict:
+        d: dict = {"name": self.name}
+        modern = version in _HAS_OUTPUT_SCHEMA
+        if self.title and modern:
+            d["title"] = self.title
+        if self.description:
+            d["description"] = self.description
+        d["inputSchema"] = self.input_schema
+        if self.output_schema and modern:
+            d["outputSchema"] = self.output_schema
+        if self.annotations:
+            d["annotations"] = self.annotations
+        return d
+
+
+class _Resource:
+    def __init__(self, fn, uri, name, title, description, mime_type, template):
+        self.fn = fn
+        self.uri = uri
+        self.name = name
+        self.title = title
+        self.description = description
+        self.mime_type = mime_type
+        self.template = template
+        self.pattern = _template_regex(uri) if template else None
+        self.complete: dict[str, Callable] = {}
+
+    def listing(self, version: str | None) -> dict:
+        d: dict = {"uriTemplate" if self.template else "uri": self.uri, "name": self.name}
+        if self.title and version in _HAS_OUTPUT_SCHEMA:
+            d["title"] = self.title
+        if self.description:
+            d["description"] = self.description
+        if self.mime_type:
+            d["mimeType"] = self.mime_type
+        return d
+
+
+class _Prompt:
+    def __init__(self, fn, name, title, description, arguments):
+        self.fn = fn
+        self.name = name
+        self.title = title
+        self.description = description
+        self.arguments = arguments or []
+        self.complete: dict[str, Callable] = {}
+
+    def listing(self, version: str | None) -> dict:
+        d: dict = {"name": self.name}
+        if self.title and version in _HAS_OUTPUT_SCHEMA:
+            d["title"] = self.title
+        if self.description:
+            d["description"] = self.description
+        if self.arguments:
+            d["arguments"] = self.arguments
+        return d
+
+
+def _template_regex(template: str) -> re.Pattern:
+    """``test://template/{id}/data`` -> a regex with one named group per variable (a
+    variable matches one path segment)."""
+    out, pos = [], 0
+    for m in re.finditer(r"\{([A-Za-z0-9_]+)\}", template):
+        out.append(re.escape(template[pos:m.start()]))
+        out.append("(?P<%s>[^/]+)" % m.group(1))
+        pos = m.end()
+    out.append(re.escape(template[pos:]))
+    return re.compile("".join(out) + r"\Z")
+
+
+def _contents(uri: str, mime: str | None, body: Any) -> list:
+    """A resource handler's return value as ``resources/read`` contents."""
+    if isinstance(body, list):
+        return body
+    item: dict = {"uri": uri}
+    if mime:
+        item["mimeType"] = mime
+    if isinstance(body, (bytes, bytearray, memoryview)):
+        item["blob"] = base64.b64encode(bytes(body)).decode("ascii")
+    else:
+        item["text"] = str(body)
+    return [item]
+
+
+class Server:
+    """An MCP server: register tools, resources and prompts, then ``run()`` on stdio.
+
+    Capabilities are declared from what is registered (``tools``, ``resources``,
+    ``prompts``, each with ``listChanged``; ``resources.subscribe``; ``logging``;
+    ``completions`` when a completion handler exists), so the server never declares
+    something it does not implement. Both eras are served on one connection.
+    """
+
+    def __init__(self, name: str, version: str, *, instructions: str | None = None,
+                 versions: list | None = None, max_line: int = 1 << 20,
+                 logging: bool = True, inbound_slots: int = 64, outbound_slots: int = 16,
+                 log_level: str = "warn") -> None:
+        self.name = name
+        self.version = version
+        self.instructions = instructions
+        self.versions = versions
+        self.max_line = max_line
+        self.logging = logging
+        self.inbound_slots = inbound_slots
+        self.outbound_slots = outbound_slots
+        self.log_level = log_level
+        self.tools: dict[str, _Tool] = {}
+        self.resources: dict[str, _Resource] = {}
+        self.templates: list[_Resource] = []
+        self.prompts: dict[str, _Prompt] = {}
+        self.session: Session = None  # type: ignore[assignment]  # set by run()
+        self._tasks: dict[int, asyncio.Task] = {}
+        self._asks: dict[int, asyncio.Future] = {}
+        self._startup: list[Callable] = []
+        self._out_fd = 1
+
+    # ---- registration ----
+
+    def tool(self, name: str | None = None, *, description: str | None = None,
+             input_schema: dict | None = None, output_schema: dict | None = None,
+             title: str | None = None, annotations: dict | None = None):
+        """Registers ``fn(args, ctx)`` as a tool (name defaults to the function's)."""
+        def deco(fn):
+            n = name or fn.__name__
+            schema = input_schema or {"type": "object"}
+            self.tools[n] = _Tool(fn, n, title, description or inspect.getdoc(fn),
+                                  schema, output_schema, annotations)
+            return fn
+        return deco
+
+    def resource(self, uri: str, *, name: str | None = None, title: str | None = None,
+                 description: str | None = None, mime_type: str | None = None):
+        """Registers ``fn(uri, ctx)`` as the reader of one resource, or of a resource
+        template when ``uri`` contains ``{variables}`` (then ``fn(uri, ctx, **variables)``)."""
+        def deco(fn):
+            template = "{" in uri
+            r = _Resource(fn, uri, name or fn.__name__, title, description, mime_type, template)
+            if template:
+                self.templates.append(r)
+            else:
+                self.resources[uri] = r
+            return fn
+        return deco
+
+    def prompt(self, name: str | None = None, *, description: str | None = None,
+               arguments: list | None = None, title: str | None = None):
+        """Registers ``fn(args, ctx)`` as a prompt. ``arguments`` is the listed argument
+        array (``[{"name": "x", "required": True}]``); required ones are checked."""
+        def deco(fn):
+            n = name or fn.__name__
+            self.prompts[n] = _Prompt(fn, n, title, description or inspect.getdoc(fn), arguments)
+            return fn
+        return deco
+
+    def completion(self, ref: str, argument: str):
+        """Registers ``fn(value, context_args) -> list[str]`` to complete ``argument`` of
+        the prompt or resource template named by ``ref`` (a prompt name or a URI template)."""
+        def deco(fn):
+            target = self.prompts.get(ref) or next(
+                (t for t in self.templates if t.uri == ref), None)
+            if target is None:
+                raise ValueError("completion for unknown prompt or template %r" % ref)
+            target.complete[argument] = fn
+            return fn
+        return deco
+
+    def on_startup(self, fn: Callable):
+        """Registers ``async def fn(server)`` to run as a task once serving starts."""
+        self._startup.append(fn)
+        return fn
+
+    @property
+    def capabilities(self) -> dict:
+        caps: dict = {}
+        if self.tools:
+            caps["tools"] = {"listChanged": True}
+        if self.resources or self.templates:
+            caps["resources"] = {"subscribe": True, "listChanged": True}
+        if self.prompts:
+            caps["prompts"] = {"listChanged": True}
+        if self.logging:
+            caps["logging"] = {}
+        if any(p.complete for p in self.prompts.values()) or any(
+                t.complete for t in self.templates):
+            caps["completions"] = {}
+        return caps
+
+    # ---- things the application may do while serving ----
+
+    def notify(self, change: str, uri: str | None = None) -> int:
+        """Announces a change (``"notifications/tools/list_changed"``, ...,
+        ``"notifications/resources/updated"`` with ``uri``) to whoever asked for it."""
+        return self._command(self.session.notify, change, uri)
+
+    def is_subscribed(self, uri: str) -> bool:
+        return self.session is not None and self.session.is_subscribed(uri)
+
+    async def request(self, method: str, params: dict | None = None, *,
+                      timeout_ms: int | None = 60000) -> dict:
+        """Sends a request to the client (``sampling/createMessage``, ``roots/list``, ...)
+        and waits for the result. Raises ``McpError`` for an error answer or a timeout,
+        ``picomcp.SendError`` when the client did not declare the capability."""
+        rid = self._command(self.session.send_request, _now(), method, params,
+                            timeout_ms=timeout_ms)
+        fut = asyncio.get_running_loop().create_future()
+        self._asks[rid] = fut
+        return await fut
+
+    # ---- the loop ----
+
+    def run(self, argv: list | None = None) -> int:
+        """Serves stdin/stdout until EOF; returns the exit status (also parses
+        ``--max-line BYTES`` and ``--log-level LEVEL`` from ``argv``)."""
+        argv = sys.argv[1:] if argv is None else argv
+        try:
+            self._parse_args(argv)
+        except ValueError as e:
+            sys.stderr.write("%s: %s\nusage: %s [--max-line BYTES] [--log-level %s]\n"
+                             % (self.name, e, self.name, "|".join(_LEVELS)))
+            return 2
+        return asyncio.run(self.serve())
+
+    def _parse_args(self, argv: list) -> None:
+        it = iter(argv)
+        for flag in it:
+            name, _, inline = flag.partition("=")
+            if name not in ("--max-line", "--log-level"):
+                raise ValueError("unknown argument %s" % flag)
+            value = inline or next(it, None)
+            if value is None:
+                raise ValueError("%s needs a value" % name)
+            if name == "--max-line":
+                if not value.isdigit() or not 256 <= int(value) <= 1 << 30:
+                    raise ValueError("--max-line must be a number of bytes from 256 to %d"
+                                     % (1 << 30))
+                self.max_line = int(value)
+            else:
+                if value not in _LEVELS:
+                    raise ValueError("unknown log level %s" % value)
+                self.log_level = value
+
+    def diag(self, level: str, message: str) -> None:
+        """A diagnostic line on stderr, when ``--log-level`` lets it through."""
+        if _LEVELS.index(level) <= _LEVELS.index(self.log_level):
+            sys.stderr.write("%s: %s: %s\n" % (self.name, level, message))
+            sys.stderr.flush()
+
+    async def serve(self, in_fd: int = 0, out_fd: int = 1) -> int:
+        """Serves one connection on the file descriptors ``in_fd``/``out_fd``."""
+        self._out_fd = out_fd
+        self.session = Session(
+            "server", self.name, self.version, self.capabilities,
+            instructions=self.instructions, versions=self.versions,
+            max_line=self.max_line, inbound_slots=self.inbound_slots,
+            outbound_slots=self.outbound_slots, now_ms=_now())
+        loop = asyncio.get_running_loop()
+        chunks: asyncio.Queue = asyncio.Queue(maxsize=4)
+        self._wake = asyncio.Event()
+
+        def reader() -> None:
+            # A thread, not loop.add_reader: stdin may be a file or a tty as well as a pipe.
+            while True:
+                try:
+                    data = os.read(in_fd, 65536)
+                except OSError as e:
+                    self.diag("error", "cannot read stdin: %s" % e)
+                    data = b""
+                asyncio.run_coroutine_threadsafe(chunks.put(data), loop).result()
+                if not data:
+                    return
+
+        threading.Thread(target=reader, daemon=True).start()
+        for fn in self._startup:
+            loop.create_task(fn(self))
+        self.diag("info", "%s %s on stdio, max line %d bytes"
+                  % (self.name, self.version, self.max_line))
+        while True:
+            deadline = self.session.poll_timeout()
+            timeout = None if deadline is None else max(0, deadline - _now()) / 1000
+            try:
+                data = await asyncio.wait_for(chunks.get(), timeout)
+            except asyncio.TimeoutError:
+                self.session.handle_timeout(_now())
+                self._pump()
+                continue
+            if not data:
+                self.session.handle_eof(_now())
+                self._pump()
+                break
+            while data:
+                # Fewer bytes taken: a bounded queue is full; drain it and offer the rest.
+                taken = self.session.handle_bytes(_now(), data)
+                data = data[taken:]
+                self._pump()
+        # End of input: work already running still owes its answer.
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
+        self._pump()
+        self.diag("info", "end of input; exiting")
+        return 0
+
+    def _flush(self) -> None:
+        out = self.session.poll_transmit()
+        view = memoryview(out)
+        while view:
+            try:
+                n = os.write(self._out_fd, view)
+            except BrokenPipeError:
+                self.diag("warn", "the client closed stdout; dropping output")
+                return
+            view = view[n:]
+
+    def _command(self, fn: Callable, *args, **kwargs):
+        """Runs a session command; a full transmit queue is written out once first."""
+        try:
+            result = fn(*args, **kwargs)
+        except QueueFull:
+            self._flush()
+            result = fn(*args, **kwargs)
+        self._flush()
+        return result
+
+    def _pump(self) -> None:
+        """Takes every event (dispatching requests), then writes what is queued."""
+        while True:
+            ev = self.session.poll_event()
+            if ev is None:
+                break
+            self._on_event(ev)
+        self._flush()
+
+    def _on_event(self, ev: Event) -> None:
+        kind = ev.kind
+        if kind == "request":
+            self._on_request(ev.id, ev.method, ev.params or {})
+        elif kind == "cancelled":
+            task = self._tasks.pop(ev.id, None)
+            if task is not None:
+                task.cancel()
+            self.diag("debug", "request %d cancelled (%s)" % (ev.id, ev.reason))
+        elif kind in ("response", "error_response", "timed_out"):
+            fut = self._asks.pop(ev.id, None)
+            if fut is None or fut.done():
+                return
+            if kind == "response":
+                fut.set_result(ev.result)
+            elif kind == "error_response":
+                fut.set_exception(McpError(ev.code, ev.message, ev.data))
+            else:
+                fut.set_exception(McpError(-32001, "the client did not answer in time"))
+        elif kind == "negotiated":
+            info = (ev.peer or {}).get("clientInfo") if isinstance(ev.peer, dict) else None
+            self.diag("info", "protocol %s, client %s" % (ev.version, info))
+        elif kind == "peer_violation":
+            self.diag("info", "peer violation: %s" % ev.text)
+        elif kind == "closed":
+            self.diag("info", "session closed: %s" % ev.text)
+            for fut in self._asks.values():
+                if not fut.done():
+                    fut.set_exception(McpError(-32000, "connection closed"))
+            self._asks.clear()
+
+    # ---- requests ----
+
+    def _on_request(self, rid: int, method: str, params: dict) -> None:
+        handler = {
+            "tools/list": self._tools_list,
+            "tools/call": self._tools_call,
+            "resources/list": self._resources_list,
+            "resources/templates/list": self._templates_list,
+            "resources/read": self._resources_read,
+            "prompts/list": self._prompts_list,
+            "prompts/get": self._prompts_get,
+            "completion/complete": self._complete,
+        }.get(method)
+        if handler is None:
+            # The core answers initialize, ping, logging/setLevel, subscriptions and
+            # server/discover itself; anything else reaching us is not implemented.
+            self._answer_error(rid, -32601, "Method not found")
+            return
+        ctx = Context(self, rid, method, params)
+        self._run(ctx, handler)
+
+    def _run(self, ctx: Context, handler: Callable) -> None:
+        """Calls a handler; a coroutine becomes a task, cancelled with its request."""
+        try:
+            result = handler(ctx)
+        except McpError as e:
+            self._answer_error(ctx.request_id, e.code, e.message, e.data)
+            return
+        except Exception as e:  # a bug in a handler must not take the server down
+            self.diag("error", "%s failed: %r" % (ctx.method, e))
+            self._answer_error(ctx.request_id, INTERNAL_ERROR, "Internal error: %s" % e)
+            return
+        if not inspect.isawaitable(result):
+            self._answer(ctx.request_id, result)
+            return
+
+        async def finish() -> None:
+            try:
+                value = await result
+            except asyncio.CancelledError:
+                return  # cancelled by the client: nothing more is sent
+            except McpError as e:
+                self._answer_error(ctx.request_id, e.code, e.message, e.data)
+            except Exception as e:
+                self.diag("error", "%s failed: %r" % (ctx.method, e))
+                self._answer_error(ctx.request_id, INTERNAL_ERROR, "Internal error: %s" % e)
+            else:
+                self._answer(ctx.request_id, value)
+            finally:
+                self._tasks.pop(ctx.request_id, None)
+
+        self._tasks[ctx.request_id] = asyncio.get_running_loop().create_task(finish())
+
+    def _answer(self, rid: int, result: dict) -> None:
+        try:
+            self._command(self.session.respond, rid, result)
+        except Exception as e:
+            self.diag("warn", "cannot answer request %d: %s" % (rid, e))
+            self._answer_error(rid, INTERNAL_ERROR, "Internal error: cannot send the result")
+
+    def _answer_error(self, rid: int, code: int, message: str, data: Any = None) -> None:
+        try:
+            self._command(self.session.respond_error, rid, code, message, data)
+        except Exception as e:
+            self.diag("warn", "cannot answer request %d with an error: %s" % (rid, e))
+
+    @staticmethod
+    def _no_cursor(ctx: Context) -> None:
+        # We never hand out cursors, so any cursor is invalid (-32602, as the pagination
+        # rules suggest).
+        if ctx.params.get("cursor") is not None:
+            raise McpError(INVALID_PARAMS, "Invalid params: unknown cursor")
+
+    def _tools_list(self, ctx: Context) -> dict:
+        self._no_cursor(ctx)
+        return {"tools": [t.listing(ctx.version) for t in self.tools.values()]}
+
+    def _resources_list(self, ctx: Context) -> dict:
+        self._no_cursor(ctx)
+        return {"resources": [r.listing(ctx.version) for r in self.resources.values()]}
+
+    def _templates_list(self, ctx: Context) -> dict:
+        self._no_cursor(ctx)
+        return {"resourceTemplates": [t.listing(ctx.version) for t in self.templates]}
+
+    def _prompts_list(self, ctx: Context) -> dict:
+        self._no_cursor(ctx)
+        return {"prompts": [p.listing(ctx.version) for p in self.prompts.values()]}
+
+    def _tools_call(self, ctx: Context):
+        name = ctx.params.get("name")
+        tool = self.tools.get(name) if isinstance(name, str) else None
+        if tool is None:
+            raise McpError(INVALID_PARAMS, "Unknown tool: %s" % name)
+        args = ctx.params.get("arguments")
+        args = {} if args is None else args
+        problem = check_arguments(tool.input_schema, args)
+        if problem is not None:
+            message = "Invalid arguments for tool %s: %s" % (name, problem)
+            if ctx.version in _ARGS_AS_TOOL_ERROR:
+                return {"content": [{"type": "text", "text": message}], "isError": True}
+            raise McpError(INVALID_PARAMS, message)
+        try:
+            out = tool.fn(args, ctx)
+        except ToolError as e:
+            return _tool_error(e)
+        if inspect.isawaitable(out):
+            async def wait():
+                try:
+                    return _tool_result(await out, ctx.version)
+                except ToolError as e:
+                    return _tool_error(e)
+            return wait()
+        return _tool_result(out, ctx.version)
+
+    def _resources_read(self, ctx: Context):
+        uri = ctx.params.get("uri")
+        if not isinstance(uri, str):
+            raise McpError(INVALID_PARAMS, "Invalid params: uri must be a string")
+        res = self.resources.get(uri)
+        if res is not None:
+            out = res.fn(uri, ctx)
+        else:
+            for t in self.templates:
+                m = t.pattern.match(uri)
+                if m:
+                    res = t
+                    out = t.fn(uri, ctx, **m.groupdict())
+                    break
+            else:
+                raise McpError(RESOURCE_NOT_FOUND, "Resource not found", {"uri": uri})
+        mime = res.mime_type
+        if inspect.isawaitable(out):
+            async def wait():
+                return {"contents": _contents(uri, mime, await out)}
+            return wait()
+        return {"contents": _contents(uri, mime, out)}
+
+    def _prompts_get(self, ctx: Context):
+        name = ctx.params.get("name")
+        prompt = self.prompts.get(name) if isinstance(name, str) else None
+        if prompt is None:
+            raise McpError(INVALID_PARAMS, "Invalid params: unknown prompt %s" % name)
+        args = ctx.params.get("arguments") or {}
+        if not isinstance(args, dict):
+            raise McpError(INVALID_PARAMS, "Invalid params: arguments must be an object")
+        for a in prompt.arguments:
+            if a.get("required") and a["name"] not in args:
+                raise McpError(INVALID_PARAMS,
+                               "Invalid params: missing required argument %r" % a["name"])
+        out = prompt.fn(args, ctx)
+
+        def result(v):
+            if isinstance(v, dict):
+                return v
+            r: dict = {"messages": v}
+            if prompt.description:
+                r["description"] = prompt.description
+            return r
+
+        if inspect.isawaitable(out):
+            async def wait():
+                return result(await out)
+            return wait()
+        return result(out)
+
+    def _complete(self, ctx: Context) -> dict:
+        ref = ctx.params.get("ref") or {}
+        arg = ctx.params.get("argument") or {}
+        if not isinstance(ref, dict) or not isinstance(arg, dict):
+            raise McpError(INVALID_PARAMS, "Invalid params: ref and argument must be objects")
+        if ref.get("type") == "ref/prompt":
+            target = self.prompts.get(ref.get("name"))
+        elif ref.get("type") == "ref/resource":
+            target = next((t for t in self.templates if t.uri == ref.get("uri")), None)
+        else:
+            raise McpError(INVALID_PARAMS, "Invalid params: unknown ref type %r" % ref.get("type"))
+        if target is None:
+            raise McpError(INVALID_PARAMS, "Invalid params: unknown completion reference")
+        fn = target.complete.get(arg.get("name"))
+        context_args = ((ctx.params.get("context") or {}).get("arguments") or {})
+        values = list(fn(str(arg.get("value", "")), context_args)) if fn else []
+        return {"completion": {"values": values[:100], "total": len(values),
+                               "hasMore": len(values) > 100}}
+
+
+def _tool_error(e: ToolError) -> dict:
+    return {"content": [{"type": "text", "text": str(e)}], "isError": True}
+
+
+def _tool_result(out: Any, version: str | None) -> dict:
+    """A tool's return value as a ``tools/call`` result."""
+    if isinstance(out, dict):
+        result = dict(out)
+        if version not in _HAS_OUTPUT_SCHEMA:
+            result.pop("structuredContent", None)
+        return result
+    if isinstance(out, list):
+        return {"content": out}
+    return {"content": [{"type": "text", "text": str(out)}]}

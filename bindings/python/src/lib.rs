@@ -1,0 +1,32 @@
+//! `picomcp._native`: the picomcp core session for Python.
+//!
+//! A thin wrapper: every byte goes through [`picomcp::session::Session`]; nothing here
+//! parses JSON-RPC or tracks the lifecycle. What crosses the boundary is copied into owned
+//! Python objects (events, JSON values), as the core's borrowed views live only until the
+//! next call on the session. The pure-Python package `picomcp` re-exports these names and
+//! adds the stdio server helper.
+
+use pyo3::prelude::*;
+
+mod errors;
+mod event;
+mod json;
+mod session;
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<session::Session>()?;
+    m.add_class::<event::Event>()?;
+    m.add("PicomcpError", py.get_type::<errors::PicomcpError>())?;
+    m.add("ConfigError", py.get_type::<errors::ConfigError>())?;
+    m.add("SendError", py.get_type::<errors::SendError>())?;
+    m.add("RespondError", py.get_type::<errors::RespondError>())?;
+    m.add("QueueFull", py.get_type::<errors::QueueFull>())?;
+    m.add(
+        "PROTOCOL_VERSIONS",
+        picomcp::protocol::ProtocolVersion::ALL.map(|v| v.as_str()),
+    )?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
