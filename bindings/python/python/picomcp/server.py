@@ -32,7 +32,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from ._native import Event, QueueFull, Session
+from ._native import Event, QueueFull, RespondError, Session
 
 __all__ = ["Context", "McpError", "Server", "ToolError"]
 
@@ -61,6 +61,24 @@ class McpError(Exception):
 
 class ToolError(Exception):
     """Raise from a tool to report a failed call: a result with ``isError: true``."""
+
+
+class _InputRequired(Exception):
+    """Raised by ``Context.ask`` in the 2026-07-28 era: the question goes back to the
+    client as an ``input_required`` result, and the answer arrives in the retry."""
+
+    def __init__(self, key: str, method: str, params: dict, capability: dict) -> None:
+        super().__init__(method)
+        self.requests = {key: {"method": method, "params": params}}
+        self.capability = capability
+
+
+# The input-request key and client capability of each question a server may ask.
+_ASKS = {
+    "sampling/createMessage": ("sampling", {"sampling": {}}),
+    "elicitation/create": ("elicitation", {"elicitation": {}}),
+    "roots/list": ("roots", {"roots": {}}),
+}
 
 
 def _now() -> int:
@@ -153,6 +171,30 @@ class Context:
             return False
         self._server._command(self.session.progress, self.request_id, progress, total, message)
         return True
+
+    async def ask(self, method: str, params: dict, *, timeout_ms: int | None = 60000) -> dict:
+        """Asks the client something (``sampling/createMessage``, ``elicitation/create``,
+        ``roots/list``) and returns its result.
+
+        Legacy era: a request to the client, awaited (``McpError`` for an error answer or
+        a timeout; ``picomcp.SendError`` when the client lacks the capability). 2026-07-28:
+        servers cannot send requests, so the first call ends the handler with an
+        ``input_required`` result (or -32021 when the request did not declare the
+        capability); the client retries with the answer in ``inputResponses``, the handler
+        runs again from the start, and this call returns that answer. Keep handlers that
+        ask free of side effects before the question.
+        """
+        key, capability = _ASKS.get(method, (method, {}))
+        info = self.session.request_info(self.request_id)
+        if info is not None and info["modern"]:
+            responses = self.params.get("inputResponses")
+            if responses is not None and not isinstance(responses, dict):
+                raise McpError(INVALID_PARAMS, "Invalid params: inputResponses must be an object")
+            answer = (responses or {}).get(key)
+            if isinstance(answer, dict):
+                return answer
+            raise _InputRequired(key, method, params, capability)
+        return await self._server.request(method, params, timeout_ms=timeout_ms)
 
     def log(self, level: str, data: Any, logger: str | None = None) -> bool:
         """Sends a log message tied to this request, if the client's level lets it through."""
@@ -574,6 +616,8 @@ class Server:
                 value = await result
             except asyncio.CancelledError:
                 return  # cancelled by the client: nothing more is sent
+            except _InputRequired as e:
+                self._input_required(ctx.request_id, e)
             except McpError as e:
                 self._answer_error(ctx.request_id, e.code, e.message, e.data)
             except Exception as e:
@@ -592,6 +636,16 @@ class Server:
         except Exception as e:
             self.diag("warn", "cannot answer request %d: %s" % (rid, e))
             self._answer_error(rid, INTERNAL_ERROR, "Internal error: cannot send the result")
+
+    def _input_required(self, rid: int, e: _InputRequired) -> None:
+        try:
+            self._command(self.session.respond_input_required, rid, e.requests)
+        except RespondError:
+            # The request did not declare the client capability the question needs.
+            try:
+                self._command(self.session.respond_missing_capability, rid, e.capability)
+            except Exception as e2:
+                self.diag("warn", "cannot answer request %d: %s" % (rid, e2))
 
     def _answer_error(self, rid: int, code: int, message: str, data: Any = None) -> None:
         try:

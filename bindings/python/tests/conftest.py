@@ -1,0 +1,136 @@
+"""Shared helpers: a client and a server ``Session`` back to back on a virtual clock.
+
+Run with the venv that ``bindings/python/build.sh`` prints:
+
+    P=$(bindings/python/build.sh | tail -1); $P -m pytest -q bindings/python/tests
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from picomcp import Session
+
+SERVER_CAPS = {
+    "tools": {"listChanged": True},
+    "resources": {"subscribe": True, "listChanged": True},
+    "prompts": {},
+    "logging": {},
+}
+CLIENT_CAPS = {"roots": {"listChanged": True}, "sampling": {}}
+
+LEGACY_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
+MODERN_VERSION = "2026-07-28"
+
+
+def lines(data: bytes) -> list:
+    """Framed output as parsed JSON messages."""
+    return [json.loads(line) for line in data.split(b"\n") if line.strip()]
+
+
+def drain(session: Session) -> list:
+    """Every pending event of ``session``."""
+    out = []
+    while True:
+        ev = session.poll_event()
+        if ev is None:
+            return out
+        out.append(ev)
+
+
+def feed(session: Session, now: int, data: bytes, on_event=None) -> list:
+    """Feeds all of ``data`` (re-offering what a full queue refused), returning the events
+    seen; ``on_event`` (if given) is called for each as it is taken."""
+    events = []
+    data = bytes(data)
+    for _ in range(10000):
+        taken = session.handle_bytes(now, data)
+        data = data[taken:]
+        for ev in drain(session):
+            events.append(ev)
+            if on_event is not None:
+                on_event(ev)
+        if not data:
+            return events
+    raise AssertionError("the session stopped taking bytes")
+
+
+class Pair:
+    """A client and a server connected back to back on a virtual clock (integer ms)."""
+
+    def __init__(self, client_versions=None, server_versions=None, server_caps=None,
+                 client_caps=None, client_kw=None, server_kw=None):
+        self.now = 0
+        self.server = Session(
+            "server", "test-server", "1.0.0",
+            SERVER_CAPS if server_caps is None else server_caps,
+            instructions="be nice", versions=server_versions, now_ms=0,
+            **(server_kw or {}))
+        self.client = Session(
+            "client", "test-client", "1.0.0",
+            CLIENT_CAPS if client_caps is None else client_caps,
+            versions=client_versions, now_ms=0, **(client_kw or {}))
+        self.client_events: list = []
+        self.server_events: list = []
+        # Every message sent: ("C", msg) or ("S", msg).
+        self.wire: list = []
+
+    def drive(self) -> None:
+        """Moves bytes both ways until neither side sends anything; events are collected
+        (not answered)."""
+        for _ in range(100):
+            c = self.client.poll_transmit()
+            s = self.server.poll_transmit()
+            if not c and not s:
+                return
+            self.wire += [("C", m) for m in lines(c)] + [("S", m) for m in lines(s)]
+            if c:
+                self.server_events += feed(self.server, self.now, c)
+            if s:
+                self.client_events += feed(self.client, self.now, s)
+            self.client_events += drain(self.client)
+            self.server_events += drain(self.server)
+        raise AssertionError("the sessions never went quiet")
+
+    def advance(self, ms: int) -> None:
+        """Advances the clock and fires due timeouts on both sides."""
+        self.now += ms
+        self.client.handle_timeout(self.now)
+        self.server.handle_timeout(self.now)
+        self.client_events += drain(self.client)
+        self.server_events += drain(self.server)
+        self.drive()
+
+    def handshake(self) -> None:
+        self.drive()
+        assert [e.kind for e in self.client_events] == ["negotiated", "ready"], \
+            self.client_events
+        self.client_events.clear()
+        self.server_events.clear()
+        self.wire.clear()
+
+    def take(self, side: str) -> list:
+        """Takes the collected events of ``"client"`` or ``"server"``."""
+        evs = self.client_events if side == "client" else self.server_events
+        out = list(evs)
+        evs.clear()
+        return out
+
+    def request(self, method: str, params=None, **kw):
+        """Client sends a request; returns (client id, the server's request event)."""
+        cid = self.client.send_request(self.now, method, params, **kw)
+        self.drive()
+        reqs = [e for e in self.take("server") if e.kind == "request"]
+        assert len(reqs) == 1, reqs
+        assert reqs[0].method == method
+        return cid, reqs[0]
+
+
+@pytest.fixture
+def pair():
+    """A legacy pair that completed the handshake at 2025-11-25."""
+    p = Pair(client_versions=["2025-11-25"], client_kw={"request_timeout_ms": 1000})
+    p.handshake()
+    return p

@@ -1,0 +1,351 @@
+"""picomcp-demo-python: the demo server (../../../shared/DEMO_SERVER.md) on the Python binding.
+
+The same contract as the Rust reference (examples/src/bin/demo_server.rs), written with
+the binding's high-level helper ``picomcp.Server``: tools ``echo``, ``add``, ``sleep``
+and the official conformance fixture (``test_*`` tools and prompts, ``test://``
+resources, completions, logging), over stdio, in both protocol eras.
+
+    python examples/python/demo_server.py [--max-line BYTES] [--log-level LEVEL]
+
+Set up with ``bindings/python/build.sh`` (it prints the Python to run this with).
+"""
+
+import asyncio
+import json
+import sys
+
+from picomcp import McpError, SendError, Server, ToolError, __version__
+
+# A 1x1 red PNG, and one millisecond of silence as WAV (8 samples, 8-bit mono, 8 kHz).
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR42mP4z8AAAAMBAQD3A0FDAAAAAElFTkSuQmCC"
+WAV = "UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgICAgICAgA=="
+WATCHED = "test://watched-resource"
+WATCH_PERIOD_S = 3.0
+NO_ARGS = {"type": "object", "additionalProperties": False}
+
+app = Server(
+    "picomcp-demo-python", __version__,
+    instructions="picomcp demo server (Python). Tools: echo (returns its text), add (sums "
+    "two numbers, structured output), sleep (waits, with progress and cancellation), and "
+    "the MCP conformance fixture (test_* tools and prompts, test:// resources).")
+
+
+def text(t):
+    return {"type": "text", "text": t}
+
+
+def image():
+    return {"type": "image", "data": PNG, "mimeType": "image/png"}
+
+
+def embedded(uri, mime, body):
+    return {"type": "resource", "resource": {"uri": uri, "mimeType": mime, "text": body}}
+
+
+# ---- tools ----
+
+@app.tool(title="Echo", description="Returns `text` unchanged, as one text block.",
+          input_schema={"type": "object", "properties": {
+              "text": {"type": "string", "description": "The text to return"}},
+              "required": ["text"]})
+def echo(args, ctx):
+    return args["text"]
+
+
+@app.tool(title="Add", description="Adds two numbers; the sum is returned as structured "
+          "content {\"sum\": a+b} and as JSON text.",
+          input_schema={"type": "object", "properties": {
+              "a": {"type": "number", "description": "First addend"},
+              "b": {"type": "number", "description": "Second addend"}},
+              "required": ["a", "b"]},
+          output_schema={"type": "object", "properties": {
+              "sum": {"type": "number", "description": "a + b"}}, "required": ["sum"]})
+def add(args, ctx):
+    total = args["a"] + args["b"]
+    if total in (float("inf"), float("-inf")):
+        raise ToolError("The sum is too large to represent")
+    sum_ = {"sum": total}
+    return {"content": [text(json.dumps(sum_, separators=(",", ":")))],
+            "structuredContent": sum_}
+
+
+@app.tool(title="Sleep", description="Waits `ms` milliseconds, then returns \"slept\". With a "
+          "progress token it reports progress `steps` times (default 1), spread over the "
+          "wait. Cancellable.",
+          input_schema={"type": "object", "properties": {
+              "ms": {"type": "integer", "minimum": 0, "maximum": 60000,
+                     "description": "How long to wait, in milliseconds"},
+              "steps": {"type": "integer", "minimum": 0, "maximum": 10000,
+                        "description": "How many progress notifications to send when a "
+                        "progress token is given (default 1)"}},
+              "required": ["ms"]})
+async def sleep(args, ctx):
+    ms, steps = int(args["ms"]), int(args.get("steps", 1))
+    if not ctx.wants_progress or steps == 0:
+        await asyncio.sleep(ms / 1000)
+        return "slept"
+    for i in range(1, steps + 1):
+        await asyncio.sleep(ms / 1000 / steps)
+        ctx.progress(i, steps)
+    return "slept"
+
+
+@app.tool(title="Simple text", description="Returns a simple text block (conformance fixture).",
+          input_schema=NO_ARGS)
+def test_simple_text(args, ctx):
+    return "This is a simple text response for testing."
+
+
+@app.tool(title="Image content", description="Returns a 1x1 PNG image block (conformance "
+          "fixture).", input_schema=NO_ARGS)
+def test_image_content(args, ctx):
+    return [image()]
+
+
+@app.tool(title="Audio content", description="Returns a short WAV audio block (conformance "
+          "fixture).", input_schema=NO_ARGS)
+def test_audio_content(args, ctx):
+    if ctx.version == "2024-11-05":
+        raise ToolError("Audio content needs protocol revision 2025-03-26 or later")
+    return [{"type": "audio", "data": WAV, "mimeType": "audio/wav"}]
+
+
+@app.tool(title="Embedded resource", description="Returns an embedded text resource "
+          "(conformance fixture).", input_schema=NO_ARGS)
+def test_embedded_resource(args, ctx):
+    return [embedded("test://embedded-resource", "text/plain",
+                     "This is an embedded resource content.")]
+
+
+@app.tool(title="Multiple content types", description="Returns text, image and embedded "
+          "resource blocks (conformance fixture).", input_schema=NO_ARGS)
+def test_multiple_content_types(args, ctx):
+    return [text("Multiple content types test:"), image(),
+            embedded("test://mixed-content-resource", "application/json",
+                     '{"test":"data","value":123}')]
+
+
+@app.tool(title="Tool with logging", description="Sends three info log messages about 50 ms "
+          "apart while it runs (conformance fixture).", input_schema=NO_ARGS)
+async def test_tool_with_logging(args, ctx):
+    for i, line in enumerate(("Tool execution started", "Tool processing data",
+                              "Tool execution completed")):
+        if i:
+            await asyncio.sleep(0.05)
+        ctx.log("info", line, logger="picomcp-demo")
+    return "Tool with logging executed successfully"
+
+
+@app.tool(title="Tool with progress", description="Reports progress 0, 50 and 100 of 100, "
+          "about 50 ms apart (conformance fixture).", input_schema=NO_ARGS)
+async def test_tool_with_progress(args, ctx):
+    for i, p in enumerate((0, 50, 100)):
+        if i:
+            await asyncio.sleep(0.05)
+        ctx.progress(p, 100)
+    return "Tool with progress executed successfully"
+
+
+@app.tool(title="Error handling", description="Always fails with a tool execution error, "
+          "isError: true (conformance fixture).", input_schema=NO_ARGS)
+def test_error_handling(args, ctx):
+    raise ToolError("This tool intentionally returns an error for testing")
+
+
+async def ask(ctx, method, params, failed):
+    """A question for the client; a refusal or failure becomes a tool error."""
+    try:
+        return await ctx.ask(method, params)
+    except SendError as e:
+        raise ToolError("Cannot ask the client (%s): %s" % (method, e))
+    except McpError as e:
+        raise ToolError("%s failed: %s" % (failed, e.message))
+
+
+@app.tool(title="Sampling", description="Asks the client's LLM to answer `prompt` "
+          "(sampling/createMessage) and returns the answer (conformance fixture).",
+          input_schema={"type": "object", "properties": {
+              "prompt": {"type": "string", "description": "The prompt to send to the LLM"}},
+              "required": ["prompt"]})
+async def test_sampling(args, ctx):
+    result = await ask(ctx, "sampling/createMessage", {
+        "messages": [{"role": "user", "content": text(args["prompt"])}], "maxTokens": 100},
+        "Sampling")
+    content = result.get("content")
+    blocks = content if isinstance(content, list) else [content]
+    first = next((b.get("text") for b in blocks
+                  if isinstance(b, dict) and b.get("type") == "text"), None)
+    return "LLM response: %s" % (first if first is not None
+                                 else json.dumps(content, separators=(",", ":")))
+
+
+ELICIT_BASIC = {"type": "object", "properties": {
+    "username": {"type": "string", "description": "User's response"},
+    "email": {"type": "string", "description": "User's email address"}},
+    "required": ["username", "email"]}
+ELICIT_DEFAULTS = {"type": "object", "properties": {
+    "name": {"type": "string", "description": "User name", "default": "John Doe"},
+    "age": {"type": "integer", "description": "User age", "default": 30},
+    "score": {"type": "number", "description": "User score", "default": 95.5},
+    "status": {"type": "string", "description": "User status",
+               "enum": ["active", "inactive", "pending"], "default": "active"},
+    "verified": {"type": "boolean", "description": "Verification status", "default": True}}}
+_UNTITLED = {"type": "string", "description": "Untitled single-select",
+             "enum": ["option1", "option2", "option3"]}
+_LEGACY = {"type": "string", "description": "Legacy titled enum", "enum": ["opt1", "opt2", "opt3"],
+           "enumNames": ["Option One", "Option Two", "Option Three"]}
+ELICIT_ENUMS = {"type": "object", "properties": {
+    "untitledSingle": _UNTITLED,
+    "titledSingle": {"type": "string", "description": "Titled single-select", "oneOf": [
+        {"const": "value1", "title": "First Option"},
+        {"const": "value2", "title": "Second Option"},
+        {"const": "value3", "title": "Third Option"}]},
+    "legacyEnum": _LEGACY,
+    "untitledMulti": {"type": "array", "description": "Untitled multi-select",
+                      "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+    "titledMulti": {"type": "array", "description": "Titled multi-select", "items": {"anyOf": [
+        {"const": "value1", "title": "First Choice"},
+        {"const": "value2", "title": "Second Choice"},
+        {"const": "value3", "title": "Third Choice"}]}}}}
+# 2025-06-18 knows only flat string enums.
+ELICIT_ENUMS_FLAT = {"type": "object", "properties": {
+    "untitledSingle": _UNTITLED, "legacyEnum": _LEGACY}}
+
+
+async def elicit(ctx, message, schema, label):
+    result = await ask(ctx, "elicitation/create",
+                       {"message": message, "requestedSchema": schema}, "Elicitation")
+    content = json.dumps(result.get("content", {}), separators=(",", ":"))
+    return "%s: action=%s, content=%s" % (label, result.get("action", "unknown"), content)
+
+
+@app.tool(title="Elicitation", description="Asks the user for a username and an email "
+          "address (elicitation/create) and returns the answer (conformance fixture).",
+          input_schema={"type": "object", "properties": {
+              "message": {"type": "string", "description": "The message to show the user"}},
+              "required": ["message"]})
+async def test_elicitation(args, ctx):
+    return await elicit(ctx, args["message"], ELICIT_BASIC, "User response")
+
+
+@app.tool(title="Elicitation with defaults", description="Elicits a form whose fields all "
+          "carry default values (SEP-1034, conformance fixture).", input_schema=NO_ARGS)
+async def test_elicitation_sep1034_defaults(args, ctx):
+    return await elicit(ctx, "Please review and update the form fields with defaults",
+                        ELICIT_DEFAULTS, "Elicitation completed")
+
+
+@app.tool(title="Elicitation with enums", description="Elicits a form with every enum "
+          "variant: untitled, titled, legacy, multi-select (SEP-1330, conformance fixture).",
+          input_schema=NO_ARGS)
+async def test_elicitation_sep1330_enums(args, ctx):
+    schema = ELICIT_ENUMS_FLAT if ctx.version == "2025-06-18" else ELICIT_ENUMS
+    return await elicit(ctx, "Please select options from the enum fields", schema,
+                        "Elicitation completed")
+
+
+@app.tool(title="JSON Schema 2020-12", description="Tool with JSON Schema 2020-12 features in "
+          "its input schema; returns its arguments (conformance fixture).",
+          input_schema={
+              "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+              "$defs": {"address": {"$anchor": "addressDef", "type": "object", "properties": {
+                  "street": {"type": "string"}, "city": {"type": "string"}}}},
+              "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"},
+                             "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                             "phone": {"type": "string"}, "email": {"type": "string"}},
+              "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+              "if": {"properties": {"contactMethod": {"const": "phone"}},
+                     "required": ["contactMethod"]},
+              "then": {"required": ["phone"]}, "else": {"required": ["email"]},
+              "additionalProperties": False})
+def json_schema_2020_12_tool(args, ctx):
+    return "Received arguments: %s" % json.dumps(args, separators=(",", ":"))
+
+
+# ---- resources ----
+
+@app.resource("test://static-text", name="static-text", description="A static text resource",
+              mime_type="text/plain")
+def static_text(uri, ctx):
+    return "This is the content of the static text resource."
+
+
+@app.resource("test://static-binary", name="static-binary",
+              description="A static binary resource (a 1x1 PNG image)", mime_type="image/png")
+def static_binary(uri, ctx):
+    return [{"uri": uri, "mimeType": "image/png", "blob": PNG}]
+
+
+@app.resource(WATCHED, name="watched-resource", description="A resource that can be "
+              "subscribed to", mime_type="text/plain")
+def watched(uri, ctx):
+    return "Watched resource content"
+
+
+@app.resource("test://template/{id}/data", name="template-data", description="A resource "
+              "template with one parameter (conformance fixture)", mime_type="application/json")
+def template_data(uri, ctx, id):
+    return json.dumps({"id": id, "templateTest": True, "data": "Data for ID: %s" % id},
+                      separators=(",", ":"))
+
+
+@app.on_startup
+async def watch(server):
+    """test://watched-resource "changes" every few seconds; the core tells whoever
+    subscribed (resources/subscribe or subscriptions/listen), and nobody else."""
+    while True:
+        await asyncio.sleep(WATCH_PERIOD_S)
+        if server.is_subscribed(WATCHED):
+            server.notify("notifications/resources/updated", WATCHED)
+
+
+# ---- prompts ----
+
+def user(content):
+    return {"role": "user", "content": content}
+
+
+@app.prompt("test_simple_prompt", description="A simple prompt without arguments")
+def simple_prompt(args, ctx):
+    return [user(text("This is a simple prompt for testing."))]
+
+
+@app.prompt("test_prompt_with_arguments", description="A prompt with two required arguments",
+            arguments=[{"name": "arg1", "description": "First test argument", "required": True},
+                       {"name": "arg2", "description": "Second test argument", "required": True}])
+def prompt_with_arguments(args, ctx):
+    return [user(text("Prompt with arguments: arg1='%s', arg2='%s'"
+                      % (args["arg1"], args["arg2"])))]
+
+
+@app.prompt("test_prompt_with_embedded_resource", description="A prompt that embeds a resource",
+            arguments=[{"name": "resourceUri", "description": "URI of the resource to embed",
+                        "required": True}])
+def prompt_with_embedded_resource(args, ctx):
+    return [user(embedded(str(args["resourceUri"]), "text/plain",
+                          "Embedded resource content for testing.")),
+            user(text("Please process the embedded resource above."))]
+
+
+@app.prompt("test_prompt_with_image", description="A prompt with image content")
+def prompt_with_image(args, ctx):
+    return [user(image()), user(text("Please analyze the image above."))]
+
+
+# ---- completions ----
+
+def prefixed(candidates):
+    return lambda value, context: [c for c in candidates if c.startswith(value)]
+
+
+app.completion("test_prompt_with_arguments", "arg1")(
+    prefixed(["paris", "park", "party", "hello", "help", "testValue1"]))
+app.completion("test_prompt_with_arguments", "arg2")(
+    prefixed(["world", "word", "work", "testValue2"]))
+app.completion("test_prompt_with_embedded_resource", "resourceUri")(
+    prefixed(["test://static-text", "test://static-binary", WATCHED, "test://template/1/data"]))
+app.completion("test://template/{id}/data", "id")(prefixed(["1", "2", "3", "42", "123"]))
+
+
+if __name__ == "__main__":
+    sys.exit(app.run())
