@@ -84,9 +84,12 @@ async def sleep(args, ctx):
     if not ctx.wants_progress or steps == 0:
         await asyncio.sleep(ms / 1000)
         return "slept"
+    # Step k at k/(steps+1) of the wait, so the last one is not glued to the answer.
+    slice_s = ms / 1000 / (steps + 1)
     for i in range(1, steps + 1):
-        await asyncio.sleep(ms / 1000 / steps)
+        await asyncio.sleep(slice_s)
         ctx.progress(i, steps)
+    await asyncio.sleep(slice_s)
     return "slept"
 
 
