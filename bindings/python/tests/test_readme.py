@@ -1,0 +1,56 @@
+"""The README's examples run as written (a stale example is a bug)."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+README = os.path.join(os.path.dirname(__file__), "..", "README.md")
+
+
+def blocks():
+    with open(README, encoding="utf-8") as f:
+        return re.findall(r"```python\n(.*?)```", f.read(), re.S)
+
+
+def test_session_example_runs():
+    out = subprocess.run([sys.executable, "-c", blocks()[1]], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "client: negotiated 2026-07-28" in out.stdout
+    assert "'tools': []" in out.stdout
+
+
+def test_server_example_serves_stdio(tmp_path):
+    script = tmp_path / "server.py"
+    script.write_text(blocks()[0], encoding="utf-8")
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "echo", "arguments": {"text": "hi"}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+         "params": {"name": "wait", "arguments": {"ms": 30}, "_meta": {"progressToken": "t"}}},
+        {"jsonrpc": "2.0", "id": 4, "method": "resources/read",
+         "params": {"uri": "file:///readme"}},
+        {"jsonrpc": "2.0", "id": 5, "method": "prompts/get",
+         "params": {"name": "greet", "arguments": {"who": "bob"}}},
+    ]
+    stdin = "".join(json.dumps(m) + "\n" for m in lines)
+    out = subprocess.run([sys.executable, str(script)], input=stdin, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    msgs = [json.loads(line) for line in out.stdout.splitlines()]
+    by_id = {m["id"]: m for m in msgs if "id" in m}
+    assert by_id[1]["result"]["protocolVersion"] == "2025-06-18"
+    assert by_id[2]["result"]["content"] == [{"type": "text", "text": "hi"}]
+    assert by_id[3]["result"]["content"][0]["text"] == "done"
+    assert by_id[4]["result"]["contents"][0]["text"] == "hello"
+    assert by_id[5]["result"]["messages"][0]["content"]["text"] == "Hello bob"
+    progress = [m for m in msgs if m.get("method") == "notifications/progress"]
+    assert [p["params"]["progress"] for p in progress] == [1, 2, 3]
+    # Progress comes before the answer it belongs to.
+    assert msgs.index(progress[-1]) < msgs.index(by_id[3])
