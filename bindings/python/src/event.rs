@@ -1,7 +1,7 @@
 //! `Event`: an owned copy of one core event.
 
 use picomcp::protocol::ProtocolVersion;
-use picomcp::session::{CloseReason, Event as CoreEvent, Violation};
+use picomcp::session::Event as CoreEvent;
 use pyo3::prelude::*;
 
 use crate::json::Codec;
@@ -155,12 +155,12 @@ impl Event {
                 ..Event::new("subscription_ended")
             },
             CoreEvent::PeerViolation(v) => Event {
-                name: Some(violation_name(&v)),
+                name: Some(v.name()),
                 text: Some(v.to_string()),
                 ..Event::new("peer_violation")
             },
             CoreEvent::Closed(r) => Event {
-                name: Some(close_name(&r)),
+                name: Some(r.name()),
                 text: Some(r.to_string()),
                 ..Event::new("closed")
             },
@@ -223,45 +223,5 @@ impl Event {
         }
         s.push(')');
         s
-    }
-}
-
-fn violation_name(v: &Violation) -> &'static str {
-    match v {
-        Violation::Malformed { .. } => "malformed",
-        Violation::LineTooLong { .. } => "line_too_long",
-        Violation::UnknownMethod => "unknown_method",
-        Violation::NotNegotiated(_) => "not_negotiated",
-        Violation::NotInitialized(_) => "not_initialized",
-        Violation::DuplicateInitialize => "duplicate_initialize",
-        Violation::DuplicateRequestId => "duplicate_request_id",
-        Violation::TooManyRequests => "too_many_requests",
-        Violation::InvalidParams(_) => "invalid_params",
-        Violation::NotInVersion(_) => "not_in_version",
-        Violation::UnknownResponseId => "unknown_response_id",
-        Violation::DuplicateResponse => "duplicate_response",
-        Violation::UnknownProgressToken => "unknown_progress_token",
-        Violation::UncorrelatedError { .. } => "uncorrelated_error",
-        Violation::BatchNotAllowed => "batch_not_allowed",
-        Violation::ProgressNotIncreasing => "progress_not_increasing",
-        Violation::BadEnvelope(_) => "bad_envelope",
-        Violation::UnsupportedVersion => "unsupported_version",
-        Violation::UnexpectedMessage => "unexpected_message",
-        Violation::TooManySubscriptions => "too_many_subscriptions",
-        Violation::InvalidResult => "invalid_result",
-        _ => "other",
-    }
-}
-
-fn close_name(r: &CloseReason) -> &'static str {
-    match r {
-        CloseReason::PeerClosed => "peer_closed",
-        CloseReason::UnsupportedVersion => "unsupported_version",
-        CloseReason::InitializeRejected { .. } => "initialize_rejected",
-        CloseReason::InitializeTimedOut => "initialize_timed_out",
-        CloseReason::Local => "local",
-        CloseReason::PeerClosedDuringProbe => "peer_closed_during_probe",
-        CloseReason::NoCommonVersion => "no_common_version",
-        _ => "other",
     }
 }

@@ -61,10 +61,16 @@ pub(crate) fn validate(text: &str, max_depth: usize) -> PyResult<Json<'_>> {
 }
 
 /// Validates JSON text that must be an object.
-pub(crate) fn validate_object<'t>(text: &'t str, max_depth: usize, what: &str) -> PyResult<Json<'t>> {
+pub(crate) fn validate_object<'t>(
+    text: &'t str,
+    max_depth: usize,
+    what: &str,
+) -> PyResult<Json<'t>> {
     let v = validate(text, max_depth)?;
     if !v.is_object() {
-        return Err(PyValueError::new_err(format!("{what} must be a JSON object")));
+        return Err(PyValueError::new_err(format!(
+            "{what} must be a JSON object"
+        )));
     }
     Ok(v)
 }

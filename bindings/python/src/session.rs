@@ -4,8 +4,7 @@ use picomcp::Limits;
 use picomcp::error::ErrorCode;
 use picomcp::protocol::{LogLevel, Method, ProtocolVersion, Role, Versions};
 use picomcp::session::{
-    Change, Config, Era, InboundId, OutboundId, Phase, RequestOptions, Session as Core,
-    Storage,
+    Change, Config, Era, InboundId, OutboundId, Phase, RequestOptions, Session as Core, Storage,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -128,8 +127,8 @@ impl Session {
         config.request_timeout_ms = request_timeout_ms;
         config.probe_timeout_ms = probe_timeout_ms;
         let storage = Storage::owned(max_line, inbound_slots, outbound_slots, config.info_len());
-        let core = Core::new(&config, storage, now_ms)
-            .map_err(|e| ConfigError::new_err(e.to_string()))?;
+        let core =
+            Core::new(&config, storage, now_ms).map_err(|e| ConfigError::new_err(e.to_string()))?;
         Ok(Session { core, codec })
     }
 
@@ -231,7 +230,8 @@ impl Session {
 
     /// Feeds bytes read from the peer; returns how many were taken. Fewer than
     /// `len(data)` means a bounded queue is full: drain `poll_event()` and
-    /// `poll_transmit()`, then offer the rest again.
+    /// `poll_transmit()`, then offer the rest again; or that the session is closed
+    /// (`phase == "closed"`), and then it takes nothing more.
     fn handle_bytes(&mut self, now_ms: u64, data: &[u8]) -> usize {
         self.core.handle_bytes(now_ms, data)
     }
@@ -396,7 +396,9 @@ impl Session {
             (Method::ResourcesListChanged, None) => Change::ResourcesListChanged,
             (Method::ResourcesUpdated, Some(u)) => Change::ResourceUpdated(u),
             (Method::ResourcesUpdated, None) => {
-                return Err(PyValueError::new_err("notifications/resources/updated needs a uri"));
+                return Err(PyValueError::new_err(
+                    "notifications/resources/updated needs a uri",
+                ));
             }
             _ => {
                 return Err(PyValueError::new_err(format!(

@@ -40,9 +40,13 @@ def drain(session: Session) -> list:
         out.append(ev)
 
 
-def feed(session: Session, now: int, data: bytes, on_event=None) -> list:
-    """Feeds all of ``data`` (re-offering what a full queue refused), returning the events
-    seen; ``on_event`` (if given) is called for each as it is taken."""
+def feed(session: Session, now: int, data: bytes, on_event=None, out=None) -> list:
+    """Feeds all of ``data`` until the session closes, returning the events seen.
+
+    ``on_event`` (if given) is called for each event as it is taken. When the session
+    takes fewer bytes (a bounded queue is full), the transmit queue is moved into ``out``
+    (a ``bytearray``) and the rest offered again; without ``out`` that is a failure.
+    """
     events = []
     data = bytes(data)
     for _ in range(10000):
@@ -52,8 +56,11 @@ def feed(session: Session, now: int, data: bytes, on_event=None) -> list:
             events.append(ev)
             if on_event is not None:
                 on_event(ev)
-        if not data:
-            return events
+        if not data or session.phase == "closed":
+            return events  # a closed session takes no more input
+        if out is None:
+            raise AssertionError("the session is full; pass out= to drain it")
+        out += session.poll_transmit()
     raise AssertionError("the session stopped taking bytes")
 
 
@@ -72,6 +79,7 @@ class Pair:
             "client", "test-client", "1.0.0",
             CLIENT_CAPS if client_caps is None else client_caps,
             versions=client_versions, now_ms=0, **(client_kw or {}))
+        self._tx = {"client": bytearray(), "server": bytearray()}
         self.client_events: list = []
         self.server_events: list = []
         # Every message sent: ("C", msg) or ("S", msg).
@@ -81,15 +89,17 @@ class Pair:
         """Moves bytes both ways until neither side sends anything; events are collected
         (not answered)."""
         for _ in range(100):
-            c = self.client.poll_transmit()
-            s = self.server.poll_transmit()
+            c = bytes(self._tx["client"]) + self.client.poll_transmit()
+            s = bytes(self._tx["server"]) + self.server.poll_transmit()
+            self._tx["client"].clear()
+            self._tx["server"].clear()
             if not c and not s:
                 return
             self.wire += [("C", m) for m in lines(c)] + [("S", m) for m in lines(s)]
             if c:
-                self.server_events += feed(self.server, self.now, c)
+                self.server_events += feed(self.server, self.now, c, out=self._tx["server"])
             if s:
-                self.client_events += feed(self.client, self.now, s)
+                self.client_events += feed(self.client, self.now, s, out=self._tx["client"])
             self.client_events += drain(self.client)
             self.server_events += drain(self.server)
         raise AssertionError("the sessions never went quiet")

@@ -589,6 +589,50 @@ impl fmt::Display for Violation {
     }
 }
 
+impl Violation {
+    /// A stable snake_case name for logs and bindings (`"malformed"`, `"line_too_long"`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Malformed { .. } => "malformed",
+            Self::LineTooLong { .. } => "line_too_long",
+            Self::UnknownMethod => "unknown_method",
+            Self::NotNegotiated(_) => "not_negotiated",
+            Self::NotInitialized(_) => "not_initialized",
+            Self::DuplicateInitialize => "duplicate_initialize",
+            Self::DuplicateRequestId => "duplicate_request_id",
+            Self::TooManyRequests => "too_many_requests",
+            Self::InvalidParams(_) => "invalid_params",
+            Self::NotInVersion(_) => "not_in_version",
+            Self::UnknownResponseId => "unknown_response_id",
+            Self::DuplicateResponse => "duplicate_response",
+            Self::UnknownProgressToken => "unknown_progress_token",
+            Self::UncorrelatedError { .. } => "uncorrelated_error",
+            Self::BatchNotAllowed => "batch_not_allowed",
+            Self::ProgressNotIncreasing => "progress_not_increasing",
+            Self::BadEnvelope(_) => "bad_envelope",
+            Self::UnsupportedVersion => "unsupported_version",
+            Self::UnexpectedMessage => "unexpected_message",
+            Self::TooManySubscriptions => "too_many_subscriptions",
+            Self::InvalidResult => "invalid_result",
+        }
+    }
+}
+
+impl CloseReason {
+    /// A stable snake_case name for logs and bindings (`"peer_closed"`, `"local"`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::PeerClosed => "peer_closed",
+            Self::UnsupportedVersion => "unsupported_version",
+            Self::InitializeRejected { .. } => "initialize_rejected",
+            Self::InitializeTimedOut => "initialize_timed_out",
+            Self::Local => "local",
+            Self::PeerClosedDuringProbe => "peer_closed_during_probe",
+            Self::NoCommonVersion => "no_common_version",
+        }
+    }
+}
+
 impl fmt::Display for CloseReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

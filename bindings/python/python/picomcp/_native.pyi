@@ -96,7 +96,7 @@ class Event:
     def params(self) -> dict[str, Any] | None:
         """Request/notification params, as Python values."""
     @property
-    def result(self) -> Any:
+    def result(self) -> dict[str, Any] | None:
         """A response's result (also the invalid result of `invalid_result`)."""
     @property
     def code(self) -> int | None:

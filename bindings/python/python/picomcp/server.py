@@ -507,6 +507,8 @@ class Server:
                 taken = self.session.handle_bytes(_now(), data)
                 data = data[taken:]
                 self._pump()
+                if self.session.phase == "closed":
+                    break  # closed (session.close()): it takes nothing more; drop the rest
         # End of input: work already running still owes its answer.
         while self._tasks:
             await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
