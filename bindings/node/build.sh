@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds the Node package in place: npm ci (the napi-rs CLI), then the native addon
+# (picomcp.linux-x64-gnu.node) and its generated loader and types (native.js,
+# native.d.ts, checked in). Idempotent and quick when nothing changed.
+#
+#   bindings/node/build.sh            build
+#   bindings/node/build.sh --check    build, then fail if the generated files drifted
+set -euo pipefail
+cd "$(dirname "$0")"
+if [ ! -x node_modules/.bin/napi ]; then
+  npm ci --silent --no-audit --no-fund >&2
+fi
+node_modules/.bin/napi build --platform --release --js native.js --dts native.d.ts >&2
+if [ "${1:-}" = "--check" ]; then
+  git diff --exit-code -- native.js native.d.ts >&2 || {
+    echo "bindings/node: native.js / native.d.ts differ from the checked-in files: run bindings/node/build.sh and commit them" >&2
+    exit 1
+  }
+fi

@@ -1,0 +1,119 @@
+'use strict'
+/**
+ * picomcp for Node: the picomcp core session (Rust, sans-IO) and a stdio server helper.
+ *
+ * - `Session`: one MCP connection. Feed it bytes and the time; take framed output, events
+ *   and deadlines out. It owns framing, JSON-RPC, both protocol eras, negotiation and
+ *   capability enforcement, ids, cancellation, progress and timeouts, for both roles.
+ * - `Server` (./server.js): a stdio server in a few lines, built on `Session`.
+ */
+const native = require('../native.js')
+const { PicomcpError, ConfigError, SendError, RespondError, QueueFull, call } = require('./errors.js')
+
+const text = (v) => (typeof v === 'string' ? v : Buffer.isBuffer(v) ? v.toString('utf8') : stringify(v))
+const optText = (v) => (v === undefined || v === null ? null : text(v))
+
+function stringify (v) {
+  const t = JSON.stringify(v, (k, x) => {
+    if (typeof x === 'number' && !Number.isFinite(x)) throw new TypeError('NaN and Infinity are not JSON')
+    if (typeof x === 'bigint') throw new TypeError('BigInt is not JSON')
+    return x
+  })
+  if (t === undefined) throw new TypeError('not a JSON value: ' + typeof v)
+  return t
+}
+
+/** An event as JavaScript values (`params`, `result`, `data`, `peer`, `requests` parsed). */
+function toEvent (e) {
+  const out = { kind: e.kind }
+  for (const k of ['id', 'method', 'code', 'message', 'reason', 'progress', 'total', 'version', 'name', 'text']) {
+    if (e[k] !== undefined && e[k] !== null) out[k] = e[k]
+  }
+  for (const k of ['params', 'result', 'data', 'peer', 'requests']) {
+    const v = e[k + 'Json']
+    if (v !== undefined && v !== null) out[k] = JSON.parse(v)
+  }
+  return out
+}
+
+/**
+ * One MCP connection, sans-IO. After every input (`handleBytes`, `handleEof`,
+ * `handleTimeout`) and command: take `pollEvent()` until null, write `pollTransmit()` to
+ * the peer, and call `handleTimeout(now)` when `pollTimeout()` says. Times are any
+ * monotonic milliseconds.
+ *
+ * JSON going in: results, params and capabilities are objects (or JSON text, since they
+ * must be objects); error and log `data` is any JSON value (a string is a JSON string).
+ */
+class Session {
+  /**
+   * @param {'server'|'client'} role
+   * @param {string} name
+   * @param {string} version
+   * @param {object|string} [capabilities]
+   * @param {object} [options] instructions, versions, maxLine, maxDepth, maxIdLen,
+   *   inboundSlots, outboundSlots, requestTimeoutMs, probeTimeoutMs, nowMs
+   */
+  constructor (role, name, version, capabilities = {}, options = {}) {
+    this.native = call(() => new native.NativeSession({
+      ...options, role, name, version, capabilitiesJson: text(capabilities)
+    }))
+  }
+
+  get role () { return this.native.role }
+  get phase () { return this.native.phase }
+  get version () { return this.native.version }
+  get era () { return this.native.era }
+  get logLevel () { return this.native.logLevel }
+  isOpen (id) { return this.native.isOpen(id) }
+  isSubscribed (uri) { return this.native.isSubscribed(uri) }
+  requestInfo (id) { return this.native.requestInfo(id) }
+
+  /** Feeds bytes from the peer; returns how many were taken (fewer: drain, then re-offer). */
+  handleBytes (nowMs, data) { return call(() => this.native.handleBytes(nowMs, Buffer.isBuffer(data) ? data : Buffer.from(data))) }
+  handleEof (nowMs) { call(() => this.native.handleEof(nowMs)) }
+  handleTimeout (nowMs) { call(() => this.native.handleTimeout(nowMs)) }
+
+  /** Everything queued for the peer (framed lines; empty Buffer when nothing is queued). */
+  pollTransmit () { return this.native.pollTransmit() }
+  /** The next event, or null. */
+  pollEvent () { const e = this.native.pollEvent(); return e ? toEvent(e) : null }
+  /** When `handleTimeout` is next due, or null. */
+  pollTimeout () { return this.native.pollTimeout() }
+
+  respond (id, result) { call(() => this.native.respond(id, text(result))) }
+  respondError (id, code, message, data) { call(() => this.native.respondError(id, code, message, data === undefined ? null : stringify(data))) }
+  respondMissingCapability (id, required) { call(() => this.native.respondMissingCapability(id, text(required))) }
+  respondInputRequired (id, inputRequests, requestState) {
+    call(() => this.native.respondInputRequired(id, optText(inputRequests), requestState ?? null))
+  }
+
+  progress (id, progress, total, message) { call(() => this.native.progress(id, progress, total ?? null, message ?? null)) }
+  /** Returns whether the message was sent (the client's level lets it through). */
+  log (level, data, logger, id) { return call(() => this.native.log(level, stringify(data), logger ?? null, id ?? null)) }
+  notify (change, uri) { return call(() => this.native.notify(change, uri ?? null)) }
+
+  /** Sends a request; returns its handle. `options`: timeoutMs, progress, resetTimeoutOnProgress, maxTotalMs. */
+  sendRequest (nowMs, method, params, options) {
+    return call(() => this.native.sendRequest(nowMs, method, optText(params), options ?? null))
+  }
+
+  sendNotification (method, params) { call(() => this.native.sendNotification(method, optText(params))) }
+  cancel (id, reason) { call(() => this.native.cancel(id, reason ?? null)) }
+  answerInput (nowMs, id, responses) { call(() => this.native.answerInput(nowMs, id, text(responses))) }
+  listen (notifications) { return call(() => this.native.listen(text(notifications))) }
+  close () { this.native.close() }
+}
+
+module.exports = {
+  Session,
+  PicomcpError,
+  ConfigError,
+  SendError,
+  RespondError,
+  QueueFull,
+  PROTOCOL_VERSIONS: native.protocolVersions(),
+  version: require('../package.json').version
+}
+// The server helper needs Session; load it last.
+Object.assign(module.exports, require('./server.js'))

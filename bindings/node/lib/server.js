@@ -1,0 +1,569 @@
+'use strict'
+/**
+ * A stdio MCP server in a few lines, on top of the core `Session`.
+ *
+ * The helper only calls the session: framing, JSON-RPC, the lifecycle of both eras,
+ * capability checks, `ping`, `logging/setLevel`, subscriptions and cancellation
+ * bookkeeping stay in the core. The helper adds the application side: registries, argument
+ * checks, list and read answers, and the stdin/stdout loop.
+ *
+ * Handlers take `(args, ctx)` and may return a value or a Promise:
+ * - a tool returns a string (one text block), an array of content blocks or a whole result
+ *   object; it throws `ToolError` for a failed call (`isError: true`) or `McpError` for a
+ *   JSON-RPC error;
+ * - a resource returns a string (text), a Buffer/Uint8Array (base64 blob) or a contents array;
+ * - a prompt returns an array of messages or a whole result object.
+ * `ctx.signal` aborts when the client cancels the request; nothing more is sent for it.
+ */
+const { RespondError } = require('./errors.js')
+
+const INVALID_PARAMS = -32602
+const INTERNAL_ERROR = -32603
+const RESOURCE_NOT_FOUND = -32002
+// Revisions whose tools report bad arguments as a tool result (SEP-1303) rather than -32602.
+const ARGS_AS_TOOL_ERROR = new Set(['2025-11-25', '2026-07-28'])
+// Revisions that know titles, tool output schemas and structured content.
+const HAS_OUTPUT_SCHEMA = new Set(['2025-06-18', '2025-11-25', '2026-07-28'])
+const LEVELS = ['error', 'warn', 'info', 'debug']
+// The input-request key and client capability of each question a server may ask.
+const ASKS = {
+  'sampling/createMessage': ['sampling', { sampling: {} }],
+  'elicitation/create': ['elicitation', { elicitation: {} }],
+  'roots/list': ['roots', { roots: {} }]
+}
+
+const now = () => Math.floor(performance.now())
+
+/** Throw from a handler to answer with a JSON-RPC error. */
+class McpError extends Error {
+  constructor (code, message, data) { super(message); this.name = 'McpError'; this.code = code; this.data = data }
+}
+/** Throw from a tool to report a failed call: a result with `isError: true`. */
+class ToolError extends Error {
+  constructor (message) { super(message); this.name = 'ToolError' }
+}
+/** Thrown by `ctx.ask` in 2026-07-28: the question goes back as an `input_required` result. */
+class InputRequired extends Error {
+  constructor (key, method, params, capability) {
+    super(method)
+    this.requests = { [key]: { method, params } }
+    this.capability = capability
+  }
+}
+
+function typeOk (v, kind) {
+  switch (kind) {
+    case 'string': return typeof v === 'string'
+    case 'integer': return typeof v === 'number' && Number.isInteger(v)
+    case 'number': return typeof v === 'number'
+    case 'boolean': return typeof v === 'boolean'
+    case 'object': return v !== null && typeof v === 'object' && !Array.isArray(v)
+    case 'array': return Array.isArray(v)
+    case 'null': return v === null
+    default: return true
+  }
+}
+
+/**
+ * The first problem of `args` against the top level of `schema` (`required`, property
+ * `type`, `minimum`/`maximum`, `additionalProperties: false`), naming the field; else null.
+ */
+function checkArguments (schema, args) {
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return 'arguments must be an object'
+  for (const name of schema.required || []) {
+    if (!(name in args)) return `missing required argument '${name}'`
+  }
+  const props = schema.properties || {}
+  for (const [name, value] of Object.entries(args)) {
+    const spec = props[name]
+    if (!spec || typeof spec !== 'object') {
+      if (schema.additionalProperties === false) return `unknown argument '${name}'`
+      continue
+    }
+    const kinds = Array.isArray(spec.type) ? spec.type : spec.type ? [spec.type] : []
+    if (kinds.length && !kinds.some((k) => typeOk(value, k))) return `argument '${name}' must be of type ${kinds.join(' or ')}`
+    if (typeof value === 'number') {
+      if ('minimum' in spec && value < spec.minimum) return `argument '${name}' must be at least ${spec.minimum}`
+      if ('maximum' in spec && value > spec.maximum) return `argument '${name}' must be at most ${spec.maximum}`
+    }
+  }
+  return null
+}
+
+/** What a handler may do about the request it serves. */
+class Context {
+  constructor (server, id, method, params) {
+    this.server = server
+    this.requestId = id
+    this.method = method
+    this.params = params
+    /** The negotiated protocol revision. */
+    this.version = server.session.version
+    this.controller = new AbortController()
+    /** Aborts when the client cancels this request. */
+    this.signal = this.controller.signal
+  }
+
+  get session () { return this.server.session }
+  /** True once the client cancelled this request. */
+  get cancelled () { const i = this.session.requestInfo(this.requestId); return !i || i.cancelled }
+  /** True when the client asked for progress on this request. */
+  get wantsProgress () { const i = this.session.requestInfo(this.requestId); return !!(i && i.hasProgressToken && !i.cancelled) }
+
+  /** Reports progress if the client asked for it; returns whether it was sent. */
+  progress (progress, total, message) {
+    if (!this.wantsProgress) return false
+    this.server._command(() => this.session.progress(this.requestId, progress, total, message))
+    return true
+  }
+
+  /** A log message tied to this request, if the client's level lets it through. */
+  log (level, data, logger) {
+    if (!this.server.logging) return false
+    return this.server._command(() => this.session.log(level, data, logger, this.requestId))
+  }
+
+  /** Waits `ms`; rejects with an AbortError when the request is cancelled. */
+  sleep (ms) {
+    return new Promise((resolve, reject) => {
+      if (this.signal.aborted) return reject(this.signal.reason)
+      const t = setTimeout(() => { this.signal.removeEventListener('abort', onAbort); resolve() }, ms)
+      const onAbort = () => { clearTimeout(t); reject(this.signal.reason) }
+      this.signal.addEventListener('abort', onAbort, { once: true })
+    })
+  }
+
+  /**
+   * Asks the client (`sampling/createMessage`, `elicitation/create`, `roots/list`) and
+   * resolves with its result. Legacy era: a request to the client (McpError for an error
+   * answer or a timeout; SendError when the client lacks the capability). 2026-07-28: the
+   * first call ends the handler with an `input_required` result (or -32021 without the
+   * capability); the client retries with the answer, the handler runs again from the start,
+   * and this call resolves with that answer.
+   */
+  async ask (method, params, { timeoutMs = 60000 } = {}) {
+    const [key, capability] = ASKS[method] || [method, {}]
+    const info = this.session.requestInfo(this.requestId)
+    if (info && info.modern) {
+      const responses = this.params.inputResponses
+      if (responses !== undefined && responses !== null && (typeof responses !== 'object' || Array.isArray(responses))) {
+        throw new McpError(INVALID_PARAMS, 'Invalid params: inputResponses must be an object')
+      }
+      const answer = responses && responses[key]
+      if (answer && typeof answer === 'object' && !Array.isArray(answer)) return answer
+      throw new InputRequired(key, method, params, capability)
+    }
+    return this.server.request(method, params, { timeoutMs })
+  }
+}
+
+function templateRegex (template) {
+  let out = ''
+  let pos = 0
+  const esc = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+  for (const m of template.matchAll(/\{([A-Za-z0-9_]+)\}/g)) {
+    out += esc(template.slice(pos, m.index)) + `(?<${m[1]}>[^/]+)`
+    pos = m.index + m[0].length
+  }
+  return new RegExp('^' + out + esc(template.slice(pos)) + '$')
+}
+
+function contents (uri, mime, body) {
+  if (Array.isArray(body)) return body
+  const item = { uri }
+  if (mime) item.mimeType = mime
+  if (body instanceof Uint8Array) item.blob = Buffer.from(body).toString('base64')
+  else item.text = String(body)
+  return [item]
+}
+
+function toolResult (out, version) {
+  if (Array.isArray(out)) return { content: out }
+  if (out !== null && typeof out === 'object') {
+    const r = { ...out }
+    if (!HAS_OUTPUT_SCHEMA.has(version)) delete r.structuredContent
+    return r
+  }
+  return { content: [{ type: 'text', text: String(out) }] }
+}
+
+const toolError = (e) => ({ content: [{ type: 'text', text: e.message }], isError: true })
+
+/**
+ * An MCP server: register tools, resources and prompts, then `run()` on stdio.
+ * Capabilities are derived from what is registered, so nothing is declared that is not
+ * implemented. Both eras are served on one connection.
+ */
+class Server {
+  constructor (name, version, { instructions, versions, maxLine = 1 << 20, logging = true, inboundSlots = 64, outboundSlots = 16, logLevel = 'warn' } = {}) {
+    Object.assign(this, { name, version, instructions, versions, maxLine, logging, inboundSlots, outboundSlots, logLevel })
+    this.tools = new Map()
+    this.resources = new Map()
+    this.templates = []
+    this.prompts = new Map()
+    this.session = null
+    this.pending = new Map() // request id -> Context of a handler still running
+    this.asks = new Map() // our request id -> {resolve, reject}
+    this.startup = []
+  }
+
+  /** Registers `fn(args, ctx)` as a tool. `opts`: description, inputSchema, outputSchema, title, annotations. */
+  tool (name, opts, fn) {
+    this.tools.set(name, { name, fn, inputSchema: { type: 'object' }, ...opts })
+    return this
+  }
+
+  /** Registers `fn(uri, ctx, vars)` as the reader of a resource, or of a template when `uri` has `{variables}`. */
+  resource (uri, opts, fn) {
+    const r = { uri, fn, name: uri, ...opts, complete: new Map() }
+    if (uri.includes('{')) { r.pattern = templateRegex(uri); this.templates.push(r) } else this.resources.set(uri, r)
+    return this
+  }
+
+  /** Registers `fn(args, ctx)` as a prompt; `opts.arguments` is the listed array (required ones are checked). */
+  prompt (name, opts, fn) {
+    this.prompts.set(name, { name, fn, arguments: [], ...opts, complete: new Map() })
+    return this
+  }
+
+  /** Registers `fn(value, contextArgs) -> string[]` to complete an argument of a prompt or template. */
+  completion (ref, argument, fn) {
+    const target = this.prompts.get(ref) || this.templates.find((t) => t.uri === ref)
+    if (!target) throw new TypeError(`completion for unknown prompt or template ${ref}`)
+    target.complete.set(argument, fn)
+    return this
+  }
+
+  /** Registers `fn(server)` to run once serving starts. */
+  onStartup (fn) { this.startup.push(fn); return this }
+
+  get capabilities () {
+    const caps = {}
+    if (this.tools.size) caps.tools = { listChanged: true }
+    if (this.resources.size || this.templates.length) caps.resources = { subscribe: true, listChanged: true }
+    if (this.prompts.size) caps.prompts = { listChanged: true }
+    if (this.logging) caps.logging = {}
+    if ([...this.prompts.values(), ...this.templates].some((t) => t.complete.size)) caps.completions = {}
+    return caps
+  }
+
+  /** Announces a change to whoever asked for it; returns how many notifications were queued. */
+  notify (change, uri) { return this._command(() => this.session.notify(change, uri)) }
+  isSubscribed (uri) { return !!this.session && this.session.isSubscribed(uri) }
+
+  /** Sends a request to the client and resolves with its result. */
+  request (method, params, { timeoutMs = 60000 } = {}) {
+    const id = this._command(() => this.session.sendRequest(now(), method, params, { timeoutMs }))
+    return new Promise((resolve, reject) => this.asks.set(id, { resolve, reject }))
+  }
+
+  /** A diagnostic line on stderr, when `--log-level` lets it through. */
+  diag (level, message) {
+    if (LEVELS.indexOf(level) <= LEVELS.indexOf(this.logLevel)) process.stderr.write(`${this.name}: ${level}: ${message}\n`)
+  }
+
+  /**
+   * Serves stdin/stdout until EOF; resolves with the exit status. Parses `--max-line BYTES`
+   * and `--log-level LEVEL` from `argv`.
+   */
+  async run (argv = process.argv.slice(2)) {
+    try {
+      this._parseArgs(argv)
+    } catch (e) {
+      process.stderr.write(`${this.name}: ${e.message}\nusage: ${this.name} [--max-line BYTES] [--log-level ${LEVELS.join('|')}]\n`)
+      return 2
+    }
+    return this.serve(process.stdin, process.stdout)
+  }
+
+  _parseArgs (argv) {
+    for (let i = 0; i < argv.length; i++) {
+      const [name, inline] = argv[i].split(/=(.*)/s)
+      if (name !== '--max-line' && name !== '--log-level') throw new Error(`unknown argument ${argv[i]}`)
+      const value = inline !== undefined ? inline : argv[++i]
+      if (value === undefined) throw new Error(`${name} needs a value`)
+      if (name === '--max-line') {
+        const n = Number(value)
+        if (!/^\d+$/.test(value) || n < 256 || n > 2 ** 30) throw new Error(`--max-line must be a number of bytes from 256 to ${2 ** 30}`)
+        this.maxLine = n
+      } else {
+        if (!LEVELS.includes(value)) throw new Error(`unknown log level ${value}`)
+        this.logLevel = value
+      }
+    }
+  }
+
+  /** Serves one connection on a readable and a writable stream. */
+  serve (input, output) {
+    const { Session } = require('./index.js')
+    this.output = output
+    this.session = new Session('server', this.name, this.version, this.capabilities, {
+      instructions: this.instructions, versions: this.versions, maxLine: this.maxLine,
+      inboundSlots: this.inboundSlots, outboundSlots: this.outboundSlots, nowMs: now()
+    })
+    this.diag('info', `${this.name} ${this.version} on stdio, max line ${this.maxLine} bytes`)
+    for (const fn of this.startup) fn(this)
+    return new Promise((resolve) => {
+      input.on('data', (chunk) => {
+        let data = chunk
+        while (data.length) {
+          // Fewer bytes taken: a bounded queue is full; drain it and offer the rest.
+          const taken = this.session.handleBytes(now(), data)
+          data = data.subarray(taken)
+          this._pump()
+          // A closed session takes nothing more: drop the rest (EOF still ends the run).
+          if (this.session.phase === 'closed') break
+        }
+      })
+      const end = async () => {
+        if (this.ended) return
+        this.ended = true
+        this.session.handleEof(now())
+        this._pump()
+        // End of input: work already running still owes its answer.
+        while (this.pending.size) await Promise.allSettled([...this.pending.values()].map((c) => c.done))
+        this._pump()
+        clearTimeout(this.timer)
+        this.diag('info', 'end of input; exiting')
+        output.write('', () => resolve(0))
+      }
+      input.on('end', end)
+      input.on('error', (e) => { this.diag('error', `cannot read stdin: ${e.message}`); end() })
+      output.on('error', (e) => this.diag('warn', `cannot write stdout: ${e.message}`))
+    })
+  }
+
+  _flush () {
+    const out = this.session.pollTransmit()
+    if (out.length) this.output.write(out)
+  }
+
+  /** Runs a session command; a full transmit queue is written out once first. */
+  _command (fn) {
+    let result
+    try {
+      result = fn()
+    } catch (e) {
+      if (e.name !== 'QueueFull') throw e
+      this._flush()
+      result = fn()
+    }
+    this._flush()
+    return result
+  }
+
+  /** Takes every event (dispatching requests), writes what is queued, re-arms the timer. */
+  _pump () {
+    for (let ev = this.session.pollEvent(); ev; ev = this.session.pollEvent()) this._onEvent(ev)
+    this._flush()
+    clearTimeout(this.timer)
+    const due = this.session.pollTimeout()
+    if (due !== null && !this.ended) {
+      this.timer = setTimeout(() => { this.session.handleTimeout(now()); this._pump() }, Math.max(0, due - now()))
+    }
+  }
+
+  _onEvent (ev) {
+    switch (ev.kind) {
+      case 'request': return this._onRequest(ev.id, ev.method, ev.params || {})
+      case 'cancelled': {
+        const ctx = this.pending.get(ev.id)
+        if (ctx) ctx.controller.abort(new McpError(-32800, 'Request cancelled'))
+        return this.diag('debug', `request ${ev.id} cancelled (${ev.reason})`)
+      }
+      case 'response': case 'error_response': case 'timed_out': {
+        const ask = this.asks.get(ev.id)
+        if (!ask) return
+        this.asks.delete(ev.id)
+        if (ev.kind === 'response') ask.resolve(ev.result)
+        else if (ev.kind === 'error_response') ask.reject(new McpError(ev.code, ev.message, ev.data))
+        else ask.reject(new McpError(-32001, 'the client did not answer in time'))
+        return
+      }
+      case 'negotiated': return this.diag('info', `protocol ${ev.version}, client ${JSON.stringify(ev.peer && ev.peer.clientInfo)}`)
+      case 'peer_violation': return this.diag('info', `peer violation: ${ev.text}`)
+      case 'closed':
+        this.diag('info', `session closed: ${ev.text}`)
+        for (const ask of this.asks.values()) ask.reject(new McpError(-32000, 'connection closed'))
+        this.asks.clear()
+    }
+  }
+
+  _onRequest (id, method, params) {
+    const handler = {
+      'tools/list': this._toolsList,
+      'tools/call': this._toolsCall,
+      'resources/list': this._resourcesList,
+      'resources/templates/list': this._templatesList,
+      'resources/read': this._resourcesRead,
+      'prompts/list': this._promptsList,
+      'prompts/get': this._promptsGet,
+      'completion/complete': this._complete
+    }[method]
+    // The core answers initialize, ping, logging/setLevel, subscriptions and
+    // server/discover itself; anything else reaching us is not implemented.
+    if (!handler) return this._answerError(id, -32601, 'Method not found')
+    const ctx = new Context(this, id, method, params)
+    let out
+    try {
+      out = handler.call(this, ctx)
+    } catch (e) {
+      return this._failed(ctx, e)
+    }
+    if (!(out instanceof Promise)) return this._answer(id, out)
+    this.pending.set(id, ctx)
+    ctx.done = out.then((v) => { if (!ctx.signal.aborted) this._answer(id, v) }, (e) => { if (!ctx.signal.aborted) this._failed(ctx, e) })
+      .finally(() => { this.pending.delete(id); this._pump() })
+  }
+
+  _failed (ctx, e) {
+    if (e instanceof InputRequired) {
+      try {
+        this._command(() => this.session.respondInputRequired(ctx.requestId, e.requests))
+      } catch (err) {
+        // The request did not declare the client capability the question needs.
+        if (!(err instanceof RespondError)) throw err
+        this._command(() => this.session.respondMissingCapability(ctx.requestId, e.capability))
+      }
+    } else if (e instanceof McpError) {
+      this._answerError(ctx.requestId, e.code, e.message, e.data)
+    } else {
+      this.diag('error', `${ctx.method} failed: ${e && e.stack}`)
+      this._answerError(ctx.requestId, INTERNAL_ERROR, `Internal error: ${e && e.message}`)
+    }
+  }
+
+  _answer (id, result) {
+    try {
+      this._command(() => this.session.respond(id, result))
+    } catch (e) {
+      this.diag('warn', `cannot answer request ${id}: ${e.message}`)
+      this._answerError(id, INTERNAL_ERROR, 'Internal error: cannot send the result')
+    }
+  }
+
+  _answerError (id, code, message, data) {
+    try {
+      this._command(() => this.session.respondError(id, code, message, data))
+    } catch (e) {
+      this.diag('warn', `cannot answer request ${id} with an error: ${e.message}`)
+    }
+  }
+
+  // We never hand out cursors, so any cursor is invalid (-32602, as the pagination rules suggest).
+  static _noCursor (ctx) {
+    if (ctx.params.cursor !== undefined && ctx.params.cursor !== null) throw new McpError(INVALID_PARAMS, 'Invalid params: unknown cursor')
+  }
+
+  _listing (item, keys, version) {
+    const d = {}
+    for (const [from, to] of keys) {
+      if (item[from] === undefined || item[from] === null) continue
+      if ((from === 'title' || from === 'outputSchema') && !HAS_OUTPUT_SCHEMA.has(version)) continue
+      d[to] = item[from]
+    }
+    return d
+  }
+
+  _toolsList (ctx) {
+    Server._noCursor(ctx)
+    const keys = [['name', 'name'], ['title', 'title'], ['description', 'description'], ['inputSchema', 'inputSchema'], ['outputSchema', 'outputSchema'], ['annotations', 'annotations']]
+    return { tools: [...this.tools.values()].map((t) => this._listing(t, keys, ctx.version)) }
+  }
+
+  _resourcesList (ctx) {
+    Server._noCursor(ctx)
+    const keys = [['uri', 'uri'], ['name', 'name'], ['title', 'title'], ['description', 'description'], ['mimeType', 'mimeType']]
+    return { resources: [...this.resources.values()].map((r) => this._listing(r, keys, ctx.version)) }
+  }
+
+  _templatesList (ctx) {
+    Server._noCursor(ctx)
+    const keys = [['uri', 'uriTemplate'], ['name', 'name'], ['title', 'title'], ['description', 'description'], ['mimeType', 'mimeType']]
+    return { resourceTemplates: this.templates.map((t) => this._listing(t, keys, ctx.version)) }
+  }
+
+  _promptsList (ctx) {
+    Server._noCursor(ctx)
+    const keys = [['name', 'name'], ['title', 'title'], ['description', 'description'], ['arguments', 'arguments']]
+    return {
+      prompts: [...this.prompts.values()].map((p) => {
+        const d = this._listing(p, keys, ctx.version)
+        if (!p.arguments.length) delete d.arguments
+        return d
+      })
+    }
+  }
+
+  _toolsCall (ctx) {
+    const name = ctx.params.name
+    const tool = typeof name === 'string' ? this.tools.get(name) : undefined
+    if (!tool) throw new McpError(INVALID_PARAMS, `Unknown tool: ${name}`)
+    const args = ctx.params.arguments ?? {}
+    const problem = checkArguments(tool.inputSchema, args)
+    if (problem !== null) {
+      const message = `Invalid arguments for tool ${name}: ${problem}`
+      if (ARGS_AS_TOOL_ERROR.has(ctx.version)) return { content: [{ type: 'text', text: message }], isError: true }
+      throw new McpError(INVALID_PARAMS, message)
+    }
+    let out
+    try {
+      out = tool.fn(args, ctx)
+    } catch (e) {
+      if (e instanceof ToolError) return toolError(e)
+      throw e
+    }
+    if (out instanceof Promise) {
+      return out.then((v) => toolResult(v, ctx.version), (e) => { if (e instanceof ToolError) return toolError(e); throw e })
+    }
+    return toolResult(out, ctx.version)
+  }
+
+  _resourcesRead (ctx) {
+    const uri = ctx.params.uri
+    if (typeof uri !== 'string') throw new McpError(INVALID_PARAMS, 'Invalid params: uri must be a string')
+    let res = this.resources.get(uri)
+    let out
+    if (res) {
+      out = res.fn(uri, ctx, {})
+    } else {
+      for (const t of this.templates) {
+        const m = t.pattern.exec(uri)
+        if (m) { res = t; out = t.fn(uri, ctx, { ...m.groups }); break }
+      }
+      if (!res) throw new McpError(RESOURCE_NOT_FOUND, 'Resource not found', { uri })
+    }
+    const wrap = (v) => ({ contents: contents(uri, res.mimeType, v) })
+    return out instanceof Promise ? out.then(wrap) : wrap(out)
+  }
+
+  _promptsGet (ctx) {
+    const name = ctx.params.name
+    const prompt = typeof name === 'string' ? this.prompts.get(name) : undefined
+    if (!prompt) throw new McpError(INVALID_PARAMS, `Invalid params: unknown prompt ${name}`)
+    const args = ctx.params.arguments ?? {}
+    if (typeof args !== 'object' || Array.isArray(args)) throw new McpError(INVALID_PARAMS, 'Invalid params: arguments must be an object')
+    for (const a of prompt.arguments) {
+      if (a.required && !(a.name in args)) throw new McpError(INVALID_PARAMS, `Invalid params: missing required argument '${a.name}'`)
+    }
+    const wrap = (v) => (Array.isArray(v) ? { ...(prompt.description ? { description: prompt.description } : {}), messages: v } : v)
+    const out = prompt.fn(args, ctx)
+    return out instanceof Promise ? out.then(wrap) : wrap(out)
+  }
+
+  _complete (ctx) {
+    const ref = ctx.params.ref || {}
+    const arg = ctx.params.argument || {}
+    let target
+    if (ref.type === 'ref/prompt') target = this.prompts.get(ref.name)
+    else if (ref.type === 'ref/resource') target = this.templates.find((t) => t.uri === ref.uri)
+    else throw new McpError(INVALID_PARAMS, `Invalid params: unknown ref type ${JSON.stringify(ref.type)}`)
+    if (!target) throw new McpError(INVALID_PARAMS, 'Invalid params: unknown completion reference')
+    const fn = target.complete.get(arg.name)
+    const contextArgs = (ctx.params.context && ctx.params.context.arguments) || {}
+    const values = fn ? [...fn(String(arg.value ?? ''), contextArgs)] : []
+    return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } }
+  }
+}
+
+module.exports = { Server, Context, McpError, ToolError, checkArguments }

@@ -1,0 +1,273 @@
+// picomcp-demo-node: the demo server (DEMO_SERVER.md) on the Node binding.
+//
+// The same contract as the Rust reference (examples/src/bin/demo_server.rs), written with
+// the binding's high-level helper `Server`: tools echo, add, sleep and the official
+// conformance fixture (test_* tools and prompts, test:// resources, completions,
+// logging), over stdio, in both protocol eras. Every byte goes through the core session.
+//
+//   node examples/node/demo_server.mjs [--max-line BYTES] [--log-level LEVEL]
+//
+// Set up with bindings/node/build.sh.
+import picomcp from '../../bindings/node/lib/index.js'
+
+const { Server, ToolError, McpError, SendError, version } = picomcp
+
+// A 1x1 red PNG, and one millisecond of silence as WAV (8 samples, 8-bit mono, 8 kHz).
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR42mP4z8AAAAMBAQD3A0FDAAAAAElFTkSuQmCC'
+const WAV = 'UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgICAgICAgA=='
+const WATCHED = 'test://watched-resource'
+const WATCH_PERIOD_MS = 3000
+const NO_ARGS = { type: 'object', additionalProperties: false }
+
+const app = new Server('picomcp-demo-node', version, {
+  instructions: 'picomcp demo server (Node). Tools: echo (returns its text), add (sums two numbers, ' +
+    'structured output), sleep (waits, with progress and cancellation), and the MCP conformance ' +
+    'fixture (test_* tools and prompts, test:// resources).'
+})
+
+const text = (t) => ({ type: 'text', text: t })
+const image = () => ({ type: 'image', data: PNG, mimeType: 'image/png' })
+const embedded = (uri, mimeType, body) => ({ type: 'resource', resource: { uri, mimeType, text: body } })
+
+// ---- tools ----
+
+app.tool('echo', {
+  title: 'Echo',
+  description: 'Returns `text` unchanged, as one text block.',
+  inputSchema: { type: 'object', properties: { text: { type: 'string', description: 'The text to return' } }, required: ['text'] }
+}, (args) => args.text)
+
+app.tool('add', {
+  title: 'Add',
+  description: 'Adds two numbers; the sum is returned as structured content {"sum": a+b} and as JSON text.',
+  inputSchema: {
+    type: 'object',
+    properties: { a: { type: 'number', description: 'First addend' }, b: { type: 'number', description: 'Second addend' } },
+    required: ['a', 'b']
+  },
+  outputSchema: { type: 'object', properties: { sum: { type: 'number', description: 'a + b' } }, required: ['sum'] }
+}, (args) => {
+  const sum = args.a + args.b
+  if (!Number.isFinite(sum)) throw new ToolError('The sum is too large to represent')
+  return { content: [text(JSON.stringify({ sum }))], structuredContent: { sum } }
+})
+
+app.tool('sleep', {
+  title: 'Sleep',
+  description: 'Waits `ms` milliseconds, then returns "slept". With a progress token it reports progress ' +
+    '`steps` times (default 1), spread over the wait. Cancellable.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      ms: { type: 'integer', minimum: 0, maximum: 60000, description: 'How long to wait, in milliseconds' },
+      steps: { type: 'integer', minimum: 0, maximum: 10000, description: 'How many progress notifications to send when a progress token is given (default 1)' }
+    },
+    required: ['ms']
+  }
+}, async (args, ctx) => {
+  const steps = args.steps ?? 1
+  if (!ctx.wantsProgress || steps === 0) {
+    await ctx.sleep(args.ms)
+    return 'slept'
+  }
+  // Step k at k/(steps+1) of the wait, so the last one is not glued to the answer.
+  const slice = args.ms / (steps + 1)
+  for (let i = 1; i <= steps; i++) {
+    await ctx.sleep(slice)
+    ctx.progress(i, steps)
+  }
+  await ctx.sleep(slice)
+  return 'slept'
+})
+
+app.tool('test_simple_text', { title: 'Simple text', description: 'Returns a simple text block (conformance fixture).', inputSchema: NO_ARGS },
+  () => 'This is a simple text response for testing.')
+
+app.tool('test_image_content', { title: 'Image content', description: 'Returns a 1x1 PNG image block (conformance fixture).', inputSchema: NO_ARGS },
+  () => [image()])
+
+app.tool('test_audio_content', { title: 'Audio content', description: 'Returns a short WAV audio block (conformance fixture).', inputSchema: NO_ARGS },
+  (args, ctx) => {
+    if (ctx.version === '2024-11-05') throw new ToolError('Audio content needs protocol revision 2025-03-26 or later')
+    return [{ type: 'audio', data: WAV, mimeType: 'audio/wav' }]
+  })
+
+app.tool('test_embedded_resource', { title: 'Embedded resource', description: 'Returns an embedded text resource (conformance fixture).', inputSchema: NO_ARGS },
+  () => [embedded('test://embedded-resource', 'text/plain', 'This is an embedded resource content.')])
+
+app.tool('test_multiple_content_types', { title: 'Multiple content types', description: 'Returns text, image and embedded resource blocks (conformance fixture).', inputSchema: NO_ARGS },
+  () => [text('Multiple content types test:'), image(),
+    embedded('test://mixed-content-resource', 'application/json', '{"test":"data","value":123}')])
+
+app.tool('test_tool_with_logging', { title: 'Tool with logging', description: 'Sends three info log messages about 50 ms apart while it runs (conformance fixture).', inputSchema: NO_ARGS },
+  async (args, ctx) => {
+    const lines = ['Tool execution started', 'Tool processing data', 'Tool execution completed']
+    for (let i = 0; i < lines.length; i++) {
+      if (i) await ctx.sleep(50)
+      ctx.log('info', lines[i], 'picomcp-demo')
+    }
+    return 'Tool with logging executed successfully'
+  })
+
+app.tool('test_tool_with_progress', { title: 'Tool with progress', description: 'Reports progress 0, 50 and 100 of 100, about 50 ms apart (conformance fixture).', inputSchema: NO_ARGS },
+  async (args, ctx) => {
+    const values = [0, 50, 100]
+    for (let i = 0; i < values.length; i++) {
+      if (i) await ctx.sleep(50)
+      ctx.progress(values[i], 100)
+    }
+    return 'Tool with progress executed successfully'
+  })
+
+app.tool('test_error_handling', { title: 'Error handling', description: 'Always fails with a tool execution error, isError: true (conformance fixture).', inputSchema: NO_ARGS },
+  () => { throw new ToolError('This tool intentionally returns an error for testing') })
+
+// A question for the client; a refusal or failure becomes a tool error.
+async function ask (ctx, method, params, failed) {
+  try {
+    return await ctx.ask(method, params)
+  } catch (e) {
+    if (e instanceof SendError) throw new ToolError(`Cannot ask the client (${method}): ${e.message}`)
+    if (e instanceof McpError && e.name === 'McpError') throw new ToolError(`${failed} failed: ${e.message}`)
+    throw e
+  }
+}
+
+app.tool('test_sampling', {
+  title: 'Sampling',
+  description: "Asks the client's LLM to answer `prompt` (sampling/createMessage) and returns the answer (conformance fixture).",
+  inputSchema: { type: 'object', properties: { prompt: { type: 'string', description: 'The prompt to send to the LLM' } }, required: ['prompt'] }
+}, async (args, ctx) => {
+  const result = await ask(ctx, 'sampling/createMessage',
+    { messages: [{ role: 'user', content: text(args.prompt) }], maxTokens: 100 }, 'Sampling')
+  const blocks = Array.isArray(result.content) ? result.content : [result.content]
+  const first = blocks.find((b) => b && b.type === 'text')
+  return `LLM response: ${first ? first.text : JSON.stringify(result.content)}`
+})
+
+const ELICIT_BASIC = {
+  type: 'object',
+  properties: { username: { type: 'string', description: "User's response" }, email: { type: 'string', description: "User's email address" } },
+  required: ['username', 'email']
+}
+const ELICIT_DEFAULTS = {
+  type: 'object',
+  properties: {
+    name: { type: 'string', description: 'User name', default: 'John Doe' },
+    age: { type: 'integer', description: 'User age', default: 30 },
+    score: { type: 'number', description: 'User score', default: 95.5 },
+    status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+    verified: { type: 'boolean', description: 'Verification status', default: true }
+  }
+}
+const UNTITLED = { type: 'string', description: 'Untitled single-select', enum: ['option1', 'option2', 'option3'] }
+const LEGACY = { type: 'string', description: 'Legacy titled enum', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] }
+const ELICIT_ENUMS = {
+  type: 'object',
+  properties: {
+    untitledSingle: UNTITLED,
+    titledSingle: {
+      type: 'string',
+      description: 'Titled single-select',
+      oneOf: [{ const: 'value1', title: 'First Option' }, { const: 'value2', title: 'Second Option' }, { const: 'value3', title: 'Third Option' }]
+    },
+    legacyEnum: LEGACY,
+    untitledMulti: { type: 'array', description: 'Untitled multi-select', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
+    titledMulti: {
+      type: 'array',
+      description: 'Titled multi-select',
+      items: { anyOf: [{ const: 'value1', title: 'First Choice' }, { const: 'value2', title: 'Second Choice' }, { const: 'value3', title: 'Third Choice' }] }
+    }
+  }
+}
+// 2025-06-18 knows only flat string enums.
+const ELICIT_ENUMS_FLAT = { type: 'object', properties: { untitledSingle: UNTITLED, legacyEnum: LEGACY } }
+
+async function elicit (ctx, message, schema, label) {
+  const result = await ask(ctx, 'elicitation/create', { message, requestedSchema: schema }, 'Elicitation')
+  return `${label}: action=${result.action ?? 'unknown'}, content=${JSON.stringify(result.content ?? {})}`
+}
+
+app.tool('test_elicitation', {
+  title: 'Elicitation',
+  description: 'Asks the user for a username and an email address (elicitation/create) and returns the answer (conformance fixture).',
+  inputSchema: { type: 'object', properties: { message: { type: 'string', description: 'The message to show the user' } }, required: ['message'] }
+}, (args, ctx) => elicit(ctx, args.message, ELICIT_BASIC, 'User response'))
+
+app.tool('test_elicitation_sep1034_defaults', {
+  title: 'Elicitation with defaults', description: 'Elicits a form whose fields all carry default values (SEP-1034, conformance fixture).', inputSchema: NO_ARGS
+}, (args, ctx) => elicit(ctx, 'Please review and update the form fields with defaults', ELICIT_DEFAULTS, 'Elicitation completed'))
+
+app.tool('test_elicitation_sep1330_enums', {
+  title: 'Elicitation with enums', description: 'Elicits a form with every enum variant: untitled, titled, legacy, multi-select (SEP-1330, conformance fixture).', inputSchema: NO_ARGS
+}, (args, ctx) => elicit(ctx, 'Please select options from the enum fields',
+  ctx.version === '2025-06-18' ? ELICIT_ENUMS_FLAT : ELICIT_ENUMS, 'Elicitation completed'))
+
+app.tool('json_schema_2020_12_tool', {
+  title: 'JSON Schema 2020-12',
+  description: 'Tool with JSON Schema 2020-12 features in its input schema; returns its arguments (conformance fixture).',
+  inputSchema: {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object',
+    $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+    properties: {
+      name: { type: 'string' },
+      address: { $ref: '#/$defs/address' },
+      contactMethod: { type: 'string', enum: ['phone', 'email'] },
+      phone: { type: 'string' },
+      email: { type: 'string' }
+    },
+    allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+    if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+    then: { required: ['phone'] },
+    else: { required: ['email'] },
+    additionalProperties: false
+  }
+}, (args) => `Received arguments: ${JSON.stringify(args)}`)
+
+// ---- resources ----
+
+app.resource('test://static-text', { name: 'static-text', description: 'A static text resource', mimeType: 'text/plain' },
+  () => 'This is the content of the static text resource.')
+app.resource('test://static-binary', { name: 'static-binary', description: 'A static binary resource (a 1x1 PNG image)', mimeType: 'image/png' },
+  (uri) => [{ uri, mimeType: 'image/png', blob: PNG }])
+app.resource(WATCHED, { name: 'watched-resource', description: 'A resource that can be subscribed to', mimeType: 'text/plain' },
+  () => 'Watched resource content')
+app.resource('test://template/{id}/data', { name: 'template-data', description: 'A resource template with one parameter (conformance fixture)', mimeType: 'application/json' },
+  (uri, ctx, { id }) => JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }))
+
+// test://watched-resource "changes" every few seconds; the core tells whoever subscribed
+// (resources/subscribe or subscriptions/listen), and nobody else. The timer does not keep
+// the process alive after EOF.
+app.onStartup((server) => {
+  setInterval(() => { if (server.isSubscribed(WATCHED)) server.notify('notifications/resources/updated', WATCHED) }, WATCH_PERIOD_MS).unref()
+})
+
+// ---- prompts ----
+
+const user = (content) => ({ role: 'user', content })
+
+app.prompt('test_simple_prompt', { description: 'A simple prompt without arguments' },
+  () => [user(text('This is a simple prompt for testing.'))])
+app.prompt('test_prompt_with_arguments', {
+  description: 'A prompt with two required arguments',
+  arguments: [{ name: 'arg1', description: 'First test argument', required: true }, { name: 'arg2', description: 'Second test argument', required: true }]
+}, (args) => [user(text(`Prompt with arguments: arg1='${args.arg1}', arg2='${args.arg2}'`))])
+app.prompt('test_prompt_with_embedded_resource', {
+  description: 'A prompt that embeds a resource',
+  arguments: [{ name: 'resourceUri', description: 'URI of the resource to embed', required: true }]
+}, (args) => [user(embedded(String(args.resourceUri), 'text/plain', 'Embedded resource content for testing.')),
+  user(text('Please process the embedded resource above.'))])
+app.prompt('test_prompt_with_image', { description: 'A prompt with image content' },
+  () => [user(image()), user(text('Please analyze the image above.'))])
+
+// ---- completions ----
+
+const prefixed = (candidates) => (value) => candidates.filter((c) => c.startsWith(value))
+app.completion('test_prompt_with_arguments', 'arg1', prefixed(['paris', 'park', 'party', 'hello', 'help', 'testValue1']))
+app.completion('test_prompt_with_arguments', 'arg2', prefixed(['world', 'word', 'work', 'testValue2']))
+app.completion('test_prompt_with_embedded_resource', 'resourceUri',
+  prefixed(['test://static-text', 'test://static-binary', WATCHED, 'test://template/1/data']))
+app.completion('test://template/{id}/data', 'id', prefixed(['1', '2', '3', '42', '123']))
+
+process.exitCode = await app.run()
