@@ -1,0 +1,48 @@
+// The README's examples run as written (a stale example is a bug).
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const lib = join(here, '..', 'lib', 'index.js')
+const blocks = [...readFileSync(join(here, '..', 'README.md'), 'utf8').matchAll(/```js\n([\s\S]*?)```/g)]
+  .map((m) => m[1].replaceAll('./bindings/node/lib/index.js', lib))
+const dir = mkdtempSync(join(tmpdir(), 'picomcp-readme-'))
+
+test('the session example runs', { timeout: 60_000 }, () => {
+  const file = join(dir, 'session.cjs')
+  writeFileSync(file, blocks[1])
+  const out = execFileSync(process.execPath, [file], { encoding: 'utf8', timeout: 60_000 })
+  assert.match(out, /client: negotiated 2026-07-28/)
+  assert.match(out, /tools: \[\]/)
+})
+
+test('the server example serves stdio', { timeout: 60_000 }, () => {
+  const file = join(dir, 'server.mjs')
+  writeFileSync(file, blocks[0])
+  const lines = [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } },
+    { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'wait', arguments: { ms: 30 }, _meta: { progressToken: 't' } } },
+    { jsonrpc: '2.0', id: 4, method: 'resources/read', params: { uri: 'file:///readme' } },
+    { jsonrpc: '2.0', id: 5, method: 'prompts/get', params: { name: 'greet', arguments: { who: 'bob' } } }
+  ]
+  const out = execFileSync(process.execPath, [file], {
+    input: lines.map((l) => JSON.stringify(l) + '\n').join(''), encoding: 'utf8', timeout: 60_000
+  })
+  const msgs = out.trim().split('\n').map((l) => JSON.parse(l))
+  const byId = Object.fromEntries(msgs.filter((m) => 'id' in m).map((m) => [m.id, m]))
+  assert.equal(byId[1].result.protocolVersion, '2025-06-18')
+  assert.deepEqual(byId[2].result.content, [{ type: 'text', text: 'hi' }])
+  assert.equal(byId[3].result.content[0].text, 'done')
+  assert.equal(byId[4].result.contents[0].text, 'hello')
+  assert.equal(byId[5].result.messages[0].content.text, 'Hello bob')
+  const progress = msgs.filter((m) => m.method === 'notifications/progress')
+  assert.deepEqual(progress.map((p) => p.params.progress), [1, 2, 3])
+  assert.ok(msgs.indexOf(progress.at(-1)) < msgs.indexOf(byId[3]), 'progress comes before its answer')
+})
