@@ -7,6 +7,8 @@
 #   bench/run.sh                 ours (Rust demo) vs rmcp-pipes: ping-w1, ping-w64, echo1k-w64
 #   bench/run.sh --reps 5        more repetitions
 #   bench/run.sh --allocs-only   only the allocation count
+#   bench/run.sh --bindings      the Python and Node demos (on the bindings) vs the official
+#                                Python and TypeScript SDK servers, plus cold start
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -14,16 +16,42 @@ SHARED=${PICOMCP_SHARED:-$ROOT/../shared}
 BENCH_HOME=${BENCH_HOME:-$HOME/.cache/picomcp-bench}
 REPS=3
 ALLOCS_ONLY=0
+BINDINGS=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --reps) REPS=$2; shift 2 ;;
     --allocs-only) ALLOCS_ONLY=1; shift ;;
-    *) echo "usage: bench/run.sh [--reps N] [--allocs-only]" >&2; exit 2 ;;
+    --bindings) BINDINGS=1; shift ;;
+    *) echo "usage: bench/run.sh [--reps N] [--allocs-only | --bindings]" >&2; exit 2 ;;
   esac
 done
 cargo build --release --quiet -p picomcp-examples --bin picomcp-demo
 [ -x "$BENCH_HOME/mcpload/target/release/mcpload" ] || (cd "$SHARED/bench" && ./setup.sh)
 M=$BENCH_HOME/mcpload/target/release/mcpload
+
+if [ $BINDINGS = 1 ]; then
+  PY=$(bindings/python/build.sh | tail -n 1)
+  bash bindings/node/build.sh
+  (cd "$BENCH_HOME" && python3 run_all.py \
+     --server ours-py="$PY $ROOT/examples/python/demo_server.py" \
+     --server ours-node="node $ROOT/examples/node/demo_server.mjs" \
+     --only ours-py,py-mcpserver,py-lowlevel,ours-node,ts-mcpserver,ts-lowlevel \
+     --scenarios ping-w1,ping-w64,echo1k-w64 --reps "$REPS" --target-s 2 --cold 5 \
+     --out "$ROOT/target/bench-bindings")
+  python3 - "$ROOT/target/bench-bindings/summary.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+cells = d["cells"]
+print("\nscenario      ours-py/py-lowlevel   ours-node/ts-lowlevel   (req/s ratios, same run)")
+for scen in ["ping-w1", "ping-w64", "echo1k-w64"]:
+    r = []
+    for ours, ref in (("ours-py", "py-lowlevel"), ("ours-node", "ts-lowlevel")):
+        o, b = cells.get(f"{ours}|{scen}"), cells.get(f"{ref}|{scen}")
+        r.append(f"{o['req_per_s'] / b['req_per_s']:8.1f}" if o and b else "     n/a")
+    print(f"{scen:12} {r[0]:>20} {r[1]:>23}")
+PY
+  exit 0
+fi
 DEMO=$ROOT/target/release/picomcp-demo
 
 if [ $ALLOCS_ONLY = 0 ]; then
