@@ -203,6 +203,15 @@ class Context:
         return bool(self._server._command(self.session.log, level, data, logger, self.request_id))
 
 
+def _listing(version: str | None, **fields: Any) -> dict:
+    """A list entry: the fields that have a value, without those the negotiated revision
+    does not know (``title`` and ``outputSchema`` came with 2025-06-18)."""
+    if version not in _HAS_OUTPUT_SCHEMA:
+        fields.pop("title", None)
+        fields.pop("outputSchema", None)
+    return {k: v for k, v in fields.items() if v is not None}
+
+
 class _Tool:
     def __init__(self, fn, name, title, description, input_schema, output_schema, annotations):
         self.fn = fn
@@ -214,18 +223,9 @@ class _Tool:
         self.annotations = annotations
 
     def listing(self, version: str | None) -> dict:
-        d: dict = {"name": self.name}
-        modern = version in _HAS_OUTPUT_SCHEMA
-        if self.title and modern:
-            d["title"] = self.title
-        if self.description:
-            d["description"] = self.description
-        d["inputSchema"] = self.input_schema
-        if self.output_schema and modern:
-            d["outputSchema"] = self.output_schema
-        if self.annotations:
-            d["annotations"] = self.annotations
-        return d
+        return _listing(version, name=self.name, title=self.title,
+                        description=self.description or None, inputSchema=self.input_schema, outputSchema=self.output_schema,
+                        annotations=self.annotations)
 
 
 class _Resource:
@@ -241,14 +241,9 @@ class _Resource:
         self.complete: dict[str, Callable] = {}
 
     def listing(self, version: str | None) -> dict:
-        d: dict = {"uriTemplate" if self.template else "uri": self.uri, "name": self.name}
-        if self.title and version in _HAS_OUTPUT_SCHEMA:
-            d["title"] = self.title
-        if self.description:
-            d["description"] = self.description
-        if self.mime_type:
-            d["mimeType"] = self.mime_type
-        return d
+        return _listing(version, **{"uriTemplate" if self.template else "uri": self.uri},
+                        name=self.name, title=self.title, description=self.description,
+                        mimeType=self.mime_type)
 
 
 class _Prompt:
@@ -261,14 +256,8 @@ class _Prompt:
         self.complete: dict[str, Callable] = {}
 
     def listing(self, version: str | None) -> dict:
-        d: dict = {"name": self.name}
-        if self.title and version in _HAS_OUTPUT_SCHEMA:
-            d["title"] = self.title
-        if self.description:
-            d["description"] = self.description
-        if self.arguments:
-            d["arguments"] = self.arguments
-        return d
+        return _listing(version, name=self.name, title=self.title,
+                        description=self.description, arguments=self.arguments or None)
 
 
 def _template_regex(template: str) -> re.Pattern:
