@@ -82,7 +82,8 @@ class Session {
   pollTimeout () { return this.native.pollTimeout() }
 
   respond (id, result) { call(() => this.native.respond(id, text(result))) }
-  respondError (id, code, message, data) { call(() => this.native.respondError(id, code, message, data === undefined ? null : stringify(data))) }
+  /** `data` null or undefined: no `data` member. */
+  respondError (id, code, message, data) { call(() => this.native.respondError(id, code, message, data == null ? null : stringify(data))) }
   respondMissingCapability (id, required) { call(() => this.native.respondMissingCapability(id, text(required))) }
   respondInputRequired (id, inputRequests, requestState) {
     call(() => this.native.respondInputRequired(id, optText(inputRequests), requestState ?? null))

@@ -248,12 +248,17 @@ class Server {
   }
 
   /** Announces a change to whoever asked for it; returns how many notifications were queued. */
-  notify (change, uri) { return this._command(() => this.session.notify(change, uri)) }
+  notify (change, uri) { return this._command(() => this._serving().notify(change, uri)) }
   isSubscribed (uri) { return !!this.session && this.session.isSubscribed(uri) }
+
+  _serving () {
+    if (!this.session) throw new Error('the server is not serving yet (call run() or serve() first)')
+    return this.session
+  }
 
   /** Sends a request to the client and resolves with its result. */
   request (method, params, { timeoutMs = 60000 } = {}) {
-    const id = this._command(() => this.session.sendRequest(now(), method, params, { timeoutMs }))
+    const id = this._command(() => this._serving().sendRequest(now(), method, params, { timeoutMs }))
     return new Promise((resolve, reject) => this.asks.set(id, { resolve, reject }))
   }
 
@@ -368,7 +373,8 @@ class Server {
       case 'request': return this._onRequest(ev.id, ev.method, ev.params || {})
       case 'cancelled': {
         const ctx = this.pending.get(ev.id)
-        if (ctx) ctx.controller.abort(new McpError(-32800, 'Request cancelled'))
+        // Nothing is owed for it any more: the end of input does not wait for it.
+        if (ctx) { this.pending.delete(ev.id); ctx.controller.abort(new McpError(-32800, 'Request cancelled')) }
         return this.diag('debug', `request ${ev.id} cancelled (${ev.reason})`)
       }
       case 'response': case 'error_response': case 'timed_out': {

@@ -394,17 +394,22 @@ class Server:
     def notify(self, change: str, uri: str | None = None) -> int:
         """Announces a change (``"notifications/tools/list_changed"``, ...,
         ``"notifications/resources/updated"`` with ``uri``) to whoever asked for it."""
-        return self._command(self.session.notify, change, uri)
+        return self._command(self._serving().notify, change, uri)
 
     def is_subscribed(self, uri: str) -> bool:
         return self.session is not None and self.session.is_subscribed(uri)
+
+    def _serving(self) -> Session:
+        if self.session is None:
+            raise RuntimeError("the server is not serving yet (call run() or serve() first)")
+        return self.session
 
     async def request(self, method: str, params: dict | None = None, *,
                       timeout_ms: int | None = 60000) -> dict:
         """Sends a request to the client (``sampling/createMessage``, ``roots/list``, ...)
         and waits for the result. Raises ``McpError`` for an error answer or a timeout,
         ``picomcp.SendError`` when the client did not declare the capability."""
-        rid = self._command(self.session.send_request, _now(), method, params,
+        rid = self._command(self._serving().send_request, _now(), method, params,
                             timeout_ms=timeout_ms)
         fut = asyncio.get_running_loop().create_future()
         self._asks[rid] = fut

@@ -1,0 +1,396 @@
+// Type declarations for picomcp (lib/index.js, lib/server.js, lib/errors.js).
+// Hand-written: test/types.test.mjs fails when they and the runtime disagree.
+
+import type { NativeSession } from '../native'
+
+// ---- values ----
+
+/** Any JSON value as JavaScript (what `JSON.parse` returns). */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
+/** A JSON object as JavaScript, as events and handlers receive it. */
+export type JsonObject = { [key: string]: any }
+/**
+ * A JSON object going in: a JavaScript object (stringified), or its JSON text as a string
+ * or a Buffer. It must be an object; anything else throws a TypeError.
+ */
+export type JsonInput = object | string
+
+/** The protocol revisions the core knows. */
+export type ProtocolVersion = '2024-11-05' | '2025-03-26' | '2025-06-18' | '2025-11-25' | '2026-07-28'
+export type Role = 'server' | 'client'
+export type Phase = 'initializing' | 'awaiting_initialized' | 'operating' | 'closed'
+/** `opening` until the first exchange decides; `legacy` (initialize) or `modern` (2026-07-28). */
+export type Era = 'opening' | 'legacy' | 'modern'
+/** MCP log levels (RFC 5424 names), least severe first. */
+export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency'
+/** The changes a server can announce with `notify`; `resources/updated` takes a uri. */
+export type ChangeNotification =
+  | 'notifications/tools/list_changed'
+  | 'notifications/prompts/list_changed'
+  | 'notifications/resources/list_changed'
+  | 'notifications/resources/updated'
+
+/** The protocol revisions the core knows, oldest first. */
+export declare const PROTOCOL_VERSIONS: ProtocolVersion[]
+/** The package version. */
+export declare const version: string
+
+// ---- the session ----
+
+/** Options of `new Session(...)`; every member is optional. */
+export interface SessionOptions {
+  /** Server: the `instructions` sent in the handshake. */
+  instructions?: string
+  /** Accepted revisions (default: all five, both eras). */
+  versions?: ProtocolVersion[]
+  /** Longest line, in bytes, either way. */
+  maxLine?: number
+  /** Deepest JSON nesting accepted. */
+  maxDepth?: number
+  /** Longest request id accepted from the peer, in bytes. */
+  maxIdLen?: number
+  /** Requests of the peer open at once (default 16). */
+  inboundSlots?: number
+  /** Our requests open at once (default 16). */
+  outboundSlots?: number
+  /** Default timeout of our requests (default: none). */
+  requestTimeoutMs?: number
+  /** Client: how long to wait for the `server/discover` answer before `initialize`. */
+  probeTimeoutMs?: number
+  /** The time the session starts at (default 0). */
+  nowMs?: number
+}
+
+/** Options of `Session.sendRequest`. */
+export interface RequestOptions {
+  /** Gives up after this long (a `timed_out` event; the peer is told). */
+  timeoutMs?: number
+  /** Asks the peer for progress (`progress` events). */
+  progress?: boolean
+  /** Progress restarts the timeout. */
+  resetTimeoutOnProgress?: boolean
+  /** With `resetTimeoutOnProgress`: the limit however much progress arrives. */
+  maxTotalMs?: number
+}
+
+/** What the session knows of the peer's open request (`Session.requestInfo`). */
+export interface RequestInfo {
+  method: string
+  /** Sent in the 2026-07-28 era. */
+  modern: boolean
+  /** 2026-07-28: the log level the request asked for. */
+  logLevel?: string | null
+  hasProgressToken: boolean
+  cancelled: boolean
+}
+
+export type EventKind =
+  | 'request'
+  | 'notification'
+  | 'response'
+  | 'error_response'
+  | 'timed_out'
+  | 'cancelled'
+  | 'progress'
+  | 'negotiated'
+  | 'ready'
+  | 'input_required'
+  | 'subscription_acknowledged'
+  | 'invalid_result'
+  | 'subscription_ended'
+  | 'peer_violation'
+  | 'closed'
+  | 'unknown'
+
+/**
+ * Something that happened on the session (`Session.pollEvent()`). `kind` says which; the
+ * other members are present only where that kind has them.
+ */
+export interface Event {
+  kind: EventKind
+  /** The request handle: the peer's request (`request`, `cancelled`) or ours (the rest). */
+  id?: number
+  /** `request`, `notification`: the wire method. */
+  method?: string
+  /** `request`, `notification`, `progress`: the params object. */
+  params?: JsonObject
+  /** `response` (and the rejected result of `invalid_result`). */
+  result?: JsonObject
+  /** `error_response`: the JSON-RPC error. */
+  code?: number
+  message?: string
+  data?: any
+  /** `cancelled`: the peer's reason. */
+  reason?: string
+  /** `progress`. */
+  progress?: number
+  total?: number
+  /** `negotiated`, `ready`: the revision. */
+  version?: ProtocolVersion
+  /** `negotiated`: the peer's side of the handshake. */
+  peer?: JsonObject
+  /** `input_required`: the `inputRequests` map; `subscription_acknowledged`: the filter. */
+  requests?: JsonObject
+  /** `peer_violation`, `closed`: a short name (`malformed`, `peer_closed`, `local`, ...). */
+  name?: string
+  /** `peer_violation`, `closed`: a sentence for people. */
+  text?: string
+}
+
+/**
+ * One MCP connection, sans-IO. After every input (`handleBytes`, `handleEof`,
+ * `handleTimeout`) and command: take `pollEvent()` until null, write `pollTransmit()` to the
+ * peer, and call `handleTimeout(now)` when `pollTimeout()` says. Times are any monotonic
+ * milliseconds. Caller mistakes throw; a misbehaving peer is an event.
+ */
+export declare class Session {
+  /** Throws ConfigError for a bad role, version list or limit; TypeError for bad capabilities. */
+  constructor(role: Role, name: string, version: string, capabilities?: JsonInput, options?: SessionOptions)
+  /** The native session underneath (JSON as text). */
+  readonly native: NativeSession
+  /** `server` or `client`. */
+  get role(): Role
+  /** Where the lifecycle is. */
+  get phase(): Phase
+  /** The negotiated revision, or null before negotiation. */
+  get version(): ProtocolVersion | null
+  /** Which protocol era the connection is in. */
+  get era(): Era
+  /** Server, legacy era: the level set with `logging/setLevel`, if any. */
+  get logLevel(): LogLevel | null
+  /** True while the peer's request `id` waits for our answer. */
+  isOpen(id: number): boolean
+  /** True when somebody subscribed to `uri`. */
+  isSubscribed(uri: string): boolean
+  /** What the session knows of the peer's open request `id`; null once answered. */
+  requestInfo(id: number): RequestInfo | null
+  /** Feeds bytes from the peer; returns how many were taken (fewer: drain, then re-offer). */
+  handleBytes(nowMs: number, data: Uint8Array | string): number
+  /** The peer closed its stream. */
+  handleEof(nowMs: number): void
+  /** Time passed: expire timeouts. */
+  handleTimeout(nowMs: number): void
+  /** Everything queued for the peer (framed lines; empty Buffer when nothing is queued). */
+  pollTransmit(): Buffer
+  /** The next event, or null. */
+  pollEvent(): Event | null
+  /** When `handleTimeout` is next due, or null. */
+  pollTimeout(): number | null
+  /** Answers the peer's request `id` with a result object. */
+  respond(id: number, result: JsonInput): void
+  /** Answers the peer's request `id` with a JSON-RPC error; `data` is any JSON value (null or undefined: none). */
+  respondError(id: number, code: number, message: string, data?: unknown): void
+  /** 2026-07-28: answers -32021 naming the client capabilities the request lacked. */
+  respondMissingCapability(id: number, required: JsonInput): void
+  /** 2026-07-28: answers `input_required` with questions for the client (MRTR). */
+  respondInputRequired(id: number, inputRequests?: JsonInput | null, requestState?: string | null): void
+  /** Progress on the peer's request (only if it asked; values must increase). */
+  progress(id: number, progress: number, total?: number | null, message?: string | null): void
+  /** Server: a log message; returns whether it was sent (the client's level lets it through). */
+  log(level: LogLevel, data: unknown, logger?: string | null, id?: number | null): boolean
+  /** Server: announces a change to whoever asked; returns how many notifications were queued. */
+  notify(change: ChangeNotification, uri?: string | null): number
+  /** Sends a request; returns its handle (the `id` of the events that answer it). */
+  sendRequest(nowMs: number, method: string, params?: JsonInput | null, options?: RequestOptions | null): number
+  /** Sends a notification. */
+  sendNotification(method: string, params?: JsonInput | null): void
+  /** Cancels our request `id` (the peer is told; no event follows). */
+  cancel(id: number, reason?: string | null): void
+  /** Client, 2026-07-28: answers an `input_required` event; the request is sent again. */
+  answerInput(nowMs: number, id: number, responses: JsonInput): void
+  /** Client, 2026-07-28: opens a `subscriptions/listen` stream; returns its handle. */
+  listen(notifications: JsonInput): number
+  /** Ends the session locally (a `closed` event named `local`). */
+  close(): void
+}
+
+// ---- errors ----
+
+/** The base class of the package's errors. */
+export declare class PicomcpError extends Error {
+  constructor(message: string)
+}
+/** The session configuration is invalid (thrown by `new Session(...)`). */
+export declare class ConfigError extends PicomcpError {}
+/** A request, notification, log or progress message cannot be sent now. Nothing was queued. */
+export declare class SendError extends PicomcpError {}
+/** A request cannot be answered that way. Nothing was queued. */
+export declare class RespondError extends PicomcpError {}
+/** The transmit queue has no room: write out `pollTransmit()` and try again. */
+export declare class QueueFull extends PicomcpError {}
+
+// ---- the stdio server helper ----
+
+/** The top-level JSON Schema keywords `checkArguments` looks at (others are allowed). */
+export interface JsonSchema {
+  type?: string | string[]
+  properties?: { [name: string]: JsonSchema }
+  required?: string[]
+  minimum?: number
+  maximum?: number
+  additionalProperties?: boolean | JsonSchema
+  [keyword: string]: unknown
+}
+
+/** Diagnostic levels of the server's stderr (`--log-level`), most severe first. */
+export type DiagLevel = 'error' | 'warn' | 'info' | 'debug'
+
+export interface ServerOptions {
+  /** Sent to the client in the handshake. */
+  instructions?: string
+  /** Accepted revisions (default: all five). */
+  versions?: ProtocolVersion[]
+  /** Longest line in bytes (default 1 MiB; `--max-line`). */
+  maxLine?: number
+  /** Declare `logging` (default true). */
+  logging?: boolean
+  inboundSlots?: number
+  outboundSlots?: number
+  /** stderr diagnostics up to this level (default `warn`; `--log-level`). */
+  logLevel?: DiagLevel
+}
+
+/** A readable byte stream, such as `process.stdin`. */
+export interface InputStream {
+  on(event: string, listener: (...args: any[]) => void): unknown
+}
+/** A writable byte stream, such as `process.stdout`. */
+export interface OutputStream {
+  write(chunk: Uint8Array | string, callback?: (error?: Error | null) => void): unknown
+  on(event: string, listener: (...args: any[]) => void): unknown
+}
+
+/** A whole `tools/call` result. */
+export interface ToolResult {
+  content?: JsonObject[]
+  structuredContent?: JsonObject
+  isError?: boolean
+  [key: string]: unknown
+}
+/** A string (one text block), an array of content blocks or a whole result. */
+export type ToolOutput = string | number | boolean | JsonObject[] | ToolResult
+export type ToolHandler = (args: JsonObject, ctx: Context) => ToolOutput | Promise<ToolOutput>
+export interface ToolOptions {
+  title?: string
+  description?: string
+  /** Checked (top level) before the handler runs; default `{type: 'object'}`. */
+  inputSchema?: JsonSchema
+  outputSchema?: JsonObject
+  annotations?: JsonObject
+}
+
+/** A string (text), a Buffer/Uint8Array (base64 blob) or a whole contents array. */
+export type ResourceOutput = string | Uint8Array | JsonObject[]
+/** `vars`: the template's variables (`{}` for a plain resource). */
+export type ResourceHandler = (uri: string, ctx: Context, vars: { [name: string]: string }) => ResourceOutput | Promise<ResourceOutput>
+export interface ResourceOptions {
+  /** Default: the uri. */
+  name?: string
+  title?: string
+  description?: string
+  mimeType?: string
+}
+
+export interface PromptArgument {
+  name: string
+  description?: string
+  /** Checked before the handler runs (-32602 when missing). */
+  required?: boolean
+}
+/** An array of messages or a whole `prompts/get` result. */
+export type PromptOutput = JsonObject[] | JsonObject
+export type PromptHandler = (args: { [name: string]: string }, ctx: Context) => PromptOutput | Promise<PromptOutput>
+export interface PromptOptions {
+  title?: string
+  description?: string
+  arguments?: PromptArgument[]
+}
+
+/** The values for an argument being typed; at most 100 are sent. */
+export type CompletionHandler = (value: string, contextArgs: { [name: string]: string }) => Iterable<string>
+
+/** Questions a server may ask the client with `Context.ask`. */
+export type AskMethod = 'sampling/createMessage' | 'elicitation/create' | 'roots/list'
+
+/**
+ * An MCP server: register tools, resources and prompts, then `run()` on stdio.
+ * Capabilities are derived from what is registered. Both eras are served on one connection.
+ */
+export declare class Server {
+  constructor(name: string, version: string, options?: ServerOptions)
+  readonly name: string
+  readonly version: string
+  maxLine: number
+  logging: boolean
+  logLevel: DiagLevel
+  /** The session of the connection being served (null before `serve`). */
+  session: Session | null
+  /** Registers `fn(args, ctx)` as a tool. */
+  tool(name: string, opts: ToolOptions, fn: ToolHandler): this
+  /** Registers `fn(uri, ctx, vars)` as the reader of a resource, or of a template when `uri` has `{variables}`. */
+  resource(uri: string, opts: ResourceOptions, fn: ResourceHandler): this
+  /** Registers `fn(args, ctx)` as a prompt. */
+  prompt(name: string, opts: PromptOptions, fn: PromptHandler): this
+  /** Registers `fn(value, contextArgs)` to complete an argument of a prompt or template (TypeError when unknown). */
+  completion(ref: string, argument: string, fn: CompletionHandler): this
+  /** Registers `fn(server)` to run once serving starts. */
+  onStartup(fn: (server: Server) => void): this
+  /** The capabilities derived from what is registered. */
+  get capabilities(): JsonObject
+  /** Announces a change to whoever asked for it; returns how many notifications were queued. */
+  notify(change: ChangeNotification, uri?: string): number
+  /** True when the client subscribed to `uri`. */
+  isSubscribed(uri: string): boolean
+  /** Sends a request to the client and resolves with its result (rejects with McpError). */
+  request(method: string, params?: JsonObject, options?: { timeoutMs?: number }): Promise<JsonObject>
+  /** A diagnostic line on stderr, when the server's log level lets it through. */
+  diag(level: DiagLevel, message: string): void
+  /** Serves stdin/stdout until EOF; resolves with the exit status (2 for bad arguments). */
+  run(argv?: string[]): Promise<number>
+  /** Serves one connection on a readable and a writable stream; resolves with 0 after EOF. */
+  serve(input: InputStream, output: OutputStream): Promise<number>
+}
+
+/** What a handler may do about the request it serves. */
+export declare class Context {
+  constructor(server: Server, id: number, method: string, params: JsonObject)
+  readonly server: Server
+  /** The session's handle of the request. */
+  readonly requestId: number
+  readonly method: string
+  readonly params: JsonObject
+  /** The negotiated protocol revision. */
+  readonly version: ProtocolVersion | null
+  readonly controller: AbortController
+  /** Aborts when the client cancels this request. */
+  readonly signal: AbortSignal
+  /** The server's session. */
+  get session(): Session
+  /** True once the client cancelled this request. */
+  get cancelled(): boolean
+  /** True when the client asked for progress on this request. */
+  get wantsProgress(): boolean
+  /** Reports progress if the client asked for it; returns whether it was sent. */
+  progress(progress: number, total?: number, message?: string): boolean
+  /** A log message tied to this request, if the client's level lets it through. */
+  log(level: LogLevel, data: unknown, logger?: string): boolean
+  /** Waits `ms`; rejects with the abort reason when the request is cancelled. */
+  sleep(ms: number): Promise<void>
+  /** Asks the client and resolves with its answer (2026-07-28: via `input_required` and the retry). */
+  ask(method: AskMethod | string, params?: JsonObject, options?: { timeoutMs?: number }): Promise<JsonObject>
+}
+
+/** Throw from a handler to answer with a JSON-RPC error. */
+export declare class McpError extends Error {
+  constructor(code: number, message: string, data?: unknown)
+  code: number
+  data: unknown
+}
+
+/** Throw from a tool to report a failed call: a result with `isError: true`. */
+export declare class ToolError extends Error {
+  constructor(message: string)
+}
+
+/** The first problem of `args` against the top level of `schema`, naming the field; else null. */
+export declare function checkArguments(schema: JsonSchema, args: unknown): string | null
