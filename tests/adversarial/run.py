@@ -15,6 +15,11 @@ The server is started as SERVER_CMD + ["--max-line", N], once per scenario:
              --full: 1 000 000 pings): every id answered exactly once, with a result
   slowloris  valid pings written one byte per millisecond (small: 3 s, --full: 60 s):
              every one answered
+  stalled    a client that stops reading: pings written back to back (small: 400 000,
+             --full: 4 000 000) while nothing is read for a second after the writes stop
+             making progress; then everything is read: every id answered exactly once.
+             A server that keeps reading without writing buffers its answers without
+             bound; the RSS check catches it
 
 Every scenario first does the initialize handshake and ends with a ping that must be
 answered; all output must be valid JSON lines; the peak RSS of the server (VmHWM in
@@ -63,10 +68,14 @@ class Reader(threading.Thread):
         self.by_id = collections.defaultdict(list)
         self.cond = threading.Condition()
         self.eof = False
+        # Cleared: the reader stops reading (a client that does not read its input).
+        self.gate = threading.Event()
+        self.gate.set()
 
     def run(self):
         try:
             for raw in self.stream:
+                self.gate.wait()
                 self.total += 1
                 try:
                     msg = json.loads(raw)
@@ -300,8 +309,56 @@ def scenario_slowloris(srv, a):
     return "%d bytes over %.1f s, %d requests answered, %s" % (i, a.slow_seconds, complete, note)
 
 
+def scenario_stalled(srv, a):
+    n = a.stalled_requests
+    srv.handshake(a.timeout)
+    srv.reader.gate.clear()
+    progress = [0]
+    errors = []
+
+    def writer():
+        try:
+            batch = []
+            for i in range(1, n + 1):
+                batch.append(b'{"jsonrpc":"2.0","id":%d,"method":"ping"}\n' % i)
+                if len(batch) == 10000 or i == n:
+                    srv.write(b"".join(batch))
+                    progress[0] = i
+                    batch = []
+        except Exception as e:  # the server died: reported below
+            errors.append(e)
+
+    t = threading.Thread(target=writer, daemon=True)
+    t.start()
+    # Wait until the writes stop making progress (the server stopped reading) or end.
+    last, still = -1, time.monotonic()
+    while t.is_alive() and time.monotonic() - still < 1.0:
+        time.sleep(0.05)
+        if progress[0] != last:
+            last, still = progress[0], time.monotonic()
+    stalled_at = progress[0]
+    srv.reader.gate.set()
+    t.join(a.timeout)
+    if t.is_alive() or errors:
+        raise Fail("writing the pings failed: %s" % (errors[0] if errors else "timed out"))
+    if stalled_at >= n:
+        # Megabytes of answers cannot have fit in the pipe: the server kept reading while
+        # nothing it wrote was read, so it held them in memory (a bound it does not have).
+        raise Fail("the server read all %d requests while its answers went unread: it "
+                   "buffers output without bound instead of pausing its input" % n)
+    note = srv.finish(a.timeout, a.rss_limit_kib)
+    hits = srv.reader.int_hits
+    missing = sum(1 for i in range(1, n + 1) if hits[i] == 0)
+    dup = sum(1 for i in range(1, n + 1) if hits[i] > 1)
+    if missing or dup or srv.reader.int_other:
+        raise Fail("%d unanswered, %d answered twice, %d errors (of %d)"
+                   % (missing, dup, srv.reader.int_other, n))
+    return "%d requests answered once each (input paused after %d), %s" % (n, stalled_at, note)
+
+
 SCENARIOS = [("random", scenario_random), ("endless", scenario_endless),
-             ("pipelined", scenario_pipelined), ("slowloris", scenario_slowloris)]
+             ("pipelined", scenario_pipelined), ("slowloris", scenario_slowloris),
+             ("stalled", scenario_stalled)]
 
 
 def main():
@@ -321,6 +378,7 @@ def main():
     a.random_bytes = 10**9 if a.full else 20 * 10**6
     a.endless_bytes = 10**9 if a.full else 50 * 10**6
     a.requests = 1_000_000 if a.full else 50_000
+    a.stalled_requests = 4_000_000 if a.full else 400_000
     a.slow_seconds = 60.0 if a.full else 3.0
     a.timeout = a.timeout or (600.0 if a.full else 30.0)
     a.rss_limit_kib = a.rss_limit_mib * 1024
@@ -336,7 +394,8 @@ def main():
             continue
         t0 = time.monotonic()
         try:
-            srv = Server(cmd, a.max_line, n_int=a.requests if name == "pipelined" else 0)
+            n_int = {"pipelined": a.requests, "stalled": a.stalled_requests}.get(name, 0)
+            srv = Server(cmd, a.max_line, n_int=n_int)
         except OSError as e:
             print("not ok - %s: cannot start %s: %s" % (name, cmd[0], e))
             failed += 1

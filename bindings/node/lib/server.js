@@ -301,6 +301,7 @@ class Server {
   /** Serves one connection on a readable and a writable stream. */
   serve (input, output) {
     const { Session } = require('./index.js')
+    this.input = input
     this.output = output
     this.session = new Session('server', this.name, this.version, this.capabilities, {
       instructions: this.instructions, versions: this.versions, maxLine: this.maxLine,
@@ -340,7 +341,12 @@ class Server {
 
   _flush () {
     const out = this.session.pollTransmit()
-    if (out.length) this.output.write(out)
+    // Backpressure: while the client does not read what we wrote, stop reading its
+    // requests, so answers never pile up in memory without bound.
+    if (out.length && !this.output.write(out) && this.input && !this.input.isPaused()) {
+      this.input.pause()
+      this.output.once('drain', () => { if (!this.ended) this.input.resume() })
+    }
   }
 
   /** Runs a session command; a full transmit queue is written out once first. */
