@@ -36,7 +36,8 @@ usage: picomcp-probe [--timeout-ms N] [--protocol VERSION] [--json] [-- SERVER_C
 Starts an MCP server over stdio, checks every feature it declares and prints a report.
 Without SERVER_CMD it probes the Rust demo server (picomcp-demo, next to this binary).
 
-  --timeout-ms N        timeout of each request in milliseconds (default 10000); in
+  --timeout-ms N        timeout of each request in milliseconds (default 10000; also
+                        the server/discover probe's wait when below its 3 s); in
                         2026-07-28 also how long the server may take to exit after
                         stdin EOF (at least 2 s; 2 s before 2026-07-28, not counted)
   --protocol VERSION    propose and accept only this revision (e.g. 2024-11-05)
@@ -557,6 +558,8 @@ impl Probe {
         let caps = Json::new(CLIENT_CAPS).map_err(|e| format!("bad client capabilities: {e}"))?;
         let mut config = Config::client("picomcp-probe", env!("CARGO_PKG_VERSION"), caps);
         config.request_timeout_ms = Some(args.timeout_ms);
+        // A shorter request timeout also shortens the wait for the server/discover probe.
+        config.probe_timeout_ms = config.probe_timeout_ms.min(args.timeout_ms);
         if let Some(v) = args.protocol {
             config.versions = Versions::of(&[v]);
         } else if restarted {
