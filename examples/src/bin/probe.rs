@@ -1160,7 +1160,52 @@ impl Probe {
             for raw in &items {
                 self.report.info(describe_resource(raw, "uriTemplate"));
             }
+            let templates: Vec<String> = items
+                .iter()
+                .filter_map(|t| {
+                    parse_json(t)
+                        .ok()
+                        .and_then(|t| string_member(t, "uriTemplate"))
+                })
+                .collect();
+            if templates.len() > MAX_ITEMS {
+                self.report.info(format!(
+                    "only the first {MAX_ITEMS} of {} are read",
+                    templates.len()
+                ));
+            }
+            for t in templates.iter().take(MAX_ITEMS) {
+                self.read_template(t);
+            }
         }
+    }
+
+    /// `resources/read` of a template with every variable set to "1". An error answer is
+    /// not held against the server (the made-up value may not exist), except -32601.
+    fn read_template(&mut self, template: &str) {
+        let uri = expand_template(template, "1");
+        let params = json_text(|w| {
+            w.begin_object();
+            w.key("uri");
+            w.string(&uri);
+            w.end_object();
+        });
+        let answer = self.request(Method::ResourcesRead, Some(&params), self.options(false));
+        let modern = self.is_modern();
+        let outcome = match answer.reply {
+            Reply::Error { code, message } if code != METHOD_NOT_FOUND => {
+                Outcome::Skipped(format!(
+                    "the server refused the generated URI: error {code}: {}",
+                    clip(&message, 80)
+                ))
+            }
+            reply => judge(reply, self.timeout_ms, |r| match cache_problem(r) {
+                Some(problem) if modern => Outcome::Failed(problem),
+                _ => summarize_contents(r),
+            }),
+        };
+        self.report
+            .check(format!("resources/read {uri}"), outcome, Some(answer.ms));
     }
 
     fn read_resource(&mut self, uri: &str) {
@@ -1464,6 +1509,27 @@ fn canned_answer(method: Method, params: Option<Json<'_>>) -> Option<(&'static s
         }
         _ => None,
     }
+}
+
+/// A URI from an RFC 6570 template with every expression (`{id}`, `{+path}`, `{?q}`...)
+/// replaced by `value`; a query or fragment expression becomes nothing.
+fn expand_template(template: &str, value: &str) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let Some(close) = rest[open..].find('}') else {
+            out.push_str(&rest[open..]);
+            return out;
+        };
+        let expr = &rest[open + 1..open + close];
+        if !matches!(expr.chars().next(), Some('?' | '&' | '#')) {
+            out.push_str(value);
+        }
+        rest = &rest[open + close + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// An error answer to a call with generated arguments: the arguments may well be what
@@ -2627,6 +2693,18 @@ mod tests {
 
     fn json(text: &str) -> Json<'_> {
         parse_json(text).unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    #[test]
+    fn template_expansion() {
+        assert_eq!(
+            expand_template("test://template/{id}/data", "1"),
+            "test://template/1/data"
+        );
+        assert_eq!(expand_template("file:///{+path}{?q,r}", "1"), "file:///1");
+        assert_eq!(expand_template("a/{x}/{y}{#frag}", "1"), "a/1/1");
+        assert_eq!(expand_template("no-vars", "1"), "no-vars");
+        assert_eq!(expand_template("broken/{id", "1"), "broken/{id");
     }
 
     #[test]
