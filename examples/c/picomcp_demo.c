@@ -229,6 +229,10 @@ static void prompts_get(uint32_t id, picomcp_str params) {
   char a1[512], a2[512], text[1200];
   size_t n;
   if (!at(params, "/name", &name, PICOMCP_JSON_TYPE_STRING)) { error(id, -32602, "Invalid params: `name` must be a string"); return; }
+  if (at(params, "/arguments", &v, 0) && !at(params, "/arguments", &v, PICOMCP_JSON_TYPE_OBJECT) &&
+      !at(params, "/arguments", &v, PICOMCP_JSON_TYPE_NULL)) {
+    error(id, -32602, "Invalid params: `arguments` must be an object"); return;
+  }
   if (is(name, "test_simple_prompt")) {
     text_result(id, 1, S("This is a simple prompt for testing."), 0, 0, NULL);
   } else if (is(name, "test_prompt_with_arguments")) {

@@ -512,6 +512,8 @@ class Server {
     const tool = typeof name === 'string' ? this.tools.get(name) : undefined
     if (!tool) throw new McpError(INVALID_PARAMS, `Unknown tool: ${name}`)
     const args = ctx.params.arguments ?? {}
+    // A malformed request rather than a bad argument value: a protocol error.
+    if (typeof args !== 'object' || Array.isArray(args)) throw new McpError(INVALID_PARAMS, 'Invalid params: arguments must be an object')
     const problem = checkArguments(tool.inputSchema, args)
     if (problem !== null) {
       const message = `Invalid arguments for tool ${name}: ${problem}`
@@ -564,18 +566,23 @@ class Server {
   }
 
   _complete (ctx) {
-    const ref = ctx.params.ref || {}
-    const arg = ctx.params.argument || {}
+    const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
+    const { ref, argument: arg, context } = ctx.params
+    if (!isObj(ref) || !isObj(arg)) throw new McpError(INVALID_PARAMS, 'Invalid params: ref and argument must be objects')
+    if (typeof ref.type !== 'string' || typeof arg.name !== 'string') {
+      throw new McpError(INVALID_PARAMS, 'Invalid params: ref.type and argument.name must be strings')
+    }
     let target
-    if (ref.type === 'ref/prompt') target = this.prompts.get(ref.name)
+    if (ref.type === 'ref/prompt') target = typeof ref.name === 'string' ? this.prompts.get(ref.name) : undefined
     else if (ref.type === 'ref/resource') target = this.templates.find((t) => t.uri === ref.uri)
     else throw new McpError(INVALID_PARAMS, `Invalid params: unknown ref type ${JSON.stringify(ref.type)}`)
     if (!target) throw new McpError(INVALID_PARAMS, 'Invalid params: unknown completion reference')
     const fn = target.complete.get(arg.name)
-    const contextArgs = (ctx.params.context && ctx.params.context.arguments) || {}
+    const contextArgs = isObj(context) && isObj(context.arguments) ? context.arguments : {}
     const values = fn ? [...fn(String(arg.value ?? ''), contextArgs)] : []
     return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } }
   }
+
 }
 
 module.exports = { Server, Context, McpError, ToolError, checkArguments }

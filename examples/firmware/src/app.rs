@@ -130,6 +130,15 @@ impl App {
             },
             Method::PromptsList => list(p, PROMPTS),
             Method::PromptsGet => match p.get("name").and_then(|n| n.as_str()) {
+                _ if p
+                    .get("arguments")
+                    .is_some_and(|a| !a.is_object() && !a.is_null()) =>
+                {
+                    Job::Error(
+                        ErrorCode::INVALID_PARAMS,
+                        "Invalid params: \"arguments\" must be an object",
+                    )
+                }
                 Some(n) if n.eq_str("test_simple_prompt") => Job::Result(SIMPLE_PROMPT),
                 Some(_) => Job::Error(ErrorCode::INVALID_PARAMS, "Invalid params: unknown prompt"),
                 None => Job::Error(
@@ -153,8 +162,13 @@ impl App {
             None => Json::EMPTY_OBJECT,
             Some(a) if a.is_null() => Json::EMPTY_OBJECT,
             Some(a) if a.is_object() => a,
+            // A malformed request rather than a bad argument value: a protocol error in
+            // every revision.
             Some(_) => {
-                return Job::BadArguments("Invalid arguments: \"arguments\" must be an object");
+                return Job::Error(
+                    ErrorCode::INVALID_PARAMS,
+                    "Invalid params: \"arguments\" must be an object",
+                );
             }
         };
         if name.eq_str("echo") {

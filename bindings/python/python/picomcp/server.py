@@ -679,6 +679,9 @@ class Server:
             raise McpError(INVALID_PARAMS, "Unknown tool: %s" % name)
         args = ctx.params.get("arguments")
         args = {} if args is None else args
+        if not isinstance(args, dict):
+            # A malformed request rather than a bad argument value: a protocol error.
+            raise McpError(INVALID_PARAMS, "Invalid params: arguments must be an object")
         problem = check_arguments(tool.input_schema, args)
         if problem is not None:
             message = "Invalid arguments for tool %s: %s" % (name, problem)
@@ -750,21 +753,28 @@ class Server:
         return result(out)
 
     def _complete(self, ctx: Context) -> dict:
-        ref = ctx.params.get("ref") or {}
-        arg = ctx.params.get("argument") or {}
+        ref = ctx.params.get("ref")
+        arg = ctx.params.get("argument")
         if not isinstance(ref, dict) or not isinstance(arg, dict):
             raise McpError(INVALID_PARAMS, "Invalid params: ref and argument must be objects")
-        if ref.get("type") == "ref/prompt":
-            target = self.prompts.get(ref.get("name"))
-        elif ref.get("type") == "ref/resource":
-            target = next((t for t in self.templates if t.uri == ref.get("uri")), None)
+        kind, name = ref.get("type"), arg.get("name")
+        if not isinstance(kind, str) or not isinstance(name, str):
+            raise McpError(INVALID_PARAMS,
+                           "Invalid params: ref.type and argument.name must be strings")
+        key = ref.get("name") if kind == "ref/prompt" else ref.get("uri")
+        if kind == "ref/prompt":
+            target = self.prompts.get(key) if isinstance(key, str) else None
+        elif kind == "ref/resource":
+            target = next((t for t in self.templates if t.uri == key), None)
         else:
-            raise McpError(INVALID_PARAMS, "Invalid params: unknown ref type %r" % ref.get("type"))
+            raise McpError(INVALID_PARAMS, "Invalid params: unknown ref type %r" % kind)
         if target is None:
             raise McpError(INVALID_PARAMS, "Invalid params: unknown completion reference")
-        fn = target.complete.get(arg.get("name"))
-        context_args = ((ctx.params.get("context") or {}).get("arguments") or {})
-        values = list(fn(str(arg.get("value", "")), context_args)) if fn else []
+        fn = target.complete.get(name)
+        context = ctx.params.get("context")
+        context_args = context.get("arguments") if isinstance(context, dict) else None
+        values = list(fn(str(arg.get("value", "")),
+                         context_args if isinstance(context_args, dict) else {})) if fn else []
         return {"completion": {"values": values[:100], "total": len(values),
                                "hasMore": len(values) > 100}}
 
