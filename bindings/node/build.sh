@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 if [ ! -x node_modules/.bin/napi ]; then
   npm ci --silent --no-audit --no-fund >&2
 fi
-node_modules/.bin/napi build --platform --release --js native.js --dts native.d.ts >&2
+node_modules/.bin/napi build --platform --release --strip --js native.js --dts native.d.ts >&2
 if [ "${1:-}" = "--check" ]; then
   git diff --exit-code -- native.js native.d.ts >&2 || {
     echo "bindings/node: native.js / native.d.ts differ from the checked-in files: run bindings/node/build.sh and commit them" >&2

@@ -15,7 +15,7 @@ if ! "$venv/bin/python" -c "import maturin, pytest" 2>/dev/null; then
   "$venv/bin/pip" install --quiet --disable-pip-version-check "maturin>=1.16,<2" "pytest>=8" >&2
 fi
 rm -rf "$root/target/python/wheels"
-"$venv/bin/maturin" build --quiet --release -m "$root/bindings/python/Cargo.toml" \
+"$venv/bin/maturin" build --quiet --release --strip -m "$root/bindings/python/Cargo.toml" \
   -o "$root/target/python/wheels" >&2
 "$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps \
   "$root"/target/python/wheels/picomcp-*.whl >&2
