@@ -354,6 +354,11 @@ def session_checks(report, slow=None, tag=""):
 
 # ----------------------------------------------------------------------------- (b)+(c) corpus
 
+# What the firmware declares, in the corpus's feature names (tests/malformed/README.md).
+FIRMWARE_FEATURES = {"tools", "echo", "add", "test_simple_text", "resources", "test://static-text",
+                     "prompts", "test_simple_prompt"}
+
+
 def corpus_selection(filter_substr=None):
     """(run, skipped): the corpus cases the firmware is held to, and why the rest are not."""
     run, skipped = [], []
@@ -370,6 +375,9 @@ def corpus_selection(filter_substr=None):
             skipped.append((c, "needs the sleep tool, which the firmware subset does not have"))
         elif b"logging/setLevel" in sent:
             skipped.append((c, "needs the logging capability, which the firmware does not declare"))
+        elif set(c.get("needs", [])) - FIRMWARE_FEATURES:
+            missing = ", ".join(sorted(set(c["needs"]) - FIRMWARE_FEATURES))
+            skipped.append((c, "needs %s, which the firmware subset does not have" % missing))
         else:
             run.append(c)
     return run, skipped
