@@ -148,6 +148,18 @@ fn progress_is_routed_and_resets_timeout_up_to_hard_maximum() {
         p.server.progress(sid, 1.0, None, None),
         Err(SendError::ProgressNotIncreasing)
     );
+    // JSON has no NaN or infinity: refused, never written as `null`.
+    for (progress, total) in [
+        (f64::INFINITY, None),
+        (f64::NAN, None),
+        (2.0, Some(f64::INFINITY)),
+        (2.0, Some(f64::NAN)),
+    ] {
+        assert_eq!(
+            p.server.progress(sid, progress, total, None),
+            Err(SendError::ProgressNotIncreasing)
+        );
+    }
     let pr = take_output(&mut p.server).pop().unwrap();
     assert_eq!(j(&pr)["params"]["progressToken"], token);
     assert_eq!(j(&pr)["params"]["message"], "one");

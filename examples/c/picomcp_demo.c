@@ -281,6 +281,7 @@ static void drain_events(void) {
     case PICOMCP_EVENT_KIND_REQUEST: diag(3, "request %.*s", (int)e.method_name.len, e.method_name.ptr); on_request(&e); break;
     case PICOMCP_EVENT_KIND_CANCELLED: /* nothing more is sent for it */
       for (t = 0; t < SLOTS; t++) if (timers[t].used && timers[t].id == e.id) timers[t].used = 0;
+      error(e.id, -32800, "cancelled"); /* sends nothing; frees the request's slot */
       break;
     case PICOMCP_EVENT_KIND_NEGOTIATED: diag(2, "protocol %.*s", (int)e.version_name.len, e.version_name.ptr); break;
     case PICOMCP_EVENT_KIND_PEER_VIOLATION: diag(1, "peer violation: %.*s", (int)e.text.len, e.text.ptr); break;
@@ -289,6 +290,24 @@ static void drain_events(void) {
     }
   }
   flush();
+}
+
+/* Offers in[*off..len] to the session. Fewer bytes taken: its queues are full (drain,
+ * offer again); none: it waits for us (a batch whose sleep still runs), so the rest
+ * waits for the timers. A closed session takes nothing more: the rest is dropped. */
+static void offer(const uint8_t *in, size_t *off, size_t len) {
+  size_t taken;
+  uint32_t phase = 0;
+  while (*off < len) {
+    picomcp_session_handle_bytes(sess, now_ms(), in + *off, len - *off, &taken);
+    drain_events();
+    *off += taken;
+    if (!taken) {
+      picomcp_session_phase(sess, &phase);
+      if (phase == PICOMCP_PHASE_CLOSED) *off = len;
+      return;
+    }
+  }
 }
 
 static uint64_t next_timer(void) {
@@ -301,7 +320,7 @@ static uint64_t next_timer(void) {
 int main(int argc, char **argv) {
   static uint8_t in[65536];
   picomcp_config cfg;
-  size_t size = 0, align = 0, max_line = 1u << 20, off, taken;
+  size_t size = 0, align = 0, max_line = 1u << 20, in_off = 0, in_len = 0;
   void *mem;
   int eof = 0, i, l;
   picomcp_status st;
@@ -329,12 +348,17 @@ int main(int argc, char **argv) {
   if (!(mem = malloc(size))) { diag(0, "out of memory"); return 1; }
   if ((st = picomcp_session_init(mem, size, &cfg, now_ms(), &sess)) != PICOMCP_STATUS_OK) { status_diag("session", st); return 1; }
   diag(2, "picomcp-demo-c %s on stdio, max line %zu bytes, session %zu bytes", PICOMCP_LIB_VERSION_STRING, max_line, size);
-  while (!eof || next_timer() != PICOMCP_NO_DEADLINE) { /* after EOF, running sleeps still answer */
-    uint64_t now = now_ms(), deadline = PICOMCP_NO_DEADLINE, due = next_timer();
+  /* After EOF, running sleeps still answer. in[in_off..in_len]: read, not yet taken. */
+  while (!eof || in_off < in_len || next_timer() != PICOMCP_NO_DEADLINE) {
+    uint64_t now, deadline = PICOMCP_NO_DEADLINE, due;
     struct pollfd pfd;
+    offer(in, &in_off, in_len);
+    now = now_ms();
+    due = next_timer();
     picomcp_session_poll_timeout(sess, &deadline);
     if (due < deadline) deadline = due;
-    pfd.fd = eof ? -1 : STDIN_FILENO; pfd.events = POLLIN; pfd.revents = 0;
+    /* Read only when the session took everything read so far. */
+    pfd.fd = eof || in_off < in_len ? -1 : STDIN_FILENO; pfd.events = POLLIN; pfd.revents = 0;
     if (poll(&pfd, 1, deadline == PICOMCP_NO_DEADLINE ? -1 : deadline <= now ? 0 : (int)(deadline - now)) < 0 && errno != EINTR) {
       diag(0, "poll: %s", strerror(errno)); return 1;
     }
@@ -342,10 +366,7 @@ int main(int argc, char **argv) {
       ssize_t n = read(STDIN_FILENO, in, sizeof in);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) { eof = 1; picomcp_session_handle_eof(sess, now_ms()); }
-      for (off = 0; n > 0 && off < (size_t)n; off += taken) { /* fewer taken: queues full, drain, offer again */
-        picomcp_session_handle_bytes(sess, now_ms(), in + off, (size_t)n - off, &taken);
-        drain_events();
-      }
+      else { in_off = 0; in_len = (size_t)n; offer(in, &in_off, in_len); }
     }
     if (deadline <= (now = now_ms())) { /* a request of ours or a sleep is due */
       picomcp_session_handle_timeout(sess, now);

@@ -15,6 +15,9 @@ The server is started as SERVER_CMD + ["--max-line", N], once per scenario:
              --full: 1 000 000 pings): every id answered exactly once, with a result
   slowloris  valid pings written one byte per millisecond (small: 3 s, --full: 60 s):
              every one answered
+  cancels    200 slow requests (`sleep` 10 s), each cancelled at once, then an `echo`:
+             answered at once, with a result (a cancelled request must free its slot, or
+             the server runs out of them)
   stalled    a client that stops reading: pings written back to back (small: 400 000,
              --full: 4 000 000) while nothing is read for a second after the writes stop
              making progress; then everything is read: every id answered exactly once.
@@ -356,9 +359,29 @@ def scenario_stalled(srv, a):
     return "%d requests answered once each (input paused after %d), %s" % (n, stalled_at, note)
 
 
+def scenario_cancels(srv, a):
+    srv.handshake(a.timeout)
+    batch = []
+    for i in range(200):
+        batch.append(b'{"jsonrpc":"2.0","id":"slow-%d","method":"tools/call","params":'
+                     b'{"name":"sleep","arguments":{"ms":10000}}}\n' % i)
+        batch.append(b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":'
+                     b'{"requestId":"slow-%d","reason":"adversarial"}}\n' % i)
+    srv.write(b"".join(batch))
+    srv.write(b'{"jsonrpc":"2.0","id":"after","method":"tools/call","params":'
+              b'{"name":"echo","arguments":{"text":"still here"}}}\n')
+    msg = srv.expect("after", min(a.timeout, 5.0), "the echo after 200 cancelled requests")
+    if "result" not in msg:
+        raise Fail("echo after 200 cancelled requests answered %s" % json.dumps(msg)[:200])
+    note = srv.finish(a.timeout, a.rss_limit_kib)
+    answered = sum(1 for i in range(200) if srv.reader.by_id.get("slow-%d" % i))
+    return "echo answered after 200 cancels (%d cancelled requests answered anyway), %s" % (
+        answered, note)
+
+
 SCENARIOS = [("random", scenario_random), ("endless", scenario_endless),
              ("pipelined", scenario_pipelined), ("slowloris", scenario_slowloris),
-             ("stalled", scenario_stalled)]
+             ("cancels", scenario_cancels), ("stalled", scenario_stalled)]
 
 
 def main():

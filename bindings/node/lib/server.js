@@ -71,11 +71,11 @@ function typeOk (v, kind) {
 function checkArguments (schema, args) {
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return 'arguments must be an object'
   for (const name of schema.required || []) {
-    if (!(name in args)) return `missing required argument '${name}'`
+    if (!Object.hasOwn(args, name)) return `missing required argument '${name}'`
   }
   const props = schema.properties || {}
   for (const [name, value] of Object.entries(args)) {
-    const spec = props[name]
+    const spec = Object.hasOwn(props, name) ? props[name] : undefined
     if (!spec || typeof spec !== 'object') {
       if (schema.additionalProperties === false) return `unknown argument '${name}'`
       continue
@@ -153,7 +153,7 @@ class Context {
       if (answer && typeof answer === 'object' && !Array.isArray(answer)) return answer
       throw new InputRequired(key, method, params, capability)
     }
-    return this.server.request(method, params, { timeoutMs })
+    return this.server.request(method, params, { timeoutMs, signal: this.signal })
   }
 }
 
@@ -257,9 +257,20 @@ class Server {
   }
 
   /** Sends a request to the client and resolves with its result. */
-  request (method, params, { timeoutMs = 60000 } = {}) {
+  request (method, params, { timeoutMs = 60000, signal } = {}) {
     const id = this._command(() => this._serving().sendRequest(now(), method, params, { timeoutMs }))
-    return new Promise((resolve, reject) => this.asks.set(id, { resolve, reject }))
+    return new Promise((resolve, reject) => {
+      this.asks.set(id, { resolve, reject })
+      // `signal` aborted (the tool call waiting for the answer was cancelled): withdraw
+      // the question.
+      if (signal) {
+        signal.addEventListener('abort', () => {
+          if (!this.asks.delete(id)) return
+          try { this._command(() => this.session.cancel(id, 'the tool call was cancelled')) } catch {}
+          reject(signal.reason)
+        }, { once: true })
+      }
+    })
   }
 
   /** A diagnostic line on stderr, when `--log-level` lets it through. */
@@ -303,49 +314,99 @@ class Server {
     const { Session } = require('./index.js')
     this.input = input
     this.output = output
+    this.backlog = null // bytes the session could not take yet
+    this.waitingOutput = false // the client has not read what we wrote
     this.session = new Session('server', this.name, this.version, this.capabilities, {
       instructions: this.instructions, versions: this.versions, maxLine: this.maxLine,
       inboundSlots: this.inboundSlots, outboundSlots: this.outboundSlots, nowMs: now()
     })
     this.diag('info', `${this.name} ${this.version} on stdio, max line ${this.maxLine} bytes`)
-    for (const fn of this.startup) fn(this)
+    for (const fn of this.startup) {
+      Promise.resolve().then(() => fn(this)).catch((e) => this.diag('error', `startup function failed: ${e && e.stack}`))
+    }
     return new Promise((resolve) => {
-      input.on('data', (chunk) => {
-        let data = chunk
-        while (data.length) {
-          // Fewer bytes taken: a bounded queue is full; drain it and offer the rest.
-          const taken = this.session.handleBytes(now(), data)
-          data = data.subarray(taken)
-          this._pump()
-          // A closed session takes nothing more: drop the rest (EOF still ends the run).
-          if (this.session.phase === 'closed') break
-        }
+      this.resolve = resolve
+      input.on('data', (chunk) => this._feed(chunk))
+      input.on('end', () => { this.inputEnded = true; this._maybeEnd() })
+      input.on('error', (e) => { this.diag('error', `cannot read stdin: ${e.message}`); this.inputEnded = true; this._maybeEnd() })
+      output.on('error', (e) => {
+        // The client closed its end: nothing more can be written; keep serving the input
+        // (it ends soon) instead of waiting for a 'drain' that never comes.
+        this.diag('warn', `cannot write stdout: ${e.message}`)
+        this.outputBroken = true
+        this.waitingOutput = false
+        this._flow()
       })
-      const end = async () => {
-        if (this.ended) return
-        this.ended = true
-        this.session.handleEof(now())
-        this._pump()
-        // End of input: work already running still owes its answer.
-        while (this.pending.size) await Promise.allSettled([...this.pending.values()].map((c) => c.done))
-        this._pump()
-        clearTimeout(this.timer)
-        this.diag('info', 'end of input; exiting')
-        output.write('', () => resolve(0))
-      }
-      input.on('end', end)
-      input.on('error', (e) => { this.diag('error', `cannot read stdin: ${e.message}`); end() })
-      output.on('error', (e) => this.diag('warn', `cannot write stdout: ${e.message}`))
     })
   }
 
+  /** Offers bytes to the session; what it cannot take yet waits in `backlog`. */
+  _feed (data) {
+    while (data.length) {
+      const taken = this.session.handleBytes(now(), data)
+      data = data.subarray(taken)
+      this._pump()
+      // A closed session takes nothing more: drop the rest (EOF still ends the run).
+      if (this.session.phase === 'closed') { data = data.subarray(data.length); break }
+      // Nothing taken: the session waits for us (a 2025-03-26 batch whose members are
+      // still running). Keep the rest until a handler finishes.
+      if (!taken) break
+    }
+    this.backlog = data.length ? data : null
+    this._flow()
+  }
+
+  _retryBacklog () {
+    if (this.backlog) {
+      const data = this.backlog
+      this.backlog = null
+      this._feed(data)
+    }
+    this._maybeEnd()
+  }
+
+  /** Reads input only while the client reads our output and the session takes bytes. */
+  _flow () {
+    if (!this.input || this.ended) return
+    if (this.waitingOutput || this.backlog) {
+      if (!this.input.isPaused()) this.input.pause()
+    } else if (this.input.isPaused()) {
+      this.input.resume()
+    }
+  }
+
+  async _maybeEnd () {
+    if (!this.inputEnded || this.backlog || this.ended) return
+    this.ended = true
+    this.session.handleEof(now())
+    this._pump()
+    // End of input: work already running still owes its answer.
+    while (this.pending.size) await Promise.allSettled([...this.pending.values()].map((c) => c.done))
+    this._pump()
+    clearTimeout(this.timer)
+    this.diag('info', 'end of input; exiting')
+    if (this.outputBroken) return this.resolve(0)
+    this.output.write('', () => this.resolve(0))
+  }
+
+  /** Writes what the session queued and re-arms the timer for its next deadline. */
   _flush () {
     const out = this.session.pollTransmit()
-    // Backpressure: while the client does not read what we wrote, stop reading its
-    // requests, so answers never pile up in memory without bound.
-    if (out.length && !this.output.write(out) && this.input && !this.input.isPaused()) {
-      this.input.pause()
-      this.output.once('drain', () => { if (!this.ended) this.input.resume() })
+    if (out.length && !this.outputBroken && !this.output.write(out) && !this.waitingOutput) {
+      // Backpressure: while the client does not read what we wrote, stop reading its
+      // requests, so answers never pile up in memory without bound.
+      this.waitingOutput = true
+      this.output.once('drain', () => { this.waitingOutput = false; this._flow() })
+      this._flow()
+    }
+    clearTimeout(this.timer)
+    const due = this.session.pollTimeout()
+    if (due !== null && !this.ended) {
+      this.timer = setTimeout(() => {
+        this.session.handleTimeout(now())
+        this._pump()
+        this._retryBacklog()
+      }, Math.max(0, due - now()))
     }
   }
 
@@ -363,15 +424,10 @@ class Server {
     return result
   }
 
-  /** Takes every event (dispatching requests), writes what is queued, re-arms the timer. */
+  /** Takes every event (dispatching requests), then writes what is queued. */
   _pump () {
     for (let ev = this.session.pollEvent(); ev; ev = this.session.pollEvent()) this._onEvent(ev)
     this._flush()
-    clearTimeout(this.timer)
-    const due = this.session.pollTimeout()
-    if (due !== null && !this.ended) {
-      this.timer = setTimeout(() => { this.session.handleTimeout(now()); this._pump() }, Math.max(0, due - now()))
-    }
   }
 
   _onEvent (ev) {
@@ -381,6 +437,8 @@ class Server {
         const ctx = this.pending.get(ev.id)
         // Nothing is owed for it any more: the end of input does not wait for it.
         if (ctx) { this.pending.delete(ev.id); ctx.controller.abort(new McpError(-32800, 'Request cancelled')) }
+        // Answering a cancelled request sends nothing; it frees its slot in the core.
+        try { this.session.respondError(ev.id, -32800, 'Request cancelled') } catch {}
         return this.diag('debug', `request ${ev.id} cancelled (${ev.reason})`)
       }
       case 'response': case 'error_response': case 'timed_out': {
@@ -425,7 +483,7 @@ class Server {
     if (!(out instanceof Promise)) return this._answer(id, out)
     this.pending.set(id, ctx)
     ctx.done = out.then((v) => { if (!ctx.signal.aborted) this._answer(id, v) }, (e) => { if (!ctx.signal.aborted) this._failed(ctx, e) })
-      .finally(() => { this.pending.delete(id); this._pump() })
+      .finally(() => { this.pending.delete(id); this._pump(); this._retryBacklog() })
   }
 
   _failed (ctx, e) {
@@ -433,9 +491,17 @@ class Server {
       try {
         this._command(() => this.session.respondInputRequired(ctx.requestId, e.requests))
       } catch (err) {
-        // The request did not declare the client capability the question needs.
-        if (!(err instanceof RespondError)) throw err
-        this._command(() => this.session.respondMissingCapability(ctx.requestId, e.capability))
+        if (err instanceof RespondError) {
+          // The request did not declare the client capability the question needs.
+          try {
+            this._command(() => this.session.respondMissingCapability(ctx.requestId, e.capability))
+          } catch (err2) {
+            this.diag('warn', `cannot answer request ${ctx.requestId}: ${err2.message}`)
+          }
+        } else { // a question that cannot be sent (not JSON, say)
+          this.diag('error', `cannot ask in request ${ctx.requestId}: ${err && err.message}`)
+          this._answerError(ctx.requestId, INTERNAL_ERROR, `Internal error: ${err && err.message}`)
+        }
       }
     } else if (e instanceof McpError) {
       this._answerError(ctx.requestId, e.code, e.message, e.data)
@@ -456,11 +522,21 @@ class Server {
 
   _answerError (id, code, message, data) {
     try {
+      if (!Number.isInteger(code) || code < -(2 ** 31) || code >= 2 ** 31) throw new TypeError(`error code ${code} is not a 32-bit integer`)
       this._command(() => this.session.respondError(id, code, message, data))
+      return
     } catch (e) {
-      this.diag('warn', `cannot answer request ${id} with an error: ${e.message}`)
+      // A code the core refuses (reserved, out of range), data that is not JSON: the
+      // request still gets an answer.
+      this.diag('warn', `cannot answer request ${id} with error ${code}: ${e.message}`)
+    }
+    try {
+      this._command(() => this.session.respondError(id, INTERNAL_ERROR, `Internal error: ${message}`))
+    } catch (e) {
+      this.diag('warn', `cannot answer request ${id}: ${e.message}`)
     }
   }
+
 
   // We never hand out cursors, so any cursor is invalid (-32602, as the pagination rules suggest).
   static _noCursor (ctx) {
@@ -558,7 +634,7 @@ class Server {
     const args = ctx.params.arguments ?? {}
     if (typeof args !== 'object' || Array.isArray(args)) throw new McpError(INVALID_PARAMS, 'Invalid params: arguments must be an object')
     for (const a of prompt.arguments) {
-      if (a.required && !(a.name in args)) throw new McpError(INVALID_PARAMS, `Invalid params: missing required argument '${a.name}'`)
+      if (a.required && !Object.hasOwn(args, a.name)) throw new McpError(INVALID_PARAMS, `Invalid params: missing required argument '${a.name}'`)
     }
     const wrap = (v) => (Array.isArray(v) ? { ...(prompt.description ? { description: prompt.description } : {}), messages: v } : v)
     const out = prompt.fn(args, ctx)

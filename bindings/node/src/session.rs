@@ -44,6 +44,20 @@ fn ms(v: f64, what: &str) -> napi::Result<u64> {
     }
 }
 
+/// A size or count from JavaScript: a whole number, not negative (default when absent).
+fn count(v: Option<f64>, what: &str, default: usize) -> napi::Result<usize> {
+    match v {
+        None => Ok(default),
+        Some(v) if v.fract() == 0.0 && (0.0..=9_007_199_254_740_991.0).contains(&v) => {
+            Ok(v as usize)
+        }
+        Some(_) => Err(err(
+            "ConfigError",
+            format!("{what} must be a whole number of at least 0"),
+        )),
+    }
+}
+
 fn json<'t>(text: &'t str, max_depth: usize, what: &str) -> napi::Result<Json<'t>> {
     Json::with_max_depth(text, max_depth)
         .map_err(|e| err("TypeError", format!("{what}: invalid JSON: {e}")))
@@ -73,11 +87,11 @@ pub struct SessionOptions {
     pub instructions: Option<String>,
     /// Accepted revisions (default: all five, both eras).
     pub versions: Option<Vec<String>>,
-    pub max_line: Option<u32>,
-    pub max_depth: Option<u32>,
-    pub max_id_len: Option<u32>,
-    pub inbound_slots: Option<u32>,
-    pub outbound_slots: Option<u32>,
+    pub max_line: Option<f64>,
+    pub max_depth: Option<f64>,
+    pub max_id_len: Option<f64>,
+    pub inbound_slots: Option<f64>,
+    pub outbound_slots: Option<f64>,
     pub request_timeout_ms: Option<f64>,
     pub probe_timeout_ms: Option<f64>,
     pub now_ms: Option<f64>,
@@ -104,13 +118,9 @@ impl NativeSession {
             }
         };
         let limits = Limits {
-            max_line: o.max_line.map_or(Limits::DEFAULT.max_line, |v| v as usize),
-            max_depth: o
-                .max_depth
-                .map_or(Limits::DEFAULT.max_depth, |v| v as usize),
-            max_id_len: o
-                .max_id_len
-                .map_or(Limits::DEFAULT.max_id_len, |v| v as usize),
+            max_line: count(o.max_line, "maxLine", Limits::DEFAULT.max_line)?,
+            max_depth: count(o.max_depth, "maxDepth", Limits::DEFAULT.max_depth)?,
+            max_id_len: count(o.max_id_len, "maxIdLen", Limits::DEFAULT.max_id_len)?,
             ..Limits::DEFAULT
         };
         let caps_text = o.capabilities_json.as_deref().unwrap_or("{}");
@@ -141,12 +151,13 @@ impl NativeSession {
         if let Some(v) = o.probe_timeout_ms {
             config.probe_timeout_ms = ms(v, "probeTimeoutMs")?;
         }
-        let storage = Storage::owned(
+        let storage = Storage::try_owned(
             limits.max_line,
-            o.inbound_slots.unwrap_or(16) as usize,
-            o.outbound_slots.unwrap_or(16) as usize,
+            count(o.inbound_slots, "inboundSlots", 16)?,
+            count(o.outbound_slots, "outboundSlots", 16)?,
             config.info_len(),
-        );
+        )
+        .map_err(|e| err("ConfigError", e))?;
         let now = ms(o.now_ms.unwrap_or(0.0), "nowMs")?;
         let core = Core::new(&config, storage, now).map_err(|e| err("ConfigError", e))?;
         Ok(NativeSession { core })

@@ -22,9 +22,20 @@ impl Codec {
         })
     }
 
-    /// The Python value of a validated JSON view.
+    /// The Python value of a validated JSON view. An integer too long for Python's
+    /// int-from-string limit (4300 digits by default) becomes a float (`inf` when out of
+    /// range) rather than an error: the peer's text is valid JSON.
     pub(crate) fn value(&self, py: Python<'_>, v: Json<'_>) -> PyResult<Py<PyAny>> {
-        Ok(self.loads.bind(py).call1((v.as_raw(),))?.unbind())
+        let loads = self.loads.bind(py);
+        match loads.call1((v.as_raw(),)) {
+            Ok(value) => Ok(value.unbind()),
+            Err(e) if e.is_instance_of::<pyo3::exceptions::PyValueError>(py) => {
+                let kwargs = pyo3::types::PyDict::new(py);
+                kwargs.set_item("parse_int", py.get_type::<pyo3::types::PyFloat>())?;
+                Ok(loads.call((v.as_raw(),), Some(&kwargs))?.unbind())
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// JSON text for any Python value (`str` becomes a JSON string). Compact, UTF-8, and

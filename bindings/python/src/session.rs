@@ -126,7 +126,9 @@ impl Session {
         };
         config.request_timeout_ms = request_timeout_ms;
         config.probe_timeout_ms = probe_timeout_ms;
-        let storage = Storage::owned(max_line, inbound_slots, outbound_slots, config.info_len());
+        let storage =
+            Storage::try_owned(max_line, inbound_slots, outbound_slots, config.info_len())
+                .map_err(|e| ConfigError::new_err(e.to_string()))?;
         let core =
             Core::new(&config, storage, now_ms).map_err(|e| ConfigError::new_err(e.to_string()))?;
         Ok(Session { core, codec })

@@ -930,7 +930,11 @@ impl<'s> Session<'s> {
         if slot.token.is_empty() {
             return Err(SendError::NoProgressToken);
         }
-        if progress.is_nan() || (slot.has_progress && progress <= slot.last_progress) {
+        // Not finite: JSON has no NaN or infinity (it would go out as `null`).
+        if !progress.is_finite()
+            || total.is_some_and(|t| !t.is_finite())
+            || (slot.has_progress && progress <= slot.last_progress)
+        {
             return Err(SendError::ProgressNotIncreasing);
         }
         let token = slot.token;

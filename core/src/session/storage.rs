@@ -241,6 +241,54 @@ impl Storage<'static> {
             info: Slice::Owned(vec![0; info_len]),
         }
     }
+    /// As [`owned`](Self::owned), for sizes that come from somewhere else (a binding's
+    /// caller, a command line): an oversized request table or an allocation the system
+    /// refuses is an error instead of an abort.
+    ///
+    /// # Errors
+    /// [`ConfigError::TableTooLarge`](super::ConfigError::TableTooLarge) for more than
+    /// 65535 slots; [`ConfigError::OutOfMemory`](super::ConfigError::OutOfMemory) when the
+    /// sizes overflow or the allocator fails.
+    pub fn try_owned(
+        max_line: usize,
+        inbound: usize,
+        outbound: usize,
+        info_len: usize,
+    ) -> Result<Self, super::ConfigError> {
+        use super::ConfigError;
+        if inbound > u16::MAX as usize || outbound > u16::MAX as usize {
+            return Err(ConfigError::TableTooLarge);
+        }
+        let queue = max_line.checked_mul(2).and_then(|n| n.checked_add(1024));
+        let total = queue
+            .and_then(|q| q.checked_mul(2))
+            .and_then(|n| n.checked_add(max_line))
+            .and_then(|n| n.checked_add(info_len));
+        let (Some(queue), Some(total)) = (queue, total) else {
+            return Err(ConfigError::OutOfMemory {
+                required: usize::MAX,
+            });
+        };
+        let oom = ConfigError::OutOfMemory { required: total };
+        fn zeroed<T: Clone>(
+            n: usize,
+            v: T,
+            oom: super::ConfigError,
+        ) -> Result<Slice<'static, T>, super::ConfigError> {
+            let mut buf = alloc::vec::Vec::new();
+            buf.try_reserve_exact(n).map_err(|_| oom)?;
+            buf.resize(n, v);
+            Ok(Slice::Owned(buf))
+        }
+        Ok(Storage {
+            rx: zeroed(max_line, 0, oom)?,
+            tx: zeroed(queue, 0, oom)?,
+            events: zeroed(queue, 0, oom)?,
+            inbound: zeroed(inbound, InboundSlot::EMPTY, oom)?,
+            outbound: zeroed(outbound, OutboundSlot::EMPTY, oom)?,
+            info: zeroed(info_len, 0, oom)?,
+        })
+    }
 }
 
 /// Storage in plain arrays, for `static` or stack use without an allocator.
@@ -315,5 +363,30 @@ impl<
 {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+#[cfg(all(test, feature = "alloc"))]
+mod tests {
+    use super::Storage;
+    use crate::session::ConfigError;
+
+    #[test]
+    fn try_owned_refuses_instead_of_aborting() {
+        let s = Storage::try_owned(1024, 4, 4, 256).ok().unwrap();
+        assert_eq!((s.rx.len(), s.inbound.len(), s.info.len()), (1024, 4, 256));
+        assert!(matches!(
+            Storage::try_owned(1024, 70_000, 4, 256),
+            Err(ConfigError::TableTooLarge)
+        ));
+        // Sizes that overflow, and an allocation no system grants.
+        assert!(matches!(
+            Storage::try_owned(usize::MAX / 2, 1, 1, 0),
+            Err(ConfigError::OutOfMemory { .. })
+        ));
+        assert!(matches!(
+            Storage::try_owned(isize::MAX as usize / 8, 1, 1, 0),
+            Err(ConfigError::OutOfMemory { .. })
+        ));
     }
 }

@@ -371,6 +371,12 @@ pub enum ConfigError {
     },
     /// More than 65535 table slots.
     TableTooLarge,
+    /// The allocator could not provide the buffers
+    /// ([`Storage::try_owned`](super::Storage::try_owned)).
+    OutOfMemory {
+        /// Bytes asked for in all.
+        required: usize,
+    },
 }
 
 impl fmt::Display for ConfigError {
@@ -386,6 +392,9 @@ impl fmt::Display for ConfigError {
                 write!(f, "{which} buffer too small: {required} bytes required")
             }
             ConfigError::TableTooLarge => f.write_str("request tables are limited to 65535 slots"),
+            ConfigError::OutOfMemory { required } => {
+                write!(f, "cannot allocate {required} bytes of session buffers")
+            }
         }
     }
 }
@@ -417,7 +426,7 @@ pub enum SendError {
     UnknownRequest,
     /// The request did not ask for progress.
     NoProgressToken,
-    /// Progress must increase with every notification.
+    /// Progress (or its total) is not finite, or did not increase.
     ProgressNotIncreasing,
     /// 2026-07-28: the params of a request that may need an MRTR retry do not fit the
     /// arena ([`Config::arena_bytes`]); `required` bytes are needed.
@@ -442,7 +451,9 @@ impl fmt::Display for SendError {
             SendError::ParamsNotObject => f.write_str("params must be a JSON object"),
             SendError::UnknownRequest => f.write_str("unknown or finished request"),
             SendError::NoProgressToken => f.write_str("the request did not ask for progress"),
-            SendError::ProgressNotIncreasing => f.write_str("progress must increase"),
+            SendError::ProgressNotIncreasing => {
+                f.write_str("progress must be a finite number that increases")
+            }
             SendError::ArenaFull { required } => write!(
                 f,
                 "arena full: {required} bytes needed to keep the params for a retry"

@@ -369,7 +369,8 @@ class Server:
         return deco
 
     def on_startup(self, fn: Callable):
-        """Registers ``async def fn(server)`` to run as a task once serving starts."""
+        """Registers ``fn(server)`` to run once serving starts (an ``async def`` runs as a
+        task for as long as the server serves)."""
         self._startup.append(fn)
         return fn
 
@@ -413,7 +414,16 @@ class Server:
                             timeout_ms=timeout_ms)
         fut = asyncio.get_running_loop().create_future()
         self._asks[rid] = fut
-        return await fut
+        try:
+            return await fut
+        except asyncio.CancelledError:
+            # The tool call waiting for the answer was cancelled: withdraw the question.
+            if self._asks.pop(rid, None) is not None:
+                try:
+                    self._command(self.session.cancel, rid, "the tool call was cancelled")
+                except Exception:
+                    pass
+            raise
 
     # ---- the loop ----
 
@@ -480,35 +490,57 @@ class Server:
 
         threading.Thread(target=reader, daemon=True).start()
         for fn in self._startup:
-            loop.create_task(fn(self))
+            started = fn(self)
+            if inspect.isawaitable(started):
+                loop.create_task(started)
         self.diag("info", "%s %s on stdio, max line %d bytes"
                   % (self.name, self.version, self.max_line))
         while True:
-            deadline = self.session.poll_timeout()
-            timeout = None if deadline is None else max(0, deadline - _now()) / 1000
-            try:
-                data = await asyncio.wait_for(chunks.get(), timeout)
-            except asyncio.TimeoutError:
-                self.session.handle_timeout(_now())
-                self._pump()
-                continue
+            get = loop.create_task(chunks.get())
+            while not await self._wait(get):
+                pass
+            data = get.result()
             if not data:
                 self.session.handle_eof(_now())
                 self._pump()
                 break
             while data:
-                # Fewer bytes taken: a bounded queue is full; drain it and offer the rest.
                 taken = self.session.handle_bytes(_now(), data)
                 data = data[taken:]
                 self._pump()
                 if self.session.phase == "closed":
                     break  # closed (session.close()): it takes nothing more; drop the rest
+                if data and not taken:
+                    # The session waits for us (a 2025-03-26 batch whose members are still
+                    # running): let the handlers run, then offer the rest again.
+                    await self._wait(loop.create_future(), None if self._tasks else 0.01)
         # End of input: work already running still owes its answer.
         while self._tasks:
             await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
         self._pump()
         self.diag("info", "end of input; exiting")
         return 0
+
+    async def _wait(self, task: "asyncio.Future", limit: float | None = None) -> bool:
+        """Waits for ``task``, a wake-up (a command changed the session's deadlines, or a
+        handler finished) or the session's next deadline, whichever comes first (at most
+        ``limit`` seconds), and runs the timeouts that are due. True when ``task`` is done."""
+        deadline = self.session.poll_timeout()
+        timeout = None if deadline is None else max(0, deadline - _now()) / 1000
+        if limit is not None:
+            timeout = limit if timeout is None else min(timeout, limit)
+        self._wake.clear()
+        waker = asyncio.ensure_future(self._wake.wait())
+        try:
+            await asyncio.wait({task, waker}, timeout=timeout,
+                               return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waker.cancel()
+        due = self.session.poll_timeout()
+        if due is not None and due <= _now():
+            self.session.handle_timeout(_now())
+            self._pump()
+        return task.done()
 
     def _flush(self) -> None:
         out = self.session.poll_transmit()
@@ -529,6 +561,7 @@ class Server:
             self._flush()
             result = fn(*args, **kwargs)
         self._flush()
+        self._wake.set()  # deadlines may have changed: the loop recomputes them
         return result
 
     def _pump(self) -> None:
@@ -547,7 +580,15 @@ class Server:
         elif kind == "cancelled":
             task = self._tasks.pop(ev.id, None)
             if task is not None:
-                task.cancel()
+                # After the task's first step (already scheduled), so that a handler
+                # cancelled in the same read as its request has started and is cancelled
+                # at an await, rather than never awaited.
+                asyncio.get_running_loop().call_soon(task.cancel)
+            # Answering a cancelled request sends nothing; it frees its slot in the core.
+            try:
+                self.session.respond_error(ev.id, -32800, "Request cancelled")
+            except Exception:
+                pass  # already answered
             self.diag("debug", "request %d cancelled (%s)" % (ev.id, ev.reason))
         elif kind in ("response", "error_response", "timed_out"):
             fut = self._asks.pop(ev.id, None)
@@ -623,6 +664,7 @@ class Server:
                 self._answer(ctx.request_id, value)
             finally:
                 self._tasks.pop(ctx.request_id, None)
+                self._wake.set()  # the session may take input again (a finished batch)
 
         self._tasks[ctx.request_id] = asyncio.get_running_loop().create_task(finish())
 
@@ -642,12 +684,23 @@ class Server:
                 self._command(self.session.respond_missing_capability, rid, e.capability)
             except Exception as e2:
                 self.diag("warn", "cannot answer request %d: %s" % (rid, e2))
+        except Exception as e2:  # a question that cannot be sent (not JSON, say)
+            self.diag("error", "cannot ask in request %d: %r" % (rid, e2))
+            self._answer_error(rid, INTERNAL_ERROR, "Internal error: %s" % e2)
 
     def _answer_error(self, rid: int, code: int, message: str, data: Any = None) -> None:
         try:
             self._command(self.session.respond_error, rid, code, message, data)
+            return
         except Exception as e:
-            self.diag("warn", "cannot answer request %d with an error: %s" % (rid, e))
+            # A code the core refuses (reserved, out of range), data that is not JSON:
+            # the request still gets an answer.
+            self.diag("warn", "cannot answer request %d with error %r: %s" % (rid, code, e))
+        try:
+            self._command(self.session.respond_error, rid, INTERNAL_ERROR,
+                          "Internal error: %s" % message)
+        except Exception as e:
+            self.diag("warn", "cannot answer request %d: %s" % (rid, e))
 
     @staticmethod
     def _no_cursor(ctx: Context) -> None:
@@ -729,7 +782,8 @@ class Server:
         prompt = self.prompts.get(name) if isinstance(name, str) else None
         if prompt is None:
             raise McpError(INVALID_PARAMS, "Invalid params: unknown prompt %s" % name)
-        args = ctx.params.get("arguments") or {}
+        args = ctx.params.get("arguments")
+        args = {} if args is None else args
         if not isinstance(args, dict):
             raise McpError(INVALID_PARAMS, "Invalid params: arguments must be an object")
         for a in prompt.arguments:
@@ -773,7 +827,8 @@ class Server:
         fn = target.complete.get(name)
         context = ctx.params.get("context")
         context_args = context.get("arguments") if isinstance(context, dict) else None
-        values = list(fn(str(arg.get("value", "")),
+        value = arg.get("value")
+        values = list(fn("" if value is None else str(value),
                          context_args if isinstance(context_args, dict) else {})) if fn else []
         return {"completion": {"values": values[:100], "total": len(values),
                                "hasMore": len(values) > 100}}
