@@ -93,7 +93,7 @@ impl Server {
         match tool {
             Tool::Echo => echo(s, id, args),
             Tool::Add => add(s, id, args),
-            Tool::Sleep => self.sleep(s, id, params, args, now),
+            Tool::Sleep => self.sleep(s, id, args, now),
             Tool::SimpleText => {
                 respond_text(s, id, "This is a simple text response for testing.", false)
             }
@@ -178,7 +178,6 @@ impl Server {
         &mut self,
         s: &mut Session<'_>,
         id: InboundId,
-        params: Json<'_>,
         args: Json<'_>,
         now: u64,
     ) -> Result<(), RespondError> {
@@ -202,11 +201,9 @@ impl Server {
                 }
             },
         };
-        // Progress only goes to a request that asked for it.
-        let asked = params
-            .get("_meta")
-            .and_then(|m| m.get("progressToken"))
-            .is_some_and(|t| !t.is_null());
+        // Progress only goes to a request that asked for it with a token the core took
+        // (a string or an integer; anything else is no token).
+        let asked = s.request_info(id).is_some_and(|i| i.has_progress_token);
         let steps = if asked { steps } else { 0 };
         // Step k of n goes out at k/(n+1) of the wait, so the last one is not on top of
         // the answer (some SDKs drop progress that arrives together with the response).
