@@ -265,6 +265,16 @@ def scenario_endless(srv, a):
     return "%d MB line -> -32600 with its id, %s" % (size // 10**6, note)
 
 
+def check_answered_once(srv, n):
+    """Every integer id 1..n got exactly one reply, a result."""
+    hits = srv.reader.int_hits
+    missing = sum(1 for i in range(1, n + 1) if hits[i] == 0)
+    dup = sum(1 for i in range(1, n + 1) if hits[i] > 1)
+    if missing or dup or srv.reader.int_other:
+        raise Fail("%d unanswered, %d answered twice, %d errors (of %d)"
+                   % (missing, dup, srv.reader.int_other, n))
+
+
 def scenario_pipelined(srv, a):
     n = a.requests
     srv.handshake(a.timeout)
@@ -275,12 +285,7 @@ def scenario_pipelined(srv, a):
             srv.write(b"".join(batch))
             batch = []
     note = srv.finish(a.timeout, a.rss_limit_kib)
-    hits = srv.reader.int_hits
-    missing = sum(1 for i in range(1, n + 1) if hits[i] == 0)
-    dup = sum(1 for i in range(1, n + 1) if hits[i] > 1)
-    if missing or dup or srv.reader.int_other:
-        raise Fail("%d unanswered, %d answered twice, %d errors (of %d)"
-                   % (missing, dup, srv.reader.int_other, n))
+    check_answered_once(srv, n)
     return "%d requests answered once each, %s" % (n, note)
 
 
@@ -350,12 +355,7 @@ def scenario_stalled(srv, a):
         raise Fail("the server read all %d requests while its answers went unread: it "
                    "buffers output without bound instead of pausing its input" % n)
     note = srv.finish(a.timeout, a.rss_limit_kib)
-    hits = srv.reader.int_hits
-    missing = sum(1 for i in range(1, n + 1) if hits[i] == 0)
-    dup = sum(1 for i in range(1, n + 1) if hits[i] > 1)
-    if missing or dup or srv.reader.int_other:
-        raise Fail("%d unanswered, %d answered twice, %d errors (of %d)"
-                   % (missing, dup, srv.reader.int_other, n))
+    check_answered_once(srv, n)
     return "%d requests answered once each (input paused after %d), %s" % (n, stalled_at, note)
 
 

@@ -730,11 +730,7 @@ class Server:
         tool = self.tools.get(name) if isinstance(name, str) else None
         if tool is None:
             raise McpError(INVALID_PARAMS, "Unknown tool: %s" % name)
-        args = ctx.params.get("arguments")
-        args = {} if args is None else args
-        if not isinstance(args, dict):
-            # A malformed request rather than a bad argument value: a protocol error.
-            raise McpError(INVALID_PARAMS, "Invalid params: arguments must be an object")
+        args = _arguments(ctx)
         problem = check_arguments(tool.input_schema, args)
         if problem is not None:
             message = "Invalid arguments for tool %s: %s" % (name, problem)
@@ -782,10 +778,7 @@ class Server:
         prompt = self.prompts.get(name) if isinstance(name, str) else None
         if prompt is None:
             raise McpError(INVALID_PARAMS, "Invalid params: unknown prompt %s" % name)
-        args = ctx.params.get("arguments")
-        args = {} if args is None else args
-        if not isinstance(args, dict):
-            raise McpError(INVALID_PARAMS, "Invalid params: arguments must be an object")
+        args = _arguments(ctx)
         for a in prompt.arguments:
             if a.get("required") and a["name"] not in args:
                 raise McpError(INVALID_PARAMS,
@@ -832,6 +825,17 @@ class Server:
                          context_args if isinstance(context_args, dict) else {})) if fn else []
         return {"completion": {"values": values[:100], "total": len(values),
                                "hasMore": len(values) > 100}}
+
+
+def _arguments(ctx: Context) -> dict:
+    """The request's ``arguments`` (none: empty). Not an object is a malformed request
+    rather than a bad argument value: a protocol error in every revision."""
+    args = ctx.params.get("arguments")
+    if args is None:
+        return {}
+    if not isinstance(args, dict):
+        raise McpError(INVALID_PARAMS, "Invalid params: arguments must be an object")
+    return args
 
 
 def _tool_error(e: ToolError) -> dict:
