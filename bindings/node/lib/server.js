@@ -187,6 +187,16 @@ function toolResult (out, version) {
   return { content: [{ type: 'text', text: String(out) }] }
 }
 
+/**
+ * The request's `arguments` (none: empty). Not an object is a malformed request rather
+ * than a bad argument value: a protocol error in every revision.
+ */
+function argumentsOf (ctx) {
+  const args = ctx.params.arguments ?? {}
+  if (typeof args !== 'object' || Array.isArray(args)) throw new McpError(INVALID_PARAMS, 'Invalid params: arguments must be an object')
+  return args
+}
+
 const toolError = (e) => ({ content: [{ type: 'text', text: e.message }], isError: true })
 
 /**
@@ -587,9 +597,7 @@ class Server {
     const name = ctx.params.name
     const tool = typeof name === 'string' ? this.tools.get(name) : undefined
     if (!tool) throw new McpError(INVALID_PARAMS, `Unknown tool: ${name}`)
-    const args = ctx.params.arguments ?? {}
-    // A malformed request rather than a bad argument value: a protocol error.
-    if (typeof args !== 'object' || Array.isArray(args)) throw new McpError(INVALID_PARAMS, 'Invalid params: arguments must be an object')
+    const args = argumentsOf(ctx)
     const problem = checkArguments(tool.inputSchema, args)
     if (problem !== null) {
       const message = `Invalid arguments for tool ${name}: ${problem}`
@@ -631,8 +639,7 @@ class Server {
     const name = ctx.params.name
     const prompt = typeof name === 'string' ? this.prompts.get(name) : undefined
     if (!prompt) throw new McpError(INVALID_PARAMS, `Invalid params: unknown prompt ${name}`)
-    const args = ctx.params.arguments ?? {}
-    if (typeof args !== 'object' || Array.isArray(args)) throw new McpError(INVALID_PARAMS, 'Invalid params: arguments must be an object')
+    const args = argumentsOf(ctx)
     for (const a of prompt.arguments) {
       if (a.required && !Object.hasOwn(args, a.name)) throw new McpError(INVALID_PARAMS, `Invalid params: missing required argument '${a.name}'`)
     }
