@@ -9,6 +9,7 @@
  * poll(2) sleeping until input or the next timer (sleep's progress and answer). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -156,8 +157,11 @@ static void sleep_tool(uint32_t id, picomcp_str params) {
   picomcp_str v;
   picomcp_request_info info;
   int64_t ms, steps = 1;
+  double d;
   int t;
-  if (!at(params, "/arguments/ms", &v, PICOMCP_JSON_TYPE_NUMBER) || picomcp_json_int(v, &ms) || ms < 0 || ms > 60000) {
+  /* A whole number in any notation (10, 10.0, 1e1), like the other demos. */
+  if (!at(params, "/arguments/ms", &v, PICOMCP_JSON_TYPE_NUMBER) || picomcp_json_number(v, &d) || !(d >= 0 && d <= 60000) ||
+      (double)(ms = (int64_t)d) != d) {
     invalid(id, params, "Invalid arguments: `ms` is required and must be an integer from 0 to 60000"); return;
   }
   if (at(params, "/arguments/steps", &v, 0) && !at(params, "/arguments/steps", &v, PICOMCP_JSON_TYPE_NULL) &&
@@ -186,6 +190,7 @@ static void tools_call(uint32_t id, picomcp_str params) {
   } else if (is(name, "add")) {
     if (!at(params, "/arguments/a", &a, PICOMCP_JSON_TYPE_NUMBER) || picomcp_json_number(a, &x)) { invalid(id, params, "Invalid arguments: `a` is required and must be a number"); return; }
     if (!at(params, "/arguments/b", &b, PICOMCP_JSON_TYPE_NUMBER) || picomcp_json_number(b, &y)) { invalid(id, params, "Invalid arguments: `b` is required and must be a number"); return; }
+    if (!isfinite(x + y)) { text_result(id, 0, S("The sum is too large to represent"), 0, 1, NULL); return; }
     picomcp_writer_init(&w, sum, sizeof sum - 1); /* {"sum":A+B}: the text block and structuredContent */
     picomcp_writer_begin_object(&w); picomcp_writer_key(&w, S("sum")); picomcp_writer_double(&w, x + y); picomcp_writer_end_object(&w);
     if (picomcp_writer_finish(&w, &n)) n = 0;

@@ -70,13 +70,15 @@ app.tool('sleep', {
     await ctx.sleep(args.ms)
     return 'slept'
   }
-  // Step k at k/(steps+1) of the wait, so the last one is not glued to the answer.
-  const slice = args.ms / (steps + 1)
-  for (let i = 1; i <= steps; i++) {
-    await ctx.sleep(slice)
-    ctx.progress(i, steps)
+  // Step k at k/(steps+1) of the wait, so the last one is not glued to the answer; on
+  // deadlines from the start, so that many steps do not stretch the wait.
+  const start = performance.now()
+  for (let i = 1; i <= steps + 1; i++) {
+    const wait = start + args.ms * i / (steps + 1) - performance.now()
+    if (wait >= 1) await ctx.sleep(wait) // behind schedule (timers are 1 ms at best): go on
+    else if (ctx.signal.aborted) throw ctx.signal.reason
+    if (i <= steps) ctx.progress(i, steps)
   }
-  await ctx.sleep(slice)
   return 'slept'
 })
 

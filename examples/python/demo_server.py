@@ -80,16 +80,19 @@ def add(args, ctx):
                         "progress token is given (default 1)"}},
               "required": ["ms"]})
 async def sleep(args, ctx):
-    ms, steps = int(args["ms"]), int(args.get("steps", 1))
+    ms, steps = int(args["ms"]), args.get("steps")
+    steps = 1 if steps is None else int(steps)
     if not ctx.wants_progress or steps == 0:
         await asyncio.sleep(ms / 1000)
         return "slept"
-    # Step k at k/(steps+1) of the wait, so the last one is not glued to the answer.
-    slice_s = ms / 1000 / (steps + 1)
-    for i in range(1, steps + 1):
-        await asyncio.sleep(slice_s)
-        ctx.progress(i, steps)
-    await asyncio.sleep(slice_s)
+    # Step k at k/(steps+1) of the wait, so the last one is not glued to the answer; on
+    # deadlines from the start, so that many steps do not stretch the wait.
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    for i in range(1, steps + 2):
+        await asyncio.sleep(max(0.0, start + ms / 1000 * i / (steps + 1) - loop.time()))
+        if i <= steps:
+            ctx.progress(i, steps)
     return "slept"
 
 

@@ -74,7 +74,9 @@ function checkArguments (schema, args) {
     if (!Object.hasOwn(args, name)) return `missing required argument '${name}'`
   }
   const props = schema.properties || {}
+  const required = new Set(schema.required || [])
   for (const [name, value] of Object.entries(args)) {
+    if (value === null && !required.has(name)) continue // lenient: null for an optional argument is no argument
     const spec = Object.hasOwn(props, name) ? props[name] : undefined
     if (!spec || typeof spec !== 'object') {
       if (schema.additionalProperties === false) return `unknown argument '${name}'`
@@ -416,7 +418,7 @@ class Server {
         this.session.handleTimeout(now())
         this._pump()
         this._retryBacklog()
-      }, Math.max(0, due - now()))
+      }, Math.min(Math.max(0, due - now()), 2 ** 31 - 1)) // setTimeout's largest delay
     }
   }
 

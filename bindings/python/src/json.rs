@@ -31,7 +31,7 @@ impl Codec {
             Ok(value) => Ok(value.unbind()),
             Err(e) if e.is_instance_of::<pyo3::exceptions::PyValueError>(py) => {
                 let kwargs = pyo3::types::PyDict::new(py);
-                kwargs.set_item("parse_int", py.get_type::<pyo3::types::PyFloat>())?;
+                kwargs.set_item("parse_int", pyo3::wrap_pyfunction!(parse_int, py)?)?;
                 Ok(loads.call((v.as_raw(),), Some(&kwargs))?.unbind())
             }
             Err(e) => Err(e),
@@ -62,6 +62,20 @@ impl Codec {
                 .map_err(|_| PyValueError::new_err("JSON text must be UTF-8"));
         }
         self.value_text(py, obj)
+    }
+}
+
+/// `json.loads`'s `parse_int` for text holding an integer too long for `int()`: that one
+/// becomes a float, every other integer stays an `int`.
+#[pyfunction]
+fn parse_int(py: Python<'_>, digits: &str) -> PyResult<Py<PyAny>> {
+    let int = py.get_type::<pyo3::types::PyInt>().call1((digits,));
+    match int {
+        Ok(v) => Ok(v.unbind()),
+        Err(_) => Ok(py
+            .get_type::<pyo3::types::PyFloat>()
+            .call1((digits,))?
+            .unbind()),
     }
 }
 

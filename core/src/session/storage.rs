@@ -275,10 +275,13 @@ impl Storage<'static> {
             v: T,
             oom: super::ConfigError,
         ) -> Result<Slice<'static, T>, super::ConfigError> {
-            let mut buf = alloc::vec::Vec::new();
-            buf.try_reserve_exact(n).map_err(|_| oom)?;
-            buf.resize(n, v);
-            Ok(Slice::Owned(buf))
+            // A probe reservation (never written, so never committed) shows the allocator
+            // can give `n` elements; the buffer itself is `vec![v; n]`, which for zero
+            // bytes is `calloc`: pages are committed only as the session touches them.
+            let mut probe: alloc::vec::Vec<T> = alloc::vec::Vec::new();
+            probe.try_reserve_exact(n).map_err(|_| oom)?;
+            drop(probe);
+            Ok(Slice::Owned(alloc::vec![v; n]))
         }
         Ok(Storage {
             rx: zeroed(max_line, 0, oom)?,

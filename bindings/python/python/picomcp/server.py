@@ -117,7 +117,10 @@ def check_arguments(schema: dict, args: Any) -> str | None:
         if name not in args:
             return "missing required argument %r" % name
     props = schema.get("properties", {})
+    required = set(schema.get("required", ()))
     for name, value in args.items():
+        if value is None and name not in required:
+            continue  # lenient: null for an optional argument is no argument
         spec = props.get(name)
         if not isinstance(spec, dict):
             if schema.get("additionalProperties") is False:
