@@ -312,7 +312,7 @@ enum picomcp_status
    */
   PICOMCP_STATUS_NO_PROGRESS_TOKEN = -39,
   /**
-   * Progress must increase with every notification.
+   * Progress must be finite and increase with every notification (a finite total too).
    */
   PICOMCP_STATUS_PROGRESS_NOT_INCREASING = -40,
   /**
@@ -2018,8 +2018,8 @@ picomcp_status picomcp_session_cancel(struct picomcp_session *session,
 
 /**
  * Reports progress on the peer's request `id` (which must carry a progress token,
- * else `PICOMCP_STATUS_NO_PROGRESS_TOKEN`). `progress` must increase; `total` NaN for
- * none; `message` absent for none (sent from 2025-03-26 on).
+ * else `PICOMCP_STATUS_NO_PROGRESS_TOKEN`). `progress` must be finite and increase;
+ * `total` NaN for none, else finite; `message` absent for none (sent from 2025-03-26 on).
  *
  * # Safety
  * `session` must be a live session; `message` must be readable.

@@ -870,8 +870,8 @@ pub unsafe extern "C" fn picomcp_session_cancel(
 }
 
 /// Reports progress on the peer's request `id` (which must carry a progress token,
-/// else `PICOMCP_STATUS_NO_PROGRESS_TOKEN`). `progress` must increase; `total` NaN for
-/// none; `message` absent for none (sent from 2025-03-26 on).
+/// else `PICOMCP_STATUS_NO_PROGRESS_TOKEN`). `progress` must be finite and increase;
+/// `total` NaN for none, else finite; `message` absent for none (sent from 2025-03-26 on).
 ///
 /// # Safety
 /// `session` must be a live session; `message` must be readable.

@@ -91,7 +91,7 @@ pub enum picomcp_status {
     UnknownRequest = -38,
     /// The request did not ask for progress (no progress token).
     NoProgressToken = -39,
-    /// Progress must increase with every notification.
+    /// Progress must be finite and increase with every notification (a finite total too).
     ProgressNotIncreasing = -40,
     /// A result must be a JSON object.
     ResultNotObject = -41,
@@ -301,7 +301,7 @@ impl picomcp_status {
             ),
             S::ProgressNotIncreasing => (
                 "PICOMCP_STATUS_PROGRESS_NOT_INCREASING",
-                "progress must increase",
+                "progress must be finite and increase",
             ),
             S::ResultNotObject => (
                 "PICOMCP_STATUS_RESULT_NOT_OBJECT",
