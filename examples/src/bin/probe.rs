@@ -1147,7 +1147,7 @@ impl Probe {
                 ));
             }
             for uri in uris.iter().take(MAX_ITEMS) {
-                self.read_resource(uri);
+                self.read_resource(uri, false);
             }
             self.report.resources = uris;
         }
@@ -1180,20 +1180,24 @@ impl Probe {
         }
     }
 
-    /// `resources/read` of a template with every variable set to "1". An error answer is
-    /// not held against the server (the made-up value may not exist), except -32601.
+    /// `resources/read` of a template with every variable set to "1": an error answer
+    /// is not held against the server (the made-up value may not exist), except -32601.
     fn read_template(&mut self, template: &str) {
-        let uri = expand_template(template, "1");
+        self.read_resource(&expand_template(template, "1"), true);
+    }
+
+    /// `resources/read`; `generated`: the URI was made up by the probe.
+    fn read_resource(&mut self, uri: &str, generated: bool) {
         let params = json_text(|w| {
             w.begin_object();
             w.key("uri");
-            w.string(&uri);
+            w.string(uri);
             w.end_object();
         });
         let answer = self.request(Method::ResourcesRead, Some(&params), self.options(false));
         let modern = self.is_modern();
         let outcome = match answer.reply {
-            Reply::Error { code, message } if code != METHOD_NOT_FOUND => {
+            Reply::Error { code, message } if generated && code != METHOD_NOT_FOUND => {
                 Outcome::Skipped(format!(
                     "the server refused the generated URI: error {code}: {}",
                     clip(&message, 80)
@@ -1204,23 +1208,6 @@ impl Probe {
                 _ => summarize_contents(r),
             }),
         };
-        self.report
-            .check(format!("resources/read {uri}"), outcome, Some(answer.ms));
-    }
-
-    fn read_resource(&mut self, uri: &str) {
-        let params = json_text(|w| {
-            w.begin_object();
-            w.key("uri");
-            w.string(uri);
-            w.end_object();
-        });
-        let answer = self.request(Method::ResourcesRead, Some(&params), self.options(false));
-        let modern = self.is_modern();
-        let outcome = judge(answer.reply, self.timeout_ms, |r| match cache_problem(r) {
-            Some(problem) if modern => Outcome::Failed(problem),
-            _ => summarize_contents(r),
-        });
         self.report
             .check(format!("resources/read {uri}"), outcome, Some(answer.ms));
     }
