@@ -4,7 +4,7 @@
 
 use super::arena::{self, LEGACY_OWNER};
 use super::inbound::InboundState;
-use super::modern::{
+use super::meta::{
     Change, L_PROMPTS, L_RESOURCES, L_SUBSCRIBE, L_TOOLS, MISSING_CLIENT_CAPABILITY,
     input_requests_allowed, uri_matches,
 };

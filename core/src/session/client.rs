@@ -4,7 +4,7 @@
 
 use super::commands::{is_envelope_key, write_info};
 use super::events::{Entry, EventQueue};
-use super::modern::{
+use super::meta::{
     KEY_CAPS, KEY_CLIENT_INFO, KEY_SUBSCRIPTION, KEY_VERSION, input_requests_allowed,
 };
 use super::outbox::Outbox;

@@ -207,9 +207,9 @@ impl Core<'_> {
 /// `_meta` members a request writer puts itself: never copied from the caller's params.
 pub(crate) fn is_envelope_key(k: JsonStr<'_>) -> bool {
     k.eq_str("progressToken")
-        || k.eq_str(super::modern::KEY_VERSION)
-        || k.eq_str(super::modern::KEY_CAPS)
-        || k.eq_str(super::modern::KEY_CLIENT_INFO)
+        || k.eq_str(super::meta::KEY_VERSION)
+        || k.eq_str(super::meta::KEY_CAPS)
+        || k.eq_str(super::meta::KEY_CLIENT_INFO)
 }
 
 /// Writes `{"name": .., "version": ..}` from already escaped JSON strings.

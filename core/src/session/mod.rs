@@ -11,7 +11,8 @@
 //! | `route.rs` | the connection state ([`Core`]): one incoming message to its handler, the core's own replies |
 //! | `answer.rs` | server side, both eras: the one answer path and the answer commands |
 //! | `legacy.rs` | the legacy era: `initialize`, the core's own methods, server notifications |
-//! | `modern.rs` | server side of 2026-07-28: envelope, `server/discover`, `subscriptions/listen`, changes |
+//! | `meta.rs` | the 2026-07-28 vocabulary both sides share (`_meta` keys, codes, [`Change`]) |
+//! | `modern.rs` | server side of 2026-07-28: envelope, `server/discover`, `subscriptions/listen`, result decoration |
 //! | `client.rs` | client side of both eras: probe and `initialize`, responses, MRTR, listen |
 //! | `batch.rs` | 2025-03-26 JSON-RPC batches |
 //! | `events.rs`, `outbox.rs`, `arena.rs` | the queues and stores in caller memory |
@@ -59,6 +60,7 @@ mod events;
 mod inbound;
 mod legacy;
 mod lifecycle;
+mod meta;
 mod modern;
 mod outbound;
 mod outbox;
@@ -68,7 +70,7 @@ mod types;
 
 pub use commands::Commands;
 pub use lifecycle::Era;
-pub use modern::{Change, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION};
+pub use meta::{Change, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION};
 pub use storage::{EventSlot, InboundSlot, OutboundSlot, Slice, StaticStorage, Storage};
 pub use types::{
     CloseReason, Config, ConfigError, Event, InboundId, OutboundId, Phase, RequestInfo,

@@ -3,52 +3,16 @@
 
 use super::ConfigText;
 use super::events::{Entry, EventQueue};
+use super::meta::{
+    KEY_CAPS, KEY_LOG_LEVEL, KEY_SERVER_INFO, KEY_SUBSCRIPTION, KEY_VERSION, L_PROMPTS,
+    L_RESOURCES, L_SUBSCRIBE, L_TOOLS, UNSUPPORTED_PROTOCOL_VERSION, uri_matches,
+};
 use super::route::Core;
 use super::types::Violation;
 use crate::error::{ErrorCode, InsufficientSize};
 use crate::json::{Json, JsonKind, JsonStr, JsonWriter, fmt_u64};
 use crate::jsonrpc::{self, Id};
 use crate::protocol::{Caps, LogLevel, Method, MethodKind, ProtocolVersion, Role};
-
-pub(crate) const KEY_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-pub(crate) const KEY_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
-pub(crate) const KEY_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-pub(crate) const KEY_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
-pub(crate) const KEY_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
-pub(crate) const KEY_SUBSCRIPTION: &str = "io.modelcontextprotocol/subscriptionId";
-
-/// -32021: the request lacks a client capability the work needs.
-pub const MISSING_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32021);
-/// -32022: the request names a protocol version the server does not serve.
-pub const UNSUPPORTED_PROTOCOL_VERSION: ErrorCode = ErrorCode(-32022);
-
-/// A change the host announces once; the core delivers it the right way for the
-/// connection's era (an unsolicited notification in the legacy era, a tagged copy per
-/// matching `subscriptions/listen` stream in the modern era), or not at all when nobody
-/// asked for it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Change<'a> {
-    /// The tool list changed.
-    ToolsListChanged,
-    /// The prompt list changed.
-    PromptsListChanged,
-    /// The resource list changed.
-    ResourcesListChanged,
-    /// The resource with this URI changed.
-    ResourceUpdated(&'a str),
-}
-
-pub(crate) const L_TOOLS: u8 = 1;
-pub(crate) const L_PROMPTS: u8 = 2;
-pub(crate) const L_RESOURCES: u8 = 4;
-pub(crate) const L_SUBSCRIBE: u8 = 8;
-
-/// True when the request claims the modern era (its `_meta` names a protocol version).
-pub(crate) fn modern_claim(params: Option<Json<'_>>) -> bool {
-    params
-        .and_then(|p| p.get("_meta"))
-        .is_some_and(|m| m.get(KEY_VERSION).is_some())
-}
 
 impl Core<'_> {
     /// -32022 with the versions we serve (`modern_only`: only the modern ones).
@@ -489,35 +453,6 @@ impl Core<'_> {
     }
 }
 
-/// Checks that an `input_required` answer only asks for input kinds the client
-/// capabilities `caps` allow.
-pub(crate) fn input_requests_allowed(caps: Caps, requests: Json<'_>) -> bool {
-    requests.is_object()
-        && requests.members().all(|(_, r)| {
-            let m = r.get("method").and_then(|m| m.as_str());
-            let Some(m) = m.and_then(Method::from_json_str) else {
-                return false;
-            };
-            match m {
-                Method::ElicitationCreate => {
-                    let url = r
-                        .get("params")
-                        .and_then(|p| p.get("mode"))
-                        .and_then(|m| m.as_str())
-                        .is_some_and(|m| m.eq_str("url"));
-                    caps.contains(if url {
-                        Caps::ELICITATION_URL
-                    } else {
-                        Caps::ELICITATION_FORM
-                    })
-                }
-                Method::SamplingCreateMessage => caps.contains(Caps::SAMPLING),
-                Method::RootsList => caps.contains(Caps::ROOTS),
-                _ => false,
-            }
-        })
-}
-
 /// `"_meta":{"io.modelcontextprotocol/subscriptionId": id}` (inside an open object).
 fn subscription_meta(w: &mut JsonWriter<'_>, id: Id<'_>) {
     w.key("_meta");
@@ -525,11 +460,6 @@ fn subscription_meta(w: &mut JsonWriter<'_>, id: Id<'_>) {
     w.key(KEY_SUBSCRIPTION);
     w.raw(id.as_json());
     w.end_object();
-}
-
-/// A stored (escaped) URI equals `u`.
-pub(crate) fn uri_matches(stored: &[u8], u: &str) -> bool {
-    JsonStr::from_validated(core::str::from_utf8(stored).unwrap_or(""), true).eq_str(u)
 }
 
 fn self_versions(w: &mut JsonWriter<'_>, versions: crate::protocol::Versions, modern_only: bool) {

@@ -11,7 +11,7 @@
 use super::events::{Entry, EventQueue, PER_LINE};
 use super::inbound::{InboundState, InboundTable, Refused};
 use super::lifecycle::{Lapsed, Lifecycle};
-use super::modern::modern_claim;
+use super::meta::modern_claim;
 use super::outbound::{OutboundTable, ProgressCheck};
 use super::types::{CloseReason, Stats, Violation};
 use super::{Arena, BatchState, Outbox, reply_reserve};
