@@ -28,7 +28,7 @@ use picomcp::session::{
     CloseReason, Config, Event, InboundId, OutboundId, Phase, RequestOptions, SendError, Session,
     Storage, Violation,
 };
-use picomcp::stdio::{BackgroundWriter, Driver, Step};
+use picomcp_stdio::{BackgroundWriter, Driver, Step};
 
 const USAGE: &str = "\
 usage: picomcp-probe [--timeout-ms N] [--protocol VERSION] [--json] [-- SERVER_CMD ARGS...]
