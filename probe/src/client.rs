@@ -24,14 +24,13 @@ use crate::report::Report;
 use crate::text::{clip, elapsed_ms, failed_note, json_text, parse_json, string_member};
 
 /// What the probe declares; it answers `roots/list`, sampling and elicitation itself.
-pub(crate) const CLIENT_CAPS: &str =
-    r#"{"roots":{"listChanged":true},"sampling":{},"elicitation":{}}"#;
+const CLIENT_CAPS: &str = r#"{"roots":{"listChanged":true},"sampling":{},"elicitation":{}}"#;
 /// The canned answer to `sampling/createMessage`.
-pub(crate) const SAMPLING_RESULT: &str = r#"{"role":"assistant","content":{"type":"text","text":"This is a canned reply from picomcp-probe."},"model":"picomcp-probe","stopReason":"endTurn"}"#;
+const SAMPLING_RESULT: &str = r#"{"role":"assistant","content":{"type":"text","text":"This is a canned reply from picomcp-probe."},"model":"picomcp-probe","stopReason":"endTurn"}"#;
 /// The answer to `elicitation/create`.
-pub(crate) const ELICITATION_RESULT: &str = r#"{"action":"decline"}"#;
+const ELICITATION_RESULT: &str = r#"{"action":"decline"}"#;
 /// 2026-07-28: the `_meta` key with which a request asks for log messages.
-pub(crate) const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
+const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
 
 /// A request that reports progress may run this many timeouts in total.
 pub(crate) const PROGRESS_BUDGET: u64 = 6;
@@ -286,6 +285,8 @@ impl Probe {
         report
     }
 
+    /// The options of every request: `--timeout-ms`; with `progress`, a progress token,
+    /// the timeout restarted by each notification, and [`PROGRESS_BUDGET`] in total.
     pub(crate) fn options(&self, progress: bool) -> RequestOptions {
         RequestOptions {
             timeout_ms: Some(self.timeout_ms),

@@ -1,6 +1,7 @@
 //! The demo contract: fixed calls of the demo servers' tools (`echo`, `add`, `sleep`)
 //! and the results the contract (DEMO_SERVER.md) requires. Used instead of generated
-//! arguments when the server is one of ours ([`ServerInfo::is_demo`](crate::checks::handshake::ServerInfo::is_demo)).
+//! arguments when the server is one of ours
+//! ([`ServerInfo::is_demo`](crate::checks::handshake::ServerInfo::is_demo)).
 
 use crate::checks::judge;
 use crate::checks::tools::ToolResult;

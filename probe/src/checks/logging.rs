@@ -1,5 +1,5 @@
 //! Logging: `logging/setLevel` before 2026-07-28; in 2026-07-28 each request asks for
-//! log messages itself (see [`Probe::with_log_level`](crate::client::Probe)).
+//! log messages itself (see [`Probe::with_log_level`](crate::client::Probe::with_log_level)).
 
 use picomcp::protocol::{Caps, Method};
 
@@ -9,6 +9,7 @@ use crate::report::Outcome;
 use crate::text::json_text;
 
 impl Probe {
+    /// `logging/setLevel` to `info` (legacy); in 2026-07-28 only notes how logging is asked for.
     pub(crate) fn check_logging(&mut self) {
         if self.is_modern() {
             self.report.section("logging");

@@ -7,6 +7,7 @@ use crate::client::Probe;
 use crate::report::Outcome;
 
 impl Probe {
+    /// `ping`: the result must be an object.
     pub(crate) fn check_ping(&mut self) {
         let answer = self.request(Method::Ping, None, self.options(false));
         let outcome = judge(answer.reply, self.timeout_ms, |r| {

@@ -11,6 +11,7 @@ use crate::report::Outcome;
 use crate::text::{clip, count, first_line, json_text, paren, parse_json, string_member};
 
 impl Probe {
+    /// Lists the prompts and fetches each (at most [`MAX_ITEMS`]).
     pub(crate) fn check_prompts(&mut self) {
         self.report.section("prompts");
         let Some(items) = self.list(Method::PromptsList, "prompts", "prompt", &[NAME]) else {

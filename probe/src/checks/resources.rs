@@ -11,6 +11,7 @@ use crate::report::Outcome;
 use crate::text::{clip, count, json_text, parse_json, string_member};
 
 impl Probe {
+    /// Lists resources and templates and reads each (at most [`MAX_ITEMS`] of each).
     pub(crate) fn check_resources(&mut self) {
         self.report.section("resources");
         if let Some(items) = self.list(

@@ -13,12 +13,15 @@ use crate::generate::{generate_arguments, mark_required, required_names};
 use crate::report::Outcome;
 use crate::text::{clip, first_line, json_text, paren, parse_json, string_member};
 
-/// Tools called (resources and prompts: [`MAX_ITEMS`]); the demo servers have 16.
+/// Tools called (resources and prompts: [`MAX_ITEMS`](super::MAX_ITEMS)); the demo
+/// servers have 16.
 pub(crate) const MAX_TOOL_CALLS: usize = 32;
 /// After this many tool calls without an answer in time, the rest are skipped.
 pub(crate) const MAX_TOOL_TIMEOUTS: usize = 2;
 
 impl Probe {
+    /// Lists the tools and calls each (at most [`MAX_TOOL_CALLS`]; after
+    /// [`MAX_TOOL_TIMEOUTS`] unanswered calls the rest are skipped).
     pub(crate) fn check_tools(&mut self) {
         self.report.section("tools");
         let Some(items) = self.list(
@@ -114,7 +117,8 @@ impl Probe {
     }
 
     /// `tools/call` asking for progress; the timeout restarts with every progress
-    /// notification, up to [`PROGRESS_BUDGET`] timeouts in total.
+    /// notification, up to [`PROGRESS_BUDGET`](crate::client::PROGRESS_BUDGET) timeouts in
+    /// total.
     pub(crate) fn call(&mut self, tool: &str, arguments: &str) -> Answer {
         let params = match parse_json(arguments) {
             Ok(args) => json_text(|w| {
