@@ -21,7 +21,9 @@ use crate::child::DrainOnDrop;
 use crate::cli::Args;
 use crate::describe::{describe_close, describe_notification, describe_violation};
 use crate::report::Report;
-use crate::text::{clip, elapsed_ms, failed_note, json_text, parse_json, string_member};
+use crate::text::{
+    clip, elapsed_ms, failed_note, json_text, parse_json, raw_object, string_member,
+};
 
 /// What the probe declares; it answers `roots/list`, sampling and elicitation itself.
 const CLIENT_CAPS: &str = r#"{"roots":{"listChanged":true},"sampling":{},"elicitation":{}}"#;
@@ -431,17 +433,7 @@ impl Probe {
                     .push(format!("→ input for {method}: cannot answer {name}")),
             }
         }
-        let responses = json_text(|w| {
-            w.begin_object();
-            for (key, answer) in &answers {
-                w.key(key);
-                match parse_json(answer) {
-                    Ok(a) => w.raw(a),
-                    Err(_) => w.null(),
-                }
-            }
-            w.end_object();
-        });
+        let responses = raw_object(&answers);
         let responses = parse_json(&responses).map_err(|e| format!("probe bug: {e}"))?;
         self.session
             .answer_input(self.driver.now(), id, responses)

@@ -121,11 +121,11 @@ mod tests {
 
     #[test]
     fn demo_expectations() {
-        let r = ToolResult::parse(json(
-            r#"{"content":[{"type":"text","text":"hi"},{"type":"image","data":"AAAA","mimeType":"image/png"}],"structuredContent":{"sum":3}}"#,
-        ))
-        .unwrap();
+        let sum_as_text = json(r#"{"content":[{"type":"text","text":"{\"sum\":3}"}]}"#);
+        let r = ToolResult::parse(sum_as_text).unwrap();
         assert!(expect_sum(&r).is_ok());
         assert!(expect_echo(&r).is_err());
+        let wrong = json(r#"{"content":[],"structuredContent":{"sum":4}}"#);
+        assert!(expect_sum(&ToolResult::parse(wrong).unwrap()).is_err());
     }
 }

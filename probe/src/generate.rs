@@ -3,7 +3,7 @@
 
 use picomcp::json::{Json, JsonKind};
 
-use crate::text::{json_text, parse_json};
+use crate::text::{json_text, raw_object};
 
 /// A URI from an RFC 6570 template with every expression (`{id}`, `{+path}`, `{?q}`...)
 /// replaced by `value`; a query or fragment expression becomes nothing.
@@ -40,18 +40,7 @@ pub(crate) fn generate_arguments(schema: Json<'_>) -> Result<String, String> {
             generate_value(prop).ok_or_else(|| format!("cannot generate a value for `{name}`"))?;
         values.push((name, value));
     }
-    let text = json_text(|w| {
-        w.begin_object();
-        for (name, value) in &values {
-            w.key(name);
-            match parse_json(value) {
-                Ok(v) => w.raw(v),
-                Err(_) => w.null(),
-            }
-        }
-        w.end_object();
-    });
-    Ok(text)
+    Ok(raw_object(&values))
 }
 
 /// One generated value as JSON text.

@@ -49,6 +49,22 @@ pub(crate) fn json_text(f: impl Fn(&mut JsonWriter<'_>)) -> String {
     }
 }
 
+/// `{"k":v,...}` from members whose values are JSON text (the probe's own); a value
+/// that does not parse is written as `null`.
+pub(crate) fn raw_object<K: AsRef<str>, V: AsRef<str>>(members: &[(K, V)]) -> String {
+    json_text(|w| {
+        w.begin_object();
+        for (key, value) in members {
+            w.key(key.as_ref());
+            match parse_json(value.as_ref()) {
+                Ok(v) => w.raw(v),
+                Err(_) => w.null(),
+            }
+        }
+        w.end_object();
+    })
+}
+
 /// `  (a, b)`, or nothing for an empty list.
 pub(crate) fn paren(list: &str) -> String {
     if list.is_empty() {

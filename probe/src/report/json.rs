@@ -6,15 +6,8 @@ use super::{Mark, Report, Totals};
 use crate::text::{json_text, parse_json};
 
 impl Report {
+    /// The report as one JSON object (what `--json` prints).
     pub(crate) fn to_json(&self, totals: &Totals) -> String {
-        let strings = |w: &mut JsonWriter<'_>, key: &str, list: &[String]| {
-            w.key(key);
-            w.begin_array();
-            for s in list {
-                w.string(s);
-            }
-            w.end_array();
-        };
         json_text(|w| {
             w.begin_object();
             strings(w, "command", &self.command);
@@ -72,7 +65,8 @@ impl Report {
         })
     }
 
-    pub(crate) fn server_json(&self, w: &mut JsonWriter<'_>) {
+    /// The `server` member: what the handshake told, and what the server lists.
+    fn server_json(&self, w: &mut JsonWriter<'_>) {
         let s = &self.server;
         let opt = |w: &mut JsonWriter<'_>, key: &str, v: Option<&str>| {
             w.key(key);
@@ -80,14 +74,6 @@ impl Report {
                 Some(v) => w.string(v),
                 None => w.null(),
             }
-        };
-        let list = |w: &mut JsonWriter<'_>, key: &str, items: &[String]| {
-            w.key(key);
-            w.begin_array();
-            for i in items {
-                w.string(i);
-            }
-            w.end_array();
         };
         w.begin_object();
         let known = !s.name.is_empty();
@@ -101,9 +87,19 @@ impl Report {
             _ => w.null(),
         }
         opt(w, "instructions", s.instructions.as_deref());
-        list(w, "tools", &self.tools);
-        list(w, "resources", &self.resources);
-        list(w, "prompts", &self.prompts);
+        strings(w, "tools", &self.tools);
+        strings(w, "resources", &self.resources);
+        strings(w, "prompts", &self.prompts);
         w.end_object();
     }
+}
+
+/// `"key":["a","b"]`.
+fn strings(w: &mut JsonWriter<'_>, key: &str, list: &[String]) {
+    w.key(key);
+    w.begin_array();
+    for s in list {
+        w.string(s);
+    }
+    w.end_array();
 }
