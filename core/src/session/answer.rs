@@ -24,8 +24,8 @@ impl Core<'_> {
     /// (`None` when the reply is staged for a batch, which is never modern).
     ///
     /// A request the peer cancelled was finished by the core when the cancellation
-    /// arrived: answering it sends nothing and returns `Ok(())` (the spec says its
-    /// response must not be sent).
+    /// arrived (its slot is free for new requests): answering it sends nothing, returns
+    /// `Ok(())` (the spec says its response must not be sent) and forgets the handle.
     fn answer(
         &mut self,
         id: InboundId,
@@ -33,7 +33,10 @@ impl Core<'_> {
     ) -> Result<(), RespondError> {
         let slot = self.inbound.get(id).ok_or(RespondError::UnknownRequest)?;
         match slot.state {
-            InboundState::Cancelled => return Ok(()),
+            InboundState::Cancelled => {
+                self.inbound.free(id.index as usize);
+                return Ok(());
+            }
             InboundState::Open => {}
             _ => return Err(RespondError::UnknownRequest),
         }
@@ -365,9 +368,9 @@ host_commands! {
     ///
     /// # Errors
     /// [`RespondError`]; nothing is queued on error. A request the peer cancelled was
-    /// already finished by the core: answering it sends nothing and returns `Ok(())`, as
-    /// long as its handle is still recognisable (until its slot serves a newer request;
-    /// after that, [`RespondError::UnknownRequest`], as for any finished request).
+    /// already finished by the core: the first answer to it sends nothing and returns
+    /// `Ok(())` (after that, or once its slot served a newer request,
+    /// [`RespondError::UnknownRequest`], as for any finished request).
     fn respond(&mut self, id: InboundId, result: Json<'_>) -> Result<(), RespondError>;
 
     /// Answers a request with a result written directly into the transmit queue by `f`

@@ -37,8 +37,8 @@ pub(crate) enum InboundState {
     /// Waiting for the host's response.
     Open,
     /// The peer cancelled it: the slot is free for a new request, but until it is
-    /// reused its handle still names the request, so that an answer to it is dropped
-    /// quietly instead of being refused.
+    /// reused (or the host answers) its handle still names the request, so that the
+    /// host's answer to it is dropped quietly instead of being refused.
     Cancelled,
     /// An open `subscriptions/listen` stream (answered only when we close it).
     Listening,
