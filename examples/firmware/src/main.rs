@@ -12,11 +12,13 @@
 //! - `stack.rs`: stack painting, for the measured high-water mark.
 //! - `diag.rs`: diagnostics and the command line, over semihosting (host stderr).
 //!
-//! The loop: read what the UART has, un-stuff it, feed it to the session one line at a
-//! time, and after every step drain the session (write all pending output, answer every
-//! event). When there is nothing to do, sleep in `WFI` until the next byte or tick. At
-//! end of input: let the session finish, flush, report the stack high-water mark (at
-//! `--log-level info`), and exit through semihosting with status 0.
+//! The loop is the core's serial driver, `picomcp::device::Device`, on the UART seen
+//! through the relay's framing (`uart::Link`): it reads what the UART has, feeds it to
+//! the session, writes all pending output and hands every event to `answer_events`.
+//! When there is nothing to do, the firmware sleeps in `WFI` until the next byte or
+//! tick. At end of input: the session finishes, the UART is flushed, the stack
+//! high-water mark is reported (at `--log-level info`), and the emulator exits through
+//! semihosting with status 0.
 #![no_std]
 #![no_main]
 
@@ -33,6 +35,7 @@ use cortex_m_rt::{ExceptionFrame, entry, exception};
 use cortex_m_semihosting::debug;
 use embedded_io::{ReadReady as _, Write as _};
 use picomcp::Limits;
+use picomcp::device::{Device, Status};
 use picomcp::error::ErrorCode;
 use picomcp::json::Json;
 use picomcp::session::{
@@ -42,7 +45,7 @@ use picomcp::session::{
 use app::{App, CAPABILITIES};
 use clock::Clock;
 use diag::{Arg, diag};
-use uart::{UART0, Uart, Unstuff};
+use uart::{Link, UART0, Uart};
 
 const NAME: &str = "picomcp-demo-fw";
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -68,8 +71,6 @@ const INFO_LEN: usize = 64 + 6 * (NAME.len() + VERSION.len()) + CAPABILITIES.len
 /// Room for the staged responses of one 2025-03-26 JSON-RPC batch (0 would answer
 /// every batch with -32600).
 const BATCH_BYTES: usize = 0;
-/// UART read chunk.
-const CHUNK: usize = 16;
 
 /// NVIC line of UART0's receive interrupt on the MPS2 AN385/AN386 images.
 const UART0_RX_IRQ: u16 = 0;
@@ -105,11 +106,11 @@ fn main() -> ! {
     };
     let mut clock = Clock::start(cp.SYST);
     // SAFETY: UART0 is ours alone.
-    let mut uart = unsafe { Uart::new(UART0) };
+    let uart = unsafe { Uart::new(UART0) };
     // SAFETY: its handler (`uart0_rx`) only acknowledges the UART interrupt.
     unsafe { NVIC::unmask(Irq(UART0_RX_IRQ)) };
 
-    let mut session = start(opts.max_line, clock.now());
+    let session = start(opts.max_line, clock.now());
     // SAFETY: `main` runs once and never returns, so this is the only reference.
     let app = unsafe { &mut *addr_of_mut!(APP) };
     diag!(
@@ -122,40 +123,32 @@ fn main() -> ! {
         " bytes"
     );
 
-    let mut unstuff = Unstuff::default();
-    let mut chunk = [0u8; CHUNK];
+    // The session on the UART (through the relay's framing): `picomcp::device` runs the
+    // loop; this one only decides how to wait.
+    let mut device = Device::new(session, Link::new(uart));
+    let mut on_event = |s: &mut Session<'static>| answer_events(s, app);
     loop {
-        let ready = uart.read_ready().unwrap_or(false);
-        if ready {
-            let n = embedded_io::Read::read(&mut uart, &mut chunk).unwrap_or(0);
-            let (len, eof) = unstuff.decode(&mut chunk[..n]);
-            feed(&mut session, app, &mut uart, &mut clock, &chunk[..len]);
-            if eof {
-                session.handle_eof(clock.now());
-                drain(&mut session, app, &mut uart);
-                break;
+        match device.poll(clock.now(), &mut on_event) {
+            Ok(Status::Busy) => {}
+            Ok(Status::Idle(_)) => {
+                // Sleep until the next byte (UART RX interrupt) or tick (SysTick, which
+                // also serves any deadline). Interrupts are masked around the check, so a
+                // byte that lands between the check and the WFI still wakes it (a pending
+                // interrupt ends WFI even while masked) and is not left waiting for the
+                // next tick.
+                cortex_m::interrupt::disable();
+                if !device.port().read_ready().unwrap_or(true) {
+                    cortex_m::asm::wfi();
+                }
+                // SAFETY: re-enables what was disabled above; no critical section is open.
+                unsafe { cortex_m::interrupt::enable() };
             }
-            continue;
+            // End of input (or a port failure, which this UART does not have).
+            Ok(Status::Closed) | Err(_) => break,
         }
-        let now = clock.now();
-        if session.poll_timeout().is_some_and(|t| t <= now) {
-            session.handle_timeout(now);
-            drain(&mut session, app, &mut uart);
-            continue;
-        }
-        // Sleep until the next byte (UART RX interrupt) or tick (SysTick). Interrupts
-        // are masked around the check, so a byte that lands between the check and the
-        // WFI still wakes it (a pending interrupt ends WFI even while masked) and is
-        // not left waiting for the next tick.
-        cortex_m::interrupt::disable();
-        if !uart.read_ready().unwrap_or(true) {
-            cortex_m::asm::wfi();
-        }
-        // SAFETY: re-enables what was disabled above; no critical section is open.
-        unsafe { cortex_m::interrupt::enable() };
     }
 
-    let _ = uart.flush();
+    let _ = device.port().flush();
     let (used, area) = stack::high_water();
     diag!(Info, "end of input; exiting");
     diag!(
@@ -227,50 +220,19 @@ fn start(max_line: Option<usize>, now: u64) -> Session<'static> {
     }
 }
 
-/// Feeds received bytes to the session one line at a time (so at most one request is
-/// open when the events are drained), draining after every step.
-fn feed(s: &mut Session<'_>, app: &mut App, uart: &mut Uart, clock: &mut Clock, mut bytes: &[u8]) {
-    while !bytes.is_empty() {
-        let cut = bytes
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(bytes.len(), |i| i + 1);
-        let mut piece = &bytes[..cut];
-        while !piece.is_empty() {
-            let n = s.handle_bytes(clock.now(), piece);
-            piece = &piece[n..];
-            drain(s, app, uart);
-            if n == 0 {
-                // Queues are empty after a drain, so this only happens once the session
-                // is closed: nothing more will be read.
-                return;
-            }
-        }
-        bytes = &bytes[cut..];
-    }
-}
-
-/// Writes every pending byte and answers every event (the session's drain contract).
-fn drain(s: &mut Session<'_>, app: &mut App, uart: &mut Uart) {
-    loop {
-        let pending = s.pending_transmit();
-        if !pending.is_empty() {
-            let n = pending.len();
-            let _ = uart.write_all(pending);
-            s.advance_transmit(n);
-            continue;
-        }
-        let Some(event) = s.poll_event() else {
-            return;
-        };
-        let job = match event {
+/// The event handler: answers every request (the driver calls it whenever events are
+/// queued, then writes what it queued). An event borrows the session, so the answer is
+/// prepared from it (`App::take`) and written once it is gone (`App::answer`).
+fn answer_events(s: &mut Session<'_>, app: &mut App) {
+    while let Some(event) = s.poll_event() {
+        let (id, method, job) = match event {
             Event::Request { id, method, params } => {
                 diag!(Debug, "request ", method.as_str());
-                Some((id, method, app.take(method, params)))
+                (id, method, app.take(method, params))
             }
             Event::Negotiated { version, .. } => {
                 diag!(Info, "negotiated protocol ", version.as_str());
-                None
+                continue;
             }
             // (No `{:?}` here: Debug formatting of the core's enums costs kilobytes of flash.)
             Event::PeerViolation(_) => {
@@ -278,18 +240,15 @@ fn drain(s: &mut Session<'_>, app: &mut App, uart: &mut Uart) {
                     Warn,
                     "peer violation (any error reply it needs is already queued)"
                 );
-                None
+                continue;
             }
             Event::Closed(_) => {
                 diag!(Info, "session closed");
-                None
+                continue;
             }
-            _ => None,
+            _ => continue,
         };
         // The event is gone: answer.
-        let Some((id, method, job)) = job else {
-            continue;
-        };
         if let Err(e) = app.answer(s, id, job) {
             let why = match e {
                 RespondError::Full(_) => ": transmit queue full",
