@@ -12,8 +12,6 @@ use picomcp::error::ErrorCode;
 use picomcp::json::{Json, JsonWriter};
 use picomcp::protocol::{Method, ProtocolVersion};
 use picomcp::session::{InboundId, RespondError, Session};
-use serde::Deserialize;
-use serde_json_core::str::EscapedStr;
 
 /// What `initialize`/`server/discover` declare: exactly what is implemented. No
 /// `listChanged` (the lists never change), no `subscribe`, no `logging`, no `completions`.
@@ -27,28 +25,22 @@ pub const CAPABILITIES: &str = r#"{"tools":{},"resources":{},"prompts":{}}"#;
 /// largest RAM item after the session's own three.
 pub const ECHO_MAX: usize = 768;
 
-/// The tool list; `$add_output` is `add`'s `outputSchema` (2025-06-18 and later only).
-macro_rules! tools_json {
-    ($add_output:literal) => {
-        concat!(
-            r#"{"tools":["#,
-            r#"{"name":"echo","description":"Returns its text argument unchanged, as one text block.","#,
-            r#""inputSchema":{"type":"object","properties":{"text":{"type":"string","description":"The text to return"}},"required":["text"]}},"#,
-            r#"{"name":"add","description":"Adds two numbers. The sum comes back as structuredContent {\"sum\": a+b} and as the same JSON in a text block.","#,
-            r#""inputSchema":{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}"#,
-            $add_output,
-            r#"},"#,
-            r#"{"name":"test_simple_text","description":"Returns a simple text response (conformance fixture).","#,
-            r#""inputSchema":{"type":"object","properties":{}}}"#,
-            r#"]}"#
-        )
-    };
-}
-
-const TOOLS: &str = tools_json!(
-    r#","outputSchema":{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}"#
+/// The tool list is written in pieces ([`Body::Tools`]): `add` gets its `outputSchema`
+/// from 2025-06-18 on, and one copy of the text serves every revision.
+const ECHO_TOOL: &str = concat!(
+    r#"{"name":"echo","description":"Returns its text argument unchanged, as one text block.","#,
+    r#""inputSchema":{"type":"object","properties":{"text":{"type":"string","description":"The text to return"}},"required":["text"]}}"#,
 );
-const TOOLS_NO_OUTPUT_SCHEMA: &str = tools_json!("");
+const ADD_DESCRIPTION: &str = "Adds two numbers. The sum comes back as structuredContent {\"sum\": a+b} and as the same JSON in a text block.";
+const ADD_INPUT_SCHEMA: &str = r#"{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}"#;
+const ADD_OUTPUT_SCHEMA: &str =
+    r#"{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}"#;
+const SIMPLE_TEXT_TOOL: &str = concat!(
+    r#"{"name":"test_simple_text","description":"Returns a simple text response (conformance fixture).","#,
+    r#""inputSchema":{"type":"object","properties":{}}}"#,
+);
+/// Marks `tools/list` in [`Job::Result`].
+const TOOLS: &str = "";
 
 const RESOURCES: &str = concat!(
     r#"{"resources":[{"uri":"test://static-text","name":"static-text","#,
@@ -68,15 +60,6 @@ const SIMPLE_PROMPT: &str = concat!(
     r#""messages":[{"role":"user","content":{"type":"text","text":"This is a simple prompt for testing."}}]}"#
 );
 const SIMPLE_TEXT: &str = "This is a simple text response for testing.";
-
-/// `echo`'s arguments. `EscapedStr` borrows the text exactly as the client escaped it,
-/// so it can be copied and sent back without decoding (and without a size limit from
-/// an unescape buffer).
-#[derive(Deserialize)]
-struct EchoArgs<'a> {
-    #[serde(borrow)]
-    text: EscapedStr<'a>,
-}
 
 /// An answer to write, owned (it does not borrow the event).
 pub enum Job {
@@ -110,7 +93,7 @@ impl App {
     }
 
     /// Decides the answer to a request (`params` borrows the event).
-    // Not inlined: in `drain` its frame (serde's) would be laid out next to `answer`'s
+    // Not inlined: in the event handler its frame would be laid out next to `answer`'s
     // instead of reusing it (measured: 180 bytes more stack).
     #[inline(never)]
     pub fn take(&mut self, method: Method, params: Option<Json<'_>>) -> Job {
@@ -172,27 +155,21 @@ impl App {
             }
         };
         if name.eq_str("echo") {
-            // Typed arguments with serde-json-core. `EscapedStr` needs no unescape buffer;
-            // one is still needed for escaped strings in ignored extra members, and the
-            // echo buffer (unused until the text is copied below) serves, so the stack
-            // does not carry `Json::deserialize`'s 256-byte one.
-            match args.deserialize_with::<EchoArgs<'_>>(&mut self.echo) {
-                Ok(EchoArgs { text }) => {
-                    let raw = text.0.as_bytes();
-                    if raw.len() > ECHO_MAX {
-                        return Job::BadArguments(
-                            "Invalid arguments for tool echo: \"text\" is longer than this device accepts (768 bytes as JSON)",
-                        );
-                    }
-                    self.echo[0] = b'"';
-                    self.echo[1..=raw.len()].copy_from_slice(raw);
-                    self.echo[raw.len() + 1] = b'"';
-                    Job::Echo(raw.len() + 2)
-                }
-                Err(_) => Job::BadArguments(
+            // The text exactly as the client escaped it, quotes included: it is sent back
+            // without decoding (and without an unescape buffer's size limit).
+            let Some(text) = args.get("text").filter(|t| t.as_str().is_some()) else {
+                return Job::BadArguments(
                     "Invalid arguments for tool echo: \"text\" is required and must be a string",
-                ),
+                );
+            };
+            let raw = text.as_raw().as_bytes();
+            if raw.len() > ECHO_MAX + 2 {
+                return Job::BadArguments(
+                    "Invalid arguments for tool echo: \"text\" is longer than this device accepts (768 bytes as JSON)",
+                );
             }
+            self.echo[..raw.len()].copy_from_slice(raw);
+            Job::Echo(raw.len())
         } else if name.eq_str("add") {
             let (Some(a), Some(b)) = (number(args.get("a")), number(args.get("b"))) else {
                 return Job::BadArguments(if number(args.get("a")).is_none() {
@@ -243,14 +220,8 @@ impl App {
                 is_error: true,
                 sum: None,
             },
-            Job::Result(text) => {
-                let text = if text == TOOLS && !structured {
-                    TOOLS_NO_OUTPUT_SCHEMA
-                } else {
-                    text
-                };
-                Body::Raw(Json::new(text).unwrap_or(Json::EMPTY_OBJECT))
-            }
+            Job::Result(TOOLS) => Body::Tools { structured },
+            Job::Result(text) => Body::Raw(json(text)),
             Job::ToolText(text) => Body::Tool {
                 text: Text::Plain(text),
                 is_error: false,
@@ -321,6 +292,8 @@ enum Text<'a> {
 enum Body<'a> {
     /// A pre-rendered result object.
     Raw(Json<'a>),
+    /// The `tools/list` result; `add` has an `outputSchema` when `structured`.
+    Tools { structured: bool },
     /// `{"content":[{"type":"text","text":…}]}`, optionally with `"isError":true` or
     /// `"structuredContent":{"sum":…}`.
     Tool {
@@ -334,6 +307,28 @@ impl Body<'_> {
     fn write(&self, w: &mut JsonWriter<'_>) {
         let (text, is_error, sum) = match *self {
             Body::Raw(j) => return w.raw(j),
+            Body::Tools { structured } => {
+                w.begin_object();
+                w.key("tools");
+                w.begin_array();
+                w.raw(json(ECHO_TOOL));
+                w.begin_object();
+                w.key("name");
+                w.string("add");
+                w.key("description");
+                w.string(ADD_DESCRIPTION);
+                w.key("inputSchema");
+                w.raw(json(ADD_INPUT_SCHEMA));
+                if structured {
+                    w.key("outputSchema");
+                    w.raw(json(ADD_OUTPUT_SCHEMA));
+                }
+                w.end_object();
+                w.raw(json(SIMPLE_TEXT_TOOL));
+                w.end_array();
+                w.end_object();
+                return;
+            }
             Body::Tool {
                 text,
                 is_error,
@@ -366,6 +361,11 @@ impl Body<'_> {
         }
         w.end_object();
     }
+}
+
+/// One of this module's constant JSON texts.
+fn json(text: &'static str) -> Json<'static> {
+    Json::new(text).unwrap_or(Json::EMPTY_OBJECT)
 }
 
 /// A list result; we never hand out cursors, so any cursor is invalid.
