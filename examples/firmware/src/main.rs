@@ -25,6 +25,7 @@
 mod app;
 mod clock;
 mod diag;
+mod mem;
 mod stack;
 mod uart;
 
@@ -51,7 +52,7 @@ const NAME: &str = "picomcp-demo-fw";
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Longest accepted line (the receive buffer). `--max-line N` may lower it at run time.
-const MAX_LINE: usize = 4096;
+const MAX_LINE: usize = 2048;
 /// Smallest `--max-line` we accept (an `initialize` request must fit).
 const MIN_LINE: usize = 512;
 /// Transmit queue: the core's reserve for an automatic reply to a `MAX_LINE` line
