@@ -310,7 +310,7 @@ def session_checks(report, slow=None, tag=""):
             big = "x" * 760
             res = result_of(fw.request(26, "tools/call", {"name": "echo", "arguments": {"text": big}}))
             assert texts(res) == [big], "big echo"
-            r = fw.request(27, "tools/call", {"name": "echo", "arguments": {"text": "y" * 2000}})
+            r = fw.request(27, "tools/call", {"name": "echo", "arguments": {"text": "y" * 1200}})
             assert (version >= "2025-11-25" and result_of(r).get("isError")) or \
                 (version < "2025-11-25" and error_code(r) == -32602), r
             rc, rest, err = fw.close()
