@@ -78,6 +78,7 @@ impl Core<'_> {
         self.violation(ev, Violation::UnsupportedVersion);
     }
 
+    #[cfg(feature = "modern")]
     /// A request that claims the modern era (the server serves 2026-07-28): its envelope,
     /// version, method and the params the core checks, in that order; one the host must
     /// answer gets a slot and is queued as [`Event::Request`](super::Event::Request).
@@ -194,6 +195,7 @@ impl Core<'_> {
         }
     }
 
+    #[cfg(feature = "modern")]
     fn reply_discover(&mut self, id: Id<'_>) {
         let t = ConfigText::of(&self.info, &self.info_spans);
         let versions = self.versions;
@@ -233,6 +235,7 @@ impl Core<'_> {
         }
     }
 
+    #[cfg(feature = "modern")]
     fn open_listen(&mut self, ev: &mut EventQueue<'_>, id: Id<'_>, params: Json<'_>) {
         let Some(filter) = params.get("notifications").filter(|n| n.is_object()) else {
             self.reply_error(

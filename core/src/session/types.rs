@@ -371,6 +371,9 @@ pub enum ConfigError {
     },
     /// More than 65535 table slots.
     TableTooLarge,
+    /// The configuration asks for a role this build of the crate leaves out (the
+    /// `server` and `client` Cargo features).
+    RoleNotCompiled,
     /// The allocator could not provide the buffers
     /// ([`Storage::try_owned`](super::Storage::try_owned)).
     OutOfMemory {
@@ -392,6 +395,9 @@ impl fmt::Display for ConfigError {
                 write!(f, "{which} buffer too small: {required} bytes required")
             }
             ConfigError::TableTooLarge => f.write_str("request tables are limited to 65535 slots"),
+            ConfigError::RoleNotCompiled => {
+                f.write_str("this build of picomcp leaves out the configured role")
+            }
             ConfigError::OutOfMemory { required } => {
                 write!(f, "cannot allocate {required} bytes of session buffers")
             }

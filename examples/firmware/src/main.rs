@@ -40,7 +40,8 @@ use picomcp::device::{Device, Status};
 use picomcp::error::ErrorCode;
 use picomcp::json::Json;
 use picomcp::session::{
-    Config, ConfigError, Event, EventSlot, InboundSlot, OutboundSlot, RespondError, Session, Slice, Storage,
+    Config, ConfigError, Event, EventSlot, InboundSlot, OutboundSlot, RespondError, Session, Slice,
+    Storage,
 };
 
 use app::{App, CAPABILITIES};
