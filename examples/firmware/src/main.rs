@@ -44,7 +44,7 @@ use picomcp::session::{
     Storage,
 };
 
-use app::{App, CAPABILITIES};
+use app::CAPABILITIES;
 use clock::Clock;
 use diag::{Arg, diag};
 use uart::{Link, UART0, Uart};
@@ -86,7 +86,6 @@ static mut EVENT_SLOTS: [EventSlot; 4] = [EventSlot::EMPTY; 4];
 static mut INFO: [u8; INFO_LEN] = [0; INFO_LEN];
 static mut IN_SLOTS: [InboundSlot; INBOUND] = [InboundSlot::EMPTY; INBOUND];
 static mut OUT_SLOTS: [OutboundSlot; OUTBOUND] = [];
-static mut APP: App = App::new();
 
 #[derive(Clone, Copy)]
 struct Irq(u16);
@@ -115,8 +114,6 @@ fn main() -> ! {
     unsafe { NVIC::unmask(Irq(UART0_RX_IRQ)) };
 
     let session = start(opts.max_line, clock.now());
-    // SAFETY: `main` runs once and never returns, so this is the only reference.
-    let app = unsafe { &mut *addr_of_mut!(APP) };
     diag!(
         Info,
         NAME,
@@ -130,7 +127,7 @@ fn main() -> ! {
     // The session on the UART (through the relay's framing): `picomcp::device` runs the
     // loop; this one only decides how to wait.
     let mut device = Device::new(session, Link::new(uart));
-    let mut on_event = |s: &mut Session<'static>| answer_events(s, app);
+    let mut on_event = |s: &mut Session<'static>| answer_events(s);
     loop {
         match device.poll(clock.now(), &mut on_event) {
             Ok(Status::Busy) => {}
@@ -226,15 +223,12 @@ fn start(max_line: Option<usize>, now: u64) -> Session<'static> {
 }
 
 /// The event handler: answers every request (the driver calls it whenever events are
-/// queued, then writes what it queued). An event borrows the session, so the answer is
-/// prepared from it (`App::take`) and written once it is gone (`App::answer`).
-fn answer_events(s: &mut Session<'_>, app: &mut App) {
-    while let Some(event) = s.poll_event() {
-        let (id, method, job) = match event {
-            Event::Request { id, method, params } => {
-                diag!(Debug, "request ", method.as_str());
-                (id, method, app.take(method, params))
-            }
+/// queued, then writes what it queued). The event and the commands that answer it are
+/// disjoint borrows of the session (`poll_event_split`), so nothing is copied out.
+fn answer_events(s: &mut Session<'_>) {
+    while let Some((event, mut commands)) = s.poll_event_split() {
+        let (id, method, params) = match event {
+            Event::Request { id, method, params } => (id, method, params),
             Event::Negotiated { version, .. } => {
                 diag!(Info, "negotiated protocol ", version.as_str());
                 continue;
@@ -253,14 +247,14 @@ fn answer_events(s: &mut Session<'_>, app: &mut App) {
             }
             _ => continue,
         };
-        // The event is gone: answer.
-        if let Err(e) = app.answer(s, id, job) {
+        diag!(Debug, "request ", method.as_str());
+        if let Err(e) = app::answer(&mut commands, id, method, params) {
             let why = match e {
                 RespondError::Full(_) => ": transmit queue full",
                 _ => "",
             };
             diag!(Warn, "cannot answer ", method.as_str(), why);
-            let _ = s.respond_error(
+            let _ = commands.respond_error(
                 id,
                 ErrorCode::INTERNAL_ERROR,
                 "Internal error: the result does not fit",
