@@ -4,13 +4,14 @@
 //! UART0, which `run-qemu.sh` wires to the host's stdin/stdout, so the whole thing is
 //! an ordinary stdio MCP server any client can spawn. There is no heap and no global
 //! allocator: every byte the session uses is in the statics below, and the budget
-//! (flash ≤ 64 KiB, static RAM + stack ≤ 16 KiB) is measured by `check-budget.sh`.
+//! (static RAM + stack ≤ 12 KiB, flash: see README.md) is measured by `check-budget.sh`.
 //!
 //! - `uart.rs`: the UART over `embedded-io` (polled; why, and end-of-input framing).
 //! - `clock.rs`: a SysTick millisecond clock, the session's `now`.
 //! - `app.rs`: the tools, resource and prompt.
 //! - `stack.rs`: stack painting, for the measured high-water mark.
 //! - `diag.rs`: diagnostics and the command line, over semihosting (host stderr).
+//! - `mem.rs`: small `memcpy`/`memmove`/`memset` (flash).
 //!
 //! The loop is the core's serial driver, `picomcp::device::Device`, on the UART seen
 //! through the relay's framing (`uart::Link`): it reads what the UART has, feeds it to
@@ -53,6 +54,7 @@ const NAME: &str = "picomcp-demo-fw";
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Longest accepted line (the receive buffer). `--max-line N` may lower it at run time.
+/// Three buffers scale with it; 2048 keeps them within the 12 KiB RAM budget.
 const MAX_LINE: usize = 2048;
 /// Smallest `--max-line` we accept (an `initialize` request must fit).
 const MIN_LINE: usize = 512;
@@ -63,8 +65,8 @@ const TX_LEN: usize = MAX_LINE + 320;
 /// Event queue text: one line (`Session::new` checks it); the events themselves sit in
 /// `EVENT_SLOTS` (one line queues at most four).
 const EV_LEN: usize = MAX_LINE;
-/// Inbound request table. Requests are answered before the next line is fed (and
-/// batches are off), so at most one is ever open.
+/// Inbound request table. The handler answers every request before the driver feeds
+/// more (and batches are off), so at most one is ever open; the next waits in the UART.
 const INBOUND: usize = 1;
 /// Outbound request table: this server never sends requests.
 const OUTBOUND: usize = 0;
