@@ -5,6 +5,11 @@ use core::fmt;
 
 use crate::json::Json;
 
+mod features;
+pub mod meta;
+
+pub use features::{FEATURES, Feature, FeatureSpec, Features};
+
 /// An MCP protocol revision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
@@ -263,6 +268,23 @@ pub enum Role {
 }
 
 impl Role {
+    /// The lowercase name bindings show: `"server"` or `"client"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Role::Client => "client",
+            Role::Server => "server",
+        }
+    }
+
+    /// The role called `name` (`"server"` or `"client"`).
+    pub fn from_name(name: &str) -> Option<Role> {
+        match name {
+            "client" => Some(Role::Client),
+            "server" => Some(Role::Server),
+            _ => None,
+        }
+    }
+
     /// The other side.
     pub const fn peer(self) -> Role {
         match self {

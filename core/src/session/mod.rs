@@ -7,12 +7,15 @@ mod batch;
 mod client;
 mod codes;
 mod events;
+mod flat;
 mod modern;
+mod names;
 mod outbox;
 mod storage;
 mod types;
 
-pub use modern::{Change, Era, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION};
+pub use flat::{EventId, EventKind, FlatEvent};
+pub use modern::{Change, Era};
 pub use storage::{InboundSlot, OutboundSlot, Slice, StaticStorage, Storage};
 pub use types::{
     CloseReason, Config, ConfigError, Event, InboundId, OutboundId, Phase, RequestInfo,
@@ -600,7 +603,7 @@ impl<'s> Session<'s> {
             w.key("error");
             w.begin_object();
             w.key("code");
-            w.i64(MISSING_CLIENT_CAPABILITY.0 as i64);
+            w.i64(ErrorCode::MISSING_CLIENT_CAPABILITY.0 as i64);
             w.key("message");
             w.string("Missing required client capability");
             w.key("data");

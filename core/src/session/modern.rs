@@ -11,17 +11,11 @@ use crate::json::{Json, JsonKind, JsonStr, JsonWriter, fmt_u64};
 use crate::jsonrpc::Id;
 use crate::protocol::{Caps, LogLevel, Method, MethodKind, ProtocolVersion, Role};
 
-pub(crate) const KEY_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-pub(crate) const KEY_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
-pub(crate) const KEY_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-pub(crate) const KEY_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
-pub(crate) const KEY_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
-pub(crate) const KEY_SUBSCRIPTION: &str = "io.modelcontextprotocol/subscriptionId";
-
-/// -32021: the request lacks a client capability the work needs.
-pub const MISSING_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32021);
-/// -32022: the request names a protocol version the server does not serve.
-pub const UNSUPPORTED_PROTOCOL_VERSION: ErrorCode = ErrorCode(-32022);
+pub(crate) use crate::protocol::meta::{
+    CLIENT_CAPABILITIES as KEY_CAPS, CLIENT_INFO as KEY_CLIENT_INFO, LOG_LEVEL as KEY_LOG_LEVEL,
+    PROTOCOL_VERSION as KEY_VERSION, SERVER_INFO as KEY_SERVER_INFO,
+    SUBSCRIPTION_ID as KEY_SUBSCRIPTION,
+};
 
 /// Which era a connection speaks; latched by the first message that decides it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,7 +72,7 @@ impl Core<'_> {
             w.key("error");
             w.begin_object();
             w.key("code");
-            w.i64(UNSUPPORTED_PROTOCOL_VERSION.0 as i64);
+            w.i64(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION.0 as i64);
             w.key("message");
             w.string("Unsupported protocol version");
             w.key("data");
