@@ -144,6 +144,26 @@ const EMPTY = Buffer.alloc(0)
 
 // ---- module surface ----
 
+// What each revision has, as the helpers ask it (the full table is checked against the
+// schemas in core/tests/features.rs).
+test('features per revision', () => {
+  const table = {
+    batches: [false, true, false, false, false],
+    title: [false, false, true, true, true],
+    output_schema: [false, false, true, true, true],
+    structured_content: [false, false, true, true, true],
+    argument_errors_as_tool_results: [false, false, false, true, true],
+    tasks: [false, false, false, true, false],
+    input_required: [false, false, false, false, true]
+  }
+  for (const [name, row] of Object.entries(table)) {
+    assert.ok(picomcp.FEATURES.includes(name), name)
+    assert.deepEqual(PROTOCOL_VERSIONS.map((v) => picomcp.features(v).includes(name)), row, name)
+  }
+  for (const v of PROTOCOL_VERSIONS) assert.ok(picomcp.features(v).every((f) => picomcp.FEATURES.includes(f)))
+  assert.throws(() => picomcp.features('2023-01-01'), TypeError)
+})
+
 test('module constants', () => {
   assert.deepEqual(PROTOCOL_VERSIONS, [...LEGACY_VERSIONS, MODERN_VERSION])
   assert.equal(picomcp.version, require('../package.json').version)

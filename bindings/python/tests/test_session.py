@@ -9,6 +9,7 @@ import pytest
 
 import picomcp
 from picomcp import (
+    FEATURES,
     PROTOCOL_VERSIONS,
     ConfigError,
     PicomcpError,
@@ -16,6 +17,7 @@ from picomcp import (
     RespondError,
     SendError,
     Session,
+    features,
 )
 
 from conftest import LEGACY_VERSIONS, MODERN_VERSION, Pair, drain, feed, lines
@@ -43,6 +45,29 @@ def test_module_constants():
     for exc in (ConfigError, SendError, RespondError, QueueFull):
         assert issubclass(exc, PicomcpError)
     assert issubclass(PicomcpError, Exception)
+
+
+# What each revision has, as the helpers ask it (the full table is checked against the
+# schemas in core/tests/features.rs).
+FEATURE_TABLE = {
+    # feature: the revisions of PROTOCOL_VERSIONS (oldest first) that have it
+    "batches": [False, True, False, False, False],
+    "title": [False, False, True, True, True],
+    "output_schema": [False, False, True, True, True],
+    "structured_content": [False, False, True, True, True],
+    "argument_errors_as_tool_results": [False, False, False, True, True],
+    "tasks": [False, False, False, True, False],
+    "input_required": [False, False, False, False, True],
+}
+
+
+def test_features_per_revision():
+    for name, row in FEATURE_TABLE.items():
+        assert name in FEATURES
+        assert [name in features(v) for v in PROTOCOL_VERSIONS] == row, name
+    assert all(set(features(v)) <= set(FEATURES) for v in PROTOCOL_VERSIONS)
+    with pytest.raises(ValueError):
+        features("2023-01-01")
 
 
 # ---- handshake ----

@@ -40,16 +40,16 @@ const fn only(v: ProtocolVersion) -> Versions {
 }
 
 macro_rules! features {
-    ($( $(#[$doc:meta])* $var:ident = $name:literal, $versions:expr; )*) => {
+    ($( $(#[$doc:meta])* $var:ident = $name:literal, $versions:expr, $summary:literal; )*) => {
         /// One difference between protocol revisions (a row of [`FEATURES`]).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         #[non_exhaustive]
-        pub enum Feature { $( $(#[$doc])* $var, )* }
+        pub enum Feature { $( #[doc = concat!($summary, ".")] #[doc = ""] $(#[$doc])* $var, )* }
 
         /// The feature table: one row per difference (variant, snake_case name, revisions
-        /// that have it), in [`Feature`] declaration order.
+        /// that have it, one-line summary), in [`Feature`] declaration order.
         pub const FEATURES: &[FeatureSpec] = &[
-            $( FeatureSpec { feature: Feature::$var, name: $name, versions: $versions }, )*
+            $( FeatureSpec { feature: Feature::$var, name: $name, versions: $versions, summary: $summary }, )*
         ];
     };
 }
@@ -63,85 +63,87 @@ pub struct FeatureSpec {
     pub name: &'static str,
     /// The revisions that have it.
     pub versions: Versions,
+    /// What it is, in one line (the first line of the variant's documentation).
+    pub summary: &'static str,
 }
 
 features! {
     /// JSON-RPC batches: a peer must accept an array of messages (and `initialize` must
     /// not be in one). Added in 2025-03-26, removed in 2025-06-18 (DIGEST §1, §2.4;
     /// `JSONRPCBatchRequest` exists only in the 2025-03-26 schema).
-    Batches = "batches", only(V2025_03_26);
+    Batches = "batches", only(V2025_03_26), "JSON-RPC batches (arrays of messages) must be accepted";
     /// `Tool.annotations` (`ToolAnnotations` hints: `readOnlyHint`, `destructiveHint`, ...),
     /// from 2025-03-26 (DIGEST §8.1).
-    ToolAnnotations = "tool_annotations", from(V2025_03_26);
+    ToolAnnotations = "tool_annotations", from(V2025_03_26), "tools may carry `annotations` (behaviour hints)";
     /// `audio` content blocks in tool results, prompts and sampling messages, from
     /// 2025-03-26 (DIGEST §8.2; `AudioContent`).
-    AudioContent = "audio_content", from(V2025_03_26);
+    AudioContent = "audio_content", from(V2025_03_26), "`audio` content blocks";
     /// `message` in `notifications/progress`, from 2025-03-26 (DIGEST §6.2).
-    ProgressMessage = "progress_message", from(V2025_03_26);
+    ProgressMessage = "progress_message", from(V2025_03_26), "`notifications/progress` may carry `message`";
     /// `completion/complete` needs the server capability `completions`, from 2025-03-26;
     /// 2024-11-05 has no such capability and no gate (DIGEST §1, §5).
-    CompletionsCapability = "completions_capability", from(V2025_03_26);
+    CompletionsCapability = "completions_capability", from(V2025_03_26), "`completion/complete` needs the server capability `completions`";
     /// `title` on tools, resources, resource templates, prompts and `Implementation`,
     /// from 2025-06-18 (DIGEST §1 "Tool metadata", §7, §8.1). Leave it out before.
-    Title = "title", from(V2025_06_18);
+    Title = "title", from(V2025_06_18), "tools, resources, templates, prompts and `Implementation` may carry `title`";
     /// `Tool.outputSchema`, from 2025-06-18 (DIGEST §8.1, §8.3). Leave it out before.
-    OutputSchema = "output_schema", from(V2025_06_18);
+    OutputSchema = "output_schema", from(V2025_06_18), "tools may carry `outputSchema`";
     /// `structuredContent` in `CallToolResult`, from 2025-06-18 (DIGEST §8.2, §8.3). Leave
     /// it out before (the text block carries the same data).
-    StructuredContent = "structured_content", from(V2025_06_18);
+    StructuredContent = "structured_content", from(V2025_06_18), "tool results may carry `structuredContent`";
     /// `resource_link` content blocks, from 2025-06-18 (DIGEST §8.2; `ResourceLink`).
-    ResourceLinks = "resource_links", from(V2025_06_18);
+    ResourceLinks = "resource_links", from(V2025_06_18), "`resource_link` content blocks";
     /// `context.arguments` in `completion/complete` params, from 2025-06-18 (DIGEST §7).
-    CompletionContext = "completion_context", from(V2025_06_18);
+    CompletionContext = "completion_context", from(V2025_06_18), "`completion/complete` params may carry `context`";
     /// Elicitation (`elicitation/create`; in 2026-07-28 an input request), from 2025-06-18
     /// (DIGEST §10; MODERN §8.3).
-    Elicitation = "elicitation", from(V2025_06_18);
+    Elicitation = "elicitation", from(V2025_06_18), "the server may ask the user for input (elicitation)";
     /// Elicitation modes: the client capability `elicitation.{form,url}` and URL-mode
     /// requests, from 2025-11-25 (DIGEST §10.2; `ElicitRequestURLParams`). 2025-06-18 has
     /// form-like requests only.
-    ElicitationModes = "elicitation_modes", from(V2025_11_25);
+    ElicitationModes = "elicitation_modes", from(V2025_11_25), "elicitation has modes: the `elicitation.{form,url}` capability and URL-mode requests";
     /// Enum variants in elicitation forms (titled single-select, multi-select arrays,
     /// defaults), from 2025-11-25. 2025-06-18 allows only a flat schema with plain `enum`
     /// (+`enumNames`) strings (DIGEST §10.1, §10.2; `MultiSelectEnumSchema`).
-    ElicitationEnums = "elicitation_enums", from(V2025_11_25);
+    ElicitationEnums = "elicitation_enums", from(V2025_11_25), "elicitation forms may use titled and multi-select enums and defaults";
     /// `icons` on tools, resources, resource templates, prompts and `Implementation`, from
     /// 2025-11-25 (DIGEST §1; `Icon`). Leave them out before.
-    Icons = "icons", from(V2025_11_25);
+    Icons = "icons", from(V2025_11_25), "tools, resources, templates, prompts and `Implementation` may carry `icons`";
     /// Bad tool arguments are a tool execution error (a result with `isError: true`, so
     /// the model can correct itself, SEP-1303), from 2025-11-25. Before, answer JSON-RPC
     /// -32602 (DIGEST §8.4).
-    ArgumentErrorsAsToolResults = "argument_errors_as_tool_results", from(V2025_11_25);
+    ArgumentErrorsAsToolResults = "argument_errors_as_tool_results", from(V2025_11_25), "bad tool arguments are an `isError` tool result, not error -32602";
     /// Sampling with tools: `tools`/`toolChoice` params and `tool_use`/`tool_result`
     /// content (needs the client capability `sampling.tools`), from 2025-11-25 (DIGEST §9;
     /// `ToolUseContent`).
-    SamplingTools = "sampling_tools", from(V2025_11_25);
+    SamplingTools = "sampling_tools", from(V2025_11_25), "sampling with tools (`tools`, `toolChoice`, `tool_use`/`tool_result` content)";
     /// An error response may leave out `id` when the request id could not be read, from
     /// 2025-11-25 (DIGEST §1, §2.3; `JSONRPCErrorResponse` does not require `id`).
-    ErrorWithoutId = "error_without_id", from(V2025_11_25);
+    ErrorWithoutId = "error_without_id", from(V2025_11_25), "an error response may leave out `id` when the request id was unreadable";
     /// Core tasks (`tasks/*`, `params.task`, the `tasks` capability) exist only in
     /// 2025-11-25; 2026-07-28 moved them to an extension (DIGEST §11; MODERN §1, §14).
-    Tasks = "tasks", only(V2025_11_25);
+    Tasks = "tasks", only(V2025_11_25), "core tasks (`tasks/*`, `params.task`, the `tasks` capability)";
     /// `Tool.execution` (`taskSupport`), only in 2025-11-25 (DIGEST §8.1; MODERN §1
     /// "`Tool.execution` removed").
-    ToolExecution = "tool_execution", only(V2025_11_25);
+    ToolExecution = "tool_execution", only(V2025_11_25), "tools may carry `execution` (`taskSupport`)";
     /// Error -32042 `URLElicitationRequiredError`, only in 2025-11-25 (DIGEST §5; MODERN
     /// §12: reserved, never reused).
-    UrlElicitationRequiredError = "url_elicitation_required_error", only(V2025_11_25);
+    UrlElicitationRequiredError = "url_elicitation_required_error", only(V2025_11_25), "error -32042 (URL elicitation required) exists";
     /// The server sends requests (`sampling/createMessage`, `elicitation/create`,
     /// `roots/list`, `ping`) to the client: every legacy revision (DIGEST §4; the schema's
     /// `ServerRequest`). 2026-07-28 servers never do (MODERN §2.1).
-    ServerRequests = "server_requests", Versions::LEGACY;
+    ServerRequests = "server_requests", Versions::LEGACY, "the server sends requests to the client (sampling, elicitation, roots, ping)";
     /// Multi round-trip requests: the server answers `tools/call`, `prompts/get` or
     /// `resources/read` with `resultType: "input_required"` and the client retries with
     /// `inputResponses`, from 2026-07-28 (MODERN §8; `InputRequiredResult`).
-    InputRequired = "input_required", from(V2026_07_28);
+    InputRequired = "input_required", from(V2026_07_28), "the server asks for input with an `input_required` result (MRTR)";
     /// Every result carries `resultType`, and the complete results of `server/discover`
     /// and the list/read requests carry `ttlMs` and `cacheScope` (the core adds what a
     /// result lacks), from 2026-07-28 (MODERN §2.3, §7).
-    ResultType = "result_type", from(V2026_07_28);
+    ResultType = "result_type", from(V2026_07_28), "results carry `resultType`; cacheable results `ttlMs` and `cacheScope`";
     /// "Resource not found" is -32602 (`data: {uri}`), from 2026-07-28; before, -32002
     /// (DIGEST §5; MODERN §12). See [`Features::resource_not_found`].
-    ResourceNotFoundInvalidParams = "resource_not_found_invalid_params", from(V2026_07_28);
+    ResourceNotFoundInvalidParams = "resource_not_found_invalid_params", from(V2026_07_28), "\"resource not found\" is -32602 instead of -32002";
 }
 
 impl Feature {
