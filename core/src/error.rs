@@ -21,8 +21,28 @@ impl core::error::Error for InsufficientSize {}
 
 /// A JSON-RPC error code. The set is open (MCP and applications add codes), so this is a
 /// newtype with constants rather than an enum.
+///
+/// JSON-RPC says only "an integer", so the wire can carry codes outside `i32`: the code
+/// holds any integer that fits an `i64` (what the parser reads), and every code a peer
+/// sends fits it without loss. Hosts that store codes in 32 bits convert with
+/// `i32::try_from(code)` (and `ErrorCode::from(i32)` the other way).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ErrorCode(pub i32);
+pub struct ErrorCode(pub i64);
+
+impl From<i32> for ErrorCode {
+    fn from(code: i32) -> Self {
+        ErrorCode(code as i64)
+    }
+}
+
+impl TryFrom<ErrorCode> for i32 {
+    type Error = core::num::TryFromIntError;
+
+    /// The code as an `i32`; fails for a code outside `i32` (only a peer can send one).
+    fn try_from(code: ErrorCode) -> Result<i32, Self::Error> {
+        i32::try_from(code.0)
+    }
+}
 
 impl ErrorCode {
     /// -32700: the line is not valid JSON.

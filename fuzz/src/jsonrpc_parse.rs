@@ -117,7 +117,7 @@ pub fn run(data: &[u8]) {
             match parse(reply, &Limits::DEFAULT) {
                 Ok(Message::Error(r)) => {
                     assert_eq!(r.id.map(|i| i.as_raw()), e.id.map(|i| i.as_raw()));
-                    assert_eq!(r.error.code, e.code().0 as i64);
+                    assert_eq!(r.error.code, e.code().0);
                 }
                 other => panic!("error reply {reply} parses as {other:?}"),
             }
@@ -222,9 +222,7 @@ fn round_trip(m: Message<'_>, level: usize) {
             same_json(Some(r.result), Some(r2.result));
         }
         Message::Error(e) => {
-            let Ok(code) = i32::try_from(e.error.code) else {
-                return;
-            };
+            let code = e.error.code;
             let message: String = e.error.message.chars().collect();
             let (buf, n) =
                 write(|w| encode_error(w, e.id, ErrorCode(code), &message, e.error.data));

@@ -63,7 +63,7 @@ pub fn encode_error(
     w.key("error");
     w.begin_object();
     w.key("code");
-    w.i64(code.0 as i64);
+    w.i64(code.0);
     w.key("message");
     w.string(message);
     if let Some(d) = data {

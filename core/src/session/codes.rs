@@ -64,7 +64,7 @@ pub(crate) fn encode_violation(v: Violation) -> Header {
     let mut h = Header::new(EvKind::Violation);
     let (tag, a, code): (u8, u8, i64) = match v {
         Violation::Malformed { kind, replied } => {
-            (1, parse_kind_to_u8(kind), replied.map_or(0, |c| c.0 as i64))
+            (1, parse_kind_to_u8(kind), replied.map_or(0, |c| c.0))
         }
         Violation::LineTooLong { limit } => (2, 0, limit as i64),
         Violation::UnknownMethod => (3, 0, 0),
@@ -100,7 +100,7 @@ pub(crate) fn decode_violation(h: &Header) -> Violation {
             replied: if h.code == 0 {
                 None
             } else {
-                Some(ErrorCode(h.code as i32))
+                Some(ErrorCode(h.code))
             },
         },
         2 => Violation::LineTooLong {

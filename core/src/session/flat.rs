@@ -7,6 +7,7 @@
 //! JSON stays a view ([`Json`]), as in the event.
 
 use super::types::{CloseReason, Event, InboundId, OutboundId, Violation};
+use crate::error::ErrorCode;
 use crate::json::{Json, JsonStr};
 use crate::protocol::{Method, ProtocolVersion};
 
@@ -117,7 +118,7 @@ pub struct FlatEvent<'a> {
     /// the honoured `notifications` filter.
     pub requests: Option<Json<'a>>,
     /// `ErrorResponse`: the error code.
-    pub code: Option<i64>,
+    pub code: Option<ErrorCode>,
     /// `ErrorResponse`: the error message (escaped, as on the wire).
     pub message: Option<JsonStr<'a>>,
     /// `Cancelled`: the peer's reason, when given (escaped).
@@ -232,7 +233,7 @@ impl<'a> Event<'a> {
                 data,
             } => FlatEvent {
                 id: out(id),
-                code: Some(code),
+                code: Some(ErrorCode(code)),
                 message: Some(message),
                 data,
                 ..FlatEvent::empty(K::ErrorResponse)
@@ -327,7 +328,7 @@ mod tests {
         assert_eq!(f.id, Some(EventId::Outbound(out)));
         assert_eq!(
             (f.code, f.text(), f.json()),
-            (Some(-32602), Some(msg), None)
+            (Some(ErrorCode::INVALID_PARAMS), Some(msg), None)
         );
 
         let f = Event::PeerViolation(Violation::BadEnvelope(Method::ToolsList)).flat();

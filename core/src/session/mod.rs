@@ -523,7 +523,7 @@ impl<'s> Session<'s> {
         if (-32099..=-32020).contains(&code.0)
             && (modern || code != ErrorCode::URL_ELICITATION_REQUIRED)
         {
-            return Err(RespondError::ReservedCode(code.0));
+            return Err(RespondError::ReservedCode(code));
         }
         let code = if modern && code == ErrorCode::RESOURCE_NOT_FOUND {
             ErrorCode::INVALID_PARAMS
@@ -603,7 +603,7 @@ impl<'s> Session<'s> {
             w.key("error");
             w.begin_object();
             w.key("code");
-            w.i64(ErrorCode::MISSING_CLIENT_CAPABILITY.0 as i64);
+            w.i64(ErrorCode::MISSING_CLIENT_CAPABILITY.0);
             w.key("message");
             w.string("Missing required client capability");
             w.key("data");

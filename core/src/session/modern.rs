@@ -72,7 +72,7 @@ impl Core<'_> {
             w.key("error");
             w.begin_object();
             w.key("code");
-            w.i64(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION.0 as i64);
+            w.i64(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION.0);
             w.key("message");
             w.string("Unsupported protocol version");
             w.key("data");

@@ -488,7 +488,7 @@ pub enum RespondError {
     ResultNotObject,
     /// The error code is in the range -32020..=-32099 that the spec reserves; use the
     /// dedicated commands for the codes it defines.
-    ReservedCode(i32),
+    ReservedCode(ErrorCode),
     /// An `input_required` result is allowed only for `tools/call`, `prompts/get` and
     /// `resources/read` of a 2026-07-28 request, with input requests the request's client
     /// capabilities allow.
@@ -502,7 +502,7 @@ impl fmt::Display for RespondError {
             RespondError::Full(e) => write!(f, "transmit queue full: {e}"),
             RespondError::ResultNotObject => f.write_str("a result must be a JSON object"),
             RespondError::ReservedCode(c) => {
-                write!(f, "error code {c} is reserved by the MCP specification")
+                write!(f, "error code {} is reserved by the MCP specification", c.0)
             }
             RespondError::InputNotAllowed => {
                 f.write_str("input_required is not allowed for this request")
