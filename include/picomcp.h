@@ -1248,7 +1248,7 @@ enum picomcp_feature
    */
   PICOMCP_FEATURE_ERROR_WITHOUT_ID = 16,
   /**
-   * `tasks` (2025-11-25): core tasks (`tasks/*`, `params.task`, the `tasks` capability).
+   * `tasks` (2025-11-25): core tasks (the `tasks/...` methods, `params.task`, the `tasks` capability).
    */
   PICOMCP_FEATURE_TASKS = 17,
   /**

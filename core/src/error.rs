@@ -22,25 +22,28 @@ impl core::error::Error for InsufficientSize {}
 /// A JSON-RPC error code. The set is open (MCP and applications add codes), so this is a
 /// newtype with constants rather than an enum.
 ///
-/// JSON-RPC says only "an integer", so the wire can carry codes outside `i32`: the code
-/// holds any integer that fits an `i64` (what the parser reads), and every code a peer
-/// sends fits it without loss. Hosts that store codes in 32 bits convert with
-/// `i32::try_from(code)` (and `ErrorCode::from(i32)` the other way).
+/// Every code the specification or JSON-RPC defines fits an `i32`, and so does every code
+/// picomcp sends. JSON-RPC itself says only "an integer", so a peer can send more: what
+/// the parser read is kept as the wire's `i64` where a peer's code is reported
+/// ([`ErrorObject::code`](crate::jsonrpc::ErrorObject::code), the session's error events),
+/// and `ErrorCode::try_from(wire)` is the one conversion (it fails only for a code outside
+/// `i32`). Keeping the code 4 bytes keeps the violations that carry one small in the
+/// event queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ErrorCode(pub i64);
+pub struct ErrorCode(pub i32);
 
-impl From<i32> for ErrorCode {
-    fn from(code: i32) -> Self {
-        ErrorCode(code as i64)
+impl TryFrom<i64> for ErrorCode {
+    type Error = core::num::TryFromIntError;
+
+    /// A code read from the wire; fails for one outside `i32` (only a peer sends one).
+    fn try_from(wire: i64) -> Result<ErrorCode, Self::Error> {
+        i32::try_from(wire).map(ErrorCode)
     }
 }
 
-impl TryFrom<ErrorCode> for i32 {
-    type Error = core::num::TryFromIntError;
-
-    /// The code as an `i32`; fails for a code outside `i32` (only a peer can send one).
-    fn try_from(code: ErrorCode) -> Result<i32, Self::Error> {
-        i32::try_from(code.0)
+impl From<ErrorCode> for i64 {
+    fn from(code: ErrorCode) -> i64 {
+        code.0 as i64
     }
 }
 

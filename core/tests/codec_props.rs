@@ -503,7 +503,7 @@ proptest! {
     ) {
         let id = id.as_deref().map(|i| Id::parse(i).unwrap());
         let data = data.as_deref().map(|d| Json::new(d).unwrap());
-        let line = encode(|w| encode_error(w, id, ErrorCode::from(code), &message, data));
+        let line = encode(|w| encode_error(w, id, ErrorCode(code), &message, data));
         let m = jsonrpc::parse(&line, &Limits::DEFAULT);
         let Ok(Message::Error(e)) = m else { return Err(TestCaseError::fail(format!("{line}: {m:?}"))) };
         prop_assert_eq!(e.id.map(|i| i.as_raw()), id.map(|i| i.as_raw()));

@@ -357,7 +357,7 @@ pub fn event_to_c(ev: Event<'_>, scratch: &mut [u8]) -> picomcp_event {
         e.version_name = picomcp_str::new(v.as_str());
     }
     e.json = picomcp_str::from_opt(f.json().map(|j| j.as_raw()));
-    e.code = f.code.map_or(0, |c| c.0);
+    e.code = f.code.unwrap_or(0);
     e.progress = f.progress.unwrap_or(f64::NAN);
     e.total = f.total.unwrap_or(f64::NAN);
     if let Some(t) = f.text() {
@@ -453,7 +453,7 @@ fn violation_to_c(v: Violation) -> (picomcp_violation, u32, i64) {
         Violation::Malformed { kind, replied } => (
             V::Malformed,
             parse_error_to_c(kind) as u32,
-            replied.map_or(0, |c| c.0),
+            replied.map_or(0, |c| c.0 as i64),
         ),
         Violation::LineTooLong { limit } => (V::LineTooLong, 0, limit as i64),
         Violation::UncorrelatedError { code } => (V::UncorrelatedError, 0, code),

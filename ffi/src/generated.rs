@@ -143,7 +143,7 @@ pub enum picomcp_feature {
     SamplingTools = 15,
     /// `error_without_id` (2025-11-25, 2026-07-28): an error response may leave out `id` when the request id was unreadable.
     ErrorWithoutId = 16,
-    /// `tasks` (2025-11-25): core tasks (`tasks/*`, `params.task`, the `tasks` capability).
+    /// `tasks` (2025-11-25): core tasks (the `tasks/...` methods, `params.task`, the `tasks` capability).
     Tasks = 17,
     /// `tool_execution` (2025-11-25): tools may carry `execution` (`taskSupport`).
     ToolExecution = 18,

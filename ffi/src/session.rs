@@ -20,6 +20,7 @@ use core::mem::{align_of, size_of};
 use core::ptr;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use picomcp_core::error::ErrorCode;
 use picomcp_core::json::{Json, JsonWriter, MAX_DEPTH_CAP};
 use picomcp_core::session::{
     EventSlot, InboundId, InboundSlot, OutboundId, OutboundSlot, RequestOptions, Session, Slice,
@@ -795,7 +796,7 @@ pub unsafe extern "C" fn picomcp_session_respond_error(
             let message = str_arg(message)?;
             let data = opt_json_arg(data_json)?;
             b.session
-                .respond_error(InboundId::from_bits(id), code.into(), message, data)
+                .respond_error(InboundId::from_bits(id), ErrorCode(code), message, data)
                 .map_err(convert::respond_error)
         })
     }

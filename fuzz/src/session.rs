@@ -728,7 +728,7 @@ impl Host<'_> {
                 let data = (m & 4 != 0).then(|| json(r#"{"detail":[1,"two"]}"#));
                 let r =
                     self.s
-                        .respond_error(id, ErrorCode::from(at(ERROR_CODES, c)), at(MESSAGES, m), data);
+                        .respond_error(id, ErrorCode(at(ERROR_CODES, c)), at(MESSAGES, m), data);
                 self.result("respond_error", r);
             }
             Cmd::SendRequest(m, p, o) => {

@@ -54,7 +54,7 @@ impl Event {
             method: f.method.map(|m| m.as_str().into()),
             params_json: raw(f.params),
             result_json: raw(f.result),
-            code: f.code.map(|c| c.0),
+            code: f.code,
             message: text(f.message),
             data_json: raw(f.data),
             reason: text(f.reason),

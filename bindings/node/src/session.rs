@@ -3,6 +3,7 @@
 use napi::bindgen_prelude::Buffer;
 use napi_derive::napi;
 use picomcp::Limits;
+use picomcp::error::ErrorCode;
 use picomcp::json::Json;
 use picomcp::protocol::{LogLevel, Method, ProtocolVersion, Role, Versions};
 use picomcp::session::{
@@ -291,7 +292,7 @@ impl NativeSession {
             .map(|t| json(t, d, "data"))
             .transpose()?;
         self.core
-            .respond_error(InboundId::from_bits(id), code.into(), &message, data)
+            .respond_error(InboundId::from_bits(id), ErrorCode(code), &message, data)
             .map_err(respond)
     }
 

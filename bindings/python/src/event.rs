@@ -62,7 +62,7 @@ impl Event {
             method: f.method.map(|m| m.as_str()),
             params: value(f.params)?,
             result: value(f.result)?,
-            code: f.code.map(|c| c.0),
+            code: f.code,
             message: text(f.message),
             data: value(f.data)?,
             reason: text(f.reason),

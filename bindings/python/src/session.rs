@@ -1,6 +1,7 @@
 //! `Session`: the core session, owned by a Python object.
 
 use picomcp::Limits;
+use picomcp::error::ErrorCode;
 use picomcp::protocol::{LogLevel, Method, ProtocolVersion, Role, Versions};
 use picomcp::session::{
     Change, Config, InboundId, OutboundId, RequestOptions, Session as Core, Storage,
@@ -291,7 +292,7 @@ impl Session {
             .map(|t| validate(t, self.max_depth()))
             .transpose()?;
         self.core
-            .respond_error(InboundId::from_bits(id), code.into(), message, data)
+            .respond_error(InboundId::from_bits(id), ErrorCode(code), message, data)
             .map_err(errors::respond)
     }
 

@@ -63,7 +63,7 @@ pub fn encode_error(
     w.key("error");
     w.begin_object();
     w.key("code");
-    w.i64(code.0);
+    w.i64(code.0 as i64);
     w.key("message");
     w.string(message);
     if let Some(d) = data {
@@ -136,7 +136,7 @@ pub fn encode_error_with(
     w.key("error");
     w.begin_object();
     w.key("code");
-    w.i64(code.0);
+    w.i64(code.0 as i64);
     w.key("message");
     w.string(message);
     w.key("data");

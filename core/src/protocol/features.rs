@@ -122,7 +122,7 @@ features! {
     ErrorWithoutId = "error_without_id", from(V2025_11_25), "an error response may leave out `id` when the request id was unreadable";
     /// Core tasks (`tasks/*`, `params.task`, the `tasks` capability) exist only in
     /// 2025-11-25; 2026-07-28 moved them to an extension (DIGEST §11; MODERN §1, §14).
-    Tasks = "tasks", only(V2025_11_25), "core tasks (`tasks/*`, `params.task`, the `tasks` capability)";
+    Tasks = "tasks", only(V2025_11_25), "core tasks (the `tasks/...` methods, `params.task`, the `tasks` capability)";
     /// `Tool.execution` (`taskSupport`), only in 2025-11-25 (DIGEST §8.1; MODERN §1
     /// "`Tool.execution` removed").
     ToolExecution = "tool_execution", only(V2025_11_25), "tools may carry `execution` (`taskSupport`)";

@@ -7,7 +7,6 @@
 //! JSON stays a view ([`Json`]), as in the event.
 
 use super::types::{CloseReason, Event, InboundId, OutboundId, Violation};
-use crate::error::ErrorCode;
 use crate::json::{Json, JsonStr};
 use crate::protocol::{Method, ProtocolVersion};
 
@@ -117,8 +116,8 @@ pub struct FlatEvent<'a> {
     /// `InputRequired`: the `inputRequests` map, when sent. `SubscriptionAcknowledged`:
     /// the honoured `notifications` filter.
     pub requests: Option<Json<'a>>,
-    /// `ErrorResponse`: the error code.
-    pub code: Option<ErrorCode>,
+    /// `ErrorResponse`: the error code as the wire had it (`ErrorCode::try_from` converts).
+    pub code: Option<i64>,
     /// `ErrorResponse`: the error message (escaped, as on the wire).
     pub message: Option<JsonStr<'a>>,
     /// `Cancelled`: the peer's reason, when given (escaped).
@@ -233,7 +232,7 @@ impl<'a> Event<'a> {
                 data,
             } => FlatEvent {
                 id: out(id),
-                code: Some(ErrorCode(code)),
+                code: Some(code),
                 message: Some(message),
                 data,
                 ..FlatEvent::empty(K::ErrorResponse)
@@ -294,6 +293,7 @@ impl<'a> Event<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorCode;
 
     fn json(s: &str) -> Json<'_> {
         Json::new(s).unwrap()
@@ -328,7 +328,7 @@ mod tests {
         assert_eq!(f.id, Some(EventId::Outbound(out)));
         assert_eq!(
             (f.code, f.text(), f.json()),
-            (Some(ErrorCode::INVALID_PARAMS), Some(msg), None)
+            (Some(ErrorCode::INVALID_PARAMS.into()), Some(msg), None)
         );
 
         let f = Event::PeerViolation(Violation::BadEnvelope(Method::ToolsList)).flat();
