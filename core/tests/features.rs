@@ -1,116 +1,150 @@
-//! The role and era Cargo features: what a session refuses when one is compiled out.
-//! `tests/run nostd` runs this file in the reduced builds
-//! (`--no-default-features --features server,legacy`, `… server,modern`, `… client`);
-//! with the default features only the full-build checks run.
-
-#![allow(unused_imports, dead_code)]
+//! `Features::of` against the official schema of each revision (tests/schema/<rev>/), and
+//! the facts no schema shows against a table written from the digests.
 
 use picomcp::json::Json;
-use picomcp::protocol::{ProtocolVersion, Versions};
-use picomcp::session::{Config, ConfigError, Session, StaticStorage};
+use picomcp::protocol::{FEATURES, Feature, Features, ProtocolVersion};
 
-type Mem = StaticStorage<1024, 2048, 2048, 2, 2, 512>;
-
-fn config(mut c: Config<'static>) -> Config<'static> {
-    c.limits.max_line = 1024;
-    c.arena_bytes = 0;
-    c.batch_bytes = 0;
-    c
-}
-
-fn server() -> Config<'static> {
-    config(Config::server(
-        "s",
-        "1",
-        Json::new(r#"{"tools":{}}"#).unwrap(),
-    ))
-}
-
-fn client() -> Config<'static> {
-    config(Config::client("c", "1", Json::new("{}").unwrap()))
-}
-
-/// Feeds `line` and returns everything the session wrote.
-fn exchange(s: &mut Session<'_>, line: &str) -> String {
-    let bytes = format!("{line}\n");
-    assert_eq!(s.handle_bytes(0, bytes.as_bytes()), bytes.len());
-    while s.poll_event().is_some() {}
-    let out = String::from_utf8(s.pending_transmit().to_vec()).unwrap();
-    let n = out.len();
-    s.advance_transmit(n);
-    out
-}
-
-const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
-const DISCOVER: &str = r#"{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
-
-#[cfg(feature = "server")]
-#[test]
-fn a_server_serves_the_compiled_eras() {
-    let mut mem = Mem::new();
-    let mut s = Session::new(&server(), mem.as_storage(), 0).unwrap();
-    let discover = exchange(&mut s, DISCOVER);
-    if cfg!(feature = "modern") {
-        assert!(discover.contains(r#""supportedVersions""#), "{discover}");
-    } else {
-        // Without `modern`: a legacy-only server, so the probe is an unknown method.
-        assert!(discover.contains(r#""code":-32601"#), "{discover}");
-    }
-    let mut mem = Mem::new();
-    let mut s = Session::new(&server(), mem.as_storage(), 0).unwrap();
-    let init = exchange(&mut s, INIT);
-    if cfg!(feature = "legacy") {
-        assert!(init.contains(r#""protocolVersion":"2025-11-25""#), "{init}");
-    } else {
-        // Without `legacy`: a modern-only server refuses the handshake.
-        assert!(init.contains(r#""error""#), "{init}");
-    }
-}
-
-#[cfg(not(feature = "client"))]
-#[test]
-fn a_client_config_is_refused_without_the_client_feature() {
-    let mut mem = Mem::new();
-    let r = Session::new(&client(), mem.as_storage(), 0);
-    assert_eq!(r.err(), Some(ConfigError::RoleNotCompiled));
-}
-
-#[cfg(not(feature = "server"))]
-#[test]
-fn a_server_config_is_refused_without_the_server_feature() {
-    let mut mem = Mem::new();
-    let r = Session::new(&server(), mem.as_storage(), 0);
-    assert_eq!(r.err(), Some(ConfigError::RoleNotCompiled));
-}
-
-#[cfg(all(feature = "server", not(feature = "modern")))]
-#[test]
-fn only_modern_revisions_without_the_modern_feature_is_no_versions() {
-    let mut c = server();
-    c.versions = Versions::of(&[ProtocolVersion::V2026_07_28]);
-    let mut mem = Mem::new();
-    let r = Session::new(&c, mem.as_storage(), 0);
-    assert_eq!(r.err(), Some(ConfigError::NoVersions));
-}
-
-#[cfg(all(feature = "server", not(feature = "legacy")))]
-#[test]
-fn only_legacy_revisions_without_the_legacy_feature_is_no_versions() {
-    let mut c = server();
-    c.versions = Versions::LEGACY;
-    let mut mem = Mem::new();
-    let r = Session::new(&c, mem.as_storage(), 0);
-    assert_eq!(r.err(), Some(ConfigError::NoVersions));
-}
-
-#[cfg(all(feature = "client", feature = "legacy", not(feature = "server")))]
-#[test]
-fn a_client_only_build_still_connects() {
-    let mut mem = Mem::new();
-    let s = Session::new(&client(), mem.as_storage(), 0).unwrap();
-    let out = String::from_utf8(s.pending_transmit().to_vec()).unwrap();
-    assert!(
-        out.contains("server/discover") || out.contains("initialize"),
-        "{out}"
+fn schema(v: ProtocolVersion) -> String {
+    let path = format!(
+        "{}/../tests/schema/{}/schema.json",
+        env!("CARGO_MANIFEST_DIR"),
+        v.as_str()
     );
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// `$defs` (2025-11-25 on) or `definitions` (before).
+fn defs(root: Json<'_>) -> Json<'_> {
+    root.get("$defs")
+        .or_else(|| root.get("definitions"))
+        .expect("schema without definitions")
+}
+
+fn path<'a>(mut j: Json<'a>, keys: &[&str]) -> Option<Json<'a>> {
+    for k in keys {
+        j = j.get(k)?;
+    }
+    Some(j)
+}
+
+/// The properties of a definition's params, inline (older schemas) or in `<Name>Params`.
+fn has_param(d: Json<'_>, request: &str, param: &str) -> bool {
+    path(d, &[request, "properties", "params", "properties", param]).is_some()
+        || path(d, &[&format!("{request}Params"), "properties", param]).is_some()
+}
+
+/// What the schema of `v` says about `f`, for the features a schema can show.
+fn in_schema(f: Feature, d: Json<'_>) -> Option<bool> {
+    let def = |name: &str| d.get(name).is_some();
+    let prop = |ty: &str, p: &str| path(d, &[ty, "properties", p]).is_some();
+    Some(match f {
+        Feature::Batches => def("JSONRPCBatchRequest"),
+        Feature::ToolAnnotations => prop("Tool", "annotations"),
+        Feature::AudioContent => def("AudioContent"),
+        Feature::ProgressMessage => has_param(d, "ProgressNotification", "message"),
+        Feature::CompletionsCapability => prop("ServerCapabilities", "completions"),
+        Feature::Title => prop("Tool", "title") && prop("Prompt", "title"),
+        Feature::OutputSchema => prop("Tool", "outputSchema"),
+        Feature::StructuredContent => prop("CallToolResult", "structuredContent"),
+        Feature::ResourceLinks => def("ResourceLink"),
+        Feature::CompletionContext => has_param(d, "CompleteRequest", "context"),
+        Feature::Elicitation => def("ElicitRequest"),
+        Feature::ElicitationModes => def("ElicitRequestURLParams"),
+        Feature::ElicitationEnums => def("MultiSelectEnumSchema"),
+        Feature::Icons => prop("Tool", "icons") && prop("Implementation", "icons"),
+        Feature::SamplingTools => def("ToolUseContent"),
+        Feature::ErrorWithoutId => {
+            let err = d
+                .get("JSONRPCErrorResponse")
+                .or_else(|| d.get("JSONRPCError"))?;
+            !err.get("required")?
+                .elements()
+                .any(|r| r.as_str().is_some_and(|s| s.eq_str("id")))
+        }
+        Feature::Tasks => prop("ClientCapabilities", "tasks"),
+        Feature::ToolExecution => prop("Tool", "execution"),
+        Feature::UrlElicitationRequiredError => def("URLElicitationRequiredError"),
+        Feature::ServerRequests => def("ServerRequest"),
+        Feature::InputRequired => def("InputRequiredResult"),
+        Feature::ResultType => prop("CallToolResult", "resultType"),
+        // Error codes and tool-error conventions are prose, not schema.
+        Feature::ArgumentErrorsAsToolResults | Feature::ResourceNotFoundInvalidParams => {
+            return None;
+        }
+        _ => return None,
+    })
+}
+
+#[test]
+fn every_schema_visible_feature_matches_the_schema_of_each_revision() {
+    let mut checked = 0;
+    for v in ProtocolVersion::ALL {
+        let text = schema(v);
+        let root = Json::with_max_depth(&text, 256).unwrap();
+        let d = defs(root);
+        let features = Features::of(v);
+        for spec in FEATURES {
+            if let Some(want) = in_schema(spec.feature, d) {
+                assert_eq!(
+                    features.has(spec.feature),
+                    want,
+                    "{} in {v}: the schema says {want}",
+                    spec.name
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 5 * 20, "only {checked} facts checked");
+}
+
+/// The facts from prose, per revision: (feature, [2024-11-05, 2025-03-26, 2025-06-18,
+/// 2025-11-25, 2026-07-28]).
+const PROSE: &[(Feature, [bool; 5])] = &[
+    // DIGEST §8.4: 2025-11-25 settles argument errors as tool execution errors.
+    (
+        Feature::ArgumentErrorsAsToolResults,
+        [false, false, false, true, true],
+    ),
+    // DIGEST §5, MODERN §12: -32002 up to 2025-11-25, -32602 from 2026-07-28.
+    (
+        Feature::ResourceNotFoundInvalidParams,
+        [false, false, false, false, true],
+    ),
+];
+
+#[test]
+fn prose_facts_per_revision() {
+    for (f, row) in PROSE {
+        for (v, want) in ProtocolVersion::ALL.iter().zip(row) {
+            assert_eq!(f.in_version(*v), *want, "{f} in {v}");
+            assert_eq!(v.has(*f), *want);
+        }
+    }
+}
+
+#[test]
+fn every_feature_is_checked_somewhere() {
+    let d_text = schema(ProtocolVersion::V2025_11_25);
+    let d = defs(Json::with_max_depth(&d_text, 256).unwrap());
+    for spec in FEATURES {
+        let by_schema = in_schema(spec.feature, d).is_some();
+        let by_prose = PROSE.iter().any(|(f, _)| *f == spec.feature);
+        assert!(
+            by_schema || by_prose,
+            "{}: add a schema check or a prose row",
+            spec.name
+        );
+    }
+}
+
+#[test]
+fn iter_lists_what_has_says() {
+    for v in ProtocolVersion::ALL {
+        let f = Features::of(v);
+        let listed: Vec<Feature> = f.iter().collect();
+        for spec in FEATURES {
+            assert_eq!(listed.contains(&spec.feature), f.has(spec.feature));
+        }
+    }
 }
