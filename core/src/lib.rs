@@ -21,8 +21,6 @@ pub mod jsonrpc;
 mod limits;
 pub mod protocol;
 pub mod session;
-#[cfg(feature = "std")]
-pub mod stdio;
 
 pub use error::{ErrorCode, InsufficientSize};
 pub use limits::Limits;

@@ -286,7 +286,7 @@ static void drain_events(void) {
     case PICOMCP_EVENT_KIND_REQUEST: diag(3, "request %.*s", (int)e.method_name.len, e.method_name.ptr); on_request(&e); break;
     case PICOMCP_EVENT_KIND_CANCELLED: /* nothing more is sent for it */
       for (t = 0; t < SLOTS; t++) if (timers[t].used && timers[t].id == e.id) timers[t].used = 0;
-      error(e.id, -32800, "cancelled"); /* sends nothing; frees the request's slot */
+      /* the core already finished the request and freed its slot */
       break;
     case PICOMCP_EVENT_KIND_NEGOTIATED: diag(2, "protocol %.*s", (int)e.version_name.len, e.version_name.ptr); break;
     case PICOMCP_EVENT_KIND_PEER_VIOLATION: diag(1, "peer violation: %.*s", (int)e.text.len, e.text.ptr); break;

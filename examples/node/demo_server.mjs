@@ -1,6 +1,6 @@
 // picomcp-demo-node: the demo server (DEMO_SERVER.md) on the Node binding.
 //
-// The same contract as the Rust reference (examples/src/bin/demo_server.rs), written with
+// The same contract as the Rust reference (examples/src/bin/picomcp-demo/), written with
 // the binding's high-level helper `Server`: tools echo, add, sleep and the official
 // conformance fixture (test_* tools and prompts, test:// resources, completions,
 // logging), over stdio, in both protocol eras. Every byte goes through the core session.

@@ -1,6 +1,6 @@
 """picomcp-demo-python: the demo server (../../../shared/DEMO_SERVER.md) on the Python binding.
 
-The same contract as the Rust reference (examples/src/bin/demo_server.rs), written with
+The same contract as the Rust reference (examples/src/bin/picomcp-demo/), written with
 the binding's high-level helper ``picomcp.Server``: tools ``echo``, ``add``, ``sleep``
 and the official conformance fixture (``test_*`` tools and prompts, ``test://``
 resources, completions, logging), over stdio, in both protocol eras.

@@ -23,7 +23,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use picomcp_core::error::ErrorCode;
 use picomcp_core::json::{Json, JsonWriter, MAX_DEPTH_CAP};
 use picomcp_core::session::{
-    InboundId, InboundSlot, OutboundId, OutboundSlot, RequestOptions, Session, Slice, Storage,
+    EventSlot, InboundId, InboundSlot, OutboundId, OutboundSlot, RequestOptions, Session, Slice,
+    Storage,
 };
 
 use crate::boundary::{FfiResult, boundary, in_bytes, input, opt_str_arg, out, out_bytes, str_arg};
@@ -61,11 +62,13 @@ struct Block {
 const _: () = assert!(align_of::<Block>() <= PICOMCP_SESSION_MAX_ALIGN);
 const _: () = assert!(align_of::<InboundSlot>() <= PICOMCP_SESSION_MAX_ALIGN);
 const _: () = assert!(align_of::<OutboundSlot>() <= PICOMCP_SESSION_MAX_ALIGN);
+const _: () = assert!(align_of::<EventSlot>() <= PICOMCP_SESSION_MAX_ALIGN);
 
 /// Where each region of a session block starts.
 struct Plan {
     inbound: usize,
     outbound: usize,
+    event_slots: usize,
     rx: usize,
     tx: usize,
     events: usize,
@@ -79,7 +82,8 @@ fn plan(c: &Converted<'_>) -> FfiResult<Plan> {
     let overflow = picomcp_status::InvalidArgument;
     let align = align_of::<Block>()
         .max(align_of::<InboundSlot>())
-        .max(align_of::<OutboundSlot>());
+        .max(align_of::<OutboundSlot>())
+        .max(align_of::<EventSlot>());
     let up = |at: usize, a: usize| at.checked_next_multiple_of(a).ok_or(overflow);
     let add = |at: usize, n: usize| at.checked_add(n).ok_or(overflow);
     let mul = |n: usize, size: usize| n.checked_mul(size).ok_or(overflow);
@@ -88,7 +92,14 @@ fn plan(c: &Converted<'_>) -> FfiResult<Plan> {
         add(inbound, mul(c.inbound, size_of::<InboundSlot>())?)?,
         align_of::<OutboundSlot>(),
     )?;
-    let rx = add(outbound, mul(c.outbound, size_of::<OutboundSlot>())?)?;
+    let event_slots = up(
+        add(outbound, mul(c.outbound, size_of::<OutboundSlot>())?)?,
+        align_of::<EventSlot>(),
+    )?;
+    let rx = add(
+        event_slots,
+        mul(Storage::event_slots_for(c.events), size_of::<EventSlot>())?,
+    )?;
     let tx = add(rx, c.rx)?;
     let events = add(tx, c.tx)?;
     let info = add(events, c.events)?;
@@ -100,6 +111,7 @@ fn plan(c: &Converted<'_>) -> FfiResult<Plan> {
     Ok(Plan {
         inbound,
         outbound,
+        event_slots,
         rx,
         tx,
         events,
@@ -137,6 +149,13 @@ unsafe fn place(
         // SAFETY: slot `i` is inside the outbound region, aligned, and writable.
         unsafe { outbound.add(i).write(OutboundSlot::EMPTY) };
     }
+    let n_events = Storage::event_slots_for(c.events);
+    // SAFETY: `plan` keeps the event slot region inside `p.total` and aligned for its type.
+    let event_slots = unsafe { mem.add(p.event_slots) }.cast::<EventSlot>();
+    for i in 0..n_events {
+        // SAFETY: slot `i` is inside the event slot region, aligned, and writable.
+        unsafe { event_slots.add(i).write(EventSlot::EMPTY) };
+    }
     // SAFETY: the regions are disjoint, initialised, inside the block, and the caller
     // keeps the block alive until deinit, which is what the `'static` stands for.
     let storage = unsafe {
@@ -144,6 +163,7 @@ unsafe fn place(
             rx: Slice::Borrowed(bytes(mem, p.rx, c.rx)),
             tx: Slice::Borrowed(bytes(mem, p.tx, c.tx)),
             events: Slice::Borrowed(bytes(mem, p.events, c.events)),
+            event_slots: Slice::Borrowed(core::slice::from_raw_parts_mut(event_slots, n_events)),
             inbound: Slice::Borrowed(core::slice::from_raw_parts_mut(inbound, c.inbound)),
             outbound: Slice::Borrowed(core::slice::from_raw_parts_mut(outbound, c.outbound)),
             info: Slice::Borrowed(bytes(mem, p.info, c.info)),

@@ -61,7 +61,7 @@ use picomcp::json::Json;
 use picomcp::jsonrpc::peek_id;
 use picomcp::protocol::{LogLevel, METHODS, Method, ProtocolVersion, Role, Versions};
 use picomcp::session::{
-    Change, Config, ConfigError, Event, InboundId, InboundSlot, OutboundId, OutboundSlot, Phase,
+    Change, Config, ConfigError, Event, EventSlot, InboundId, InboundSlot, OutboundId, OutboundSlot, Phase,
     RequestOptions, Session, Storage,
 };
 use serde_json::value::RawValue;
@@ -330,6 +330,7 @@ struct Buffers {
     rx: Vec<u8>,
     tx: Vec<u8>,
     ev: Vec<u8>,
+    ev_slots: Vec<EventSlot>,
     inbound: Vec<InboundSlot>,
     outbound: Vec<OutboundSlot>,
     info: Vec<u8>,
@@ -341,6 +342,7 @@ impl Buffers {
             rx: vec![0; line],
             tx: vec![0; tx],
             ev: vec![0; ev],
+            ev_slots: vec![EventSlot::EMPTY; Storage::event_slots_for(ev)],
             inbound: vec![InboundSlot::EMPTY; slots],
             outbound: vec![OutboundSlot::EMPTY; slots],
             info: vec![0; info],
@@ -351,6 +353,7 @@ impl Buffers {
             rx: (&mut self.rx[..]).into(),
             tx: (&mut self.tx[..]).into(),
             events: (&mut self.ev[..]).into(),
+            event_slots: (&mut self.ev_slots[..]).into(),
             inbound: (&mut self.inbound[..]).into(),
             outbound: (&mut self.outbound[..]).into(),
             info: (&mut self.info[..]).into(),

@@ -449,8 +449,7 @@ class Server {
         const ctx = this.pending.get(ev.id)
         // Nothing is owed for it any more: the end of input does not wait for it.
         if (ctx) { this.pending.delete(ev.id); ctx.controller.abort(new McpError(-32800, 'Request cancelled')) }
-        // Answering a cancelled request sends nothing; it frees its slot in the core.
-        try { this.session.respondError(ev.id, -32800, 'Request cancelled') } catch {}
+        // The core already finished the request and freed its slot.
         return this.diag('debug', `request ${ev.id} cancelled (${ev.reason})`)
       }
       case 'response': case 'error_response': case 'timed_out': {

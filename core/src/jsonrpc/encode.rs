@@ -74,6 +74,77 @@ pub fn encode_error(
     w.end_object();
 }
 
+/// Writes a request whose `params` object `params` writes. `id` is written exactly as given.
+pub fn encode_request_with(
+    w: &mut JsonWriter<'_>,
+    id: Id<'_>,
+    method: &str,
+    params: impl FnOnce(&mut JsonWriter<'_>),
+) {
+    head(w);
+    w.key("id");
+    w.raw(id.as_json());
+    w.key("method");
+    w.string(method);
+    w.key("params");
+    params(w);
+    w.end_object();
+}
+
+/// Writes a notification whose `params` object `params` writes.
+pub fn encode_notification_with(
+    w: &mut JsonWriter<'_>,
+    method: &str,
+    params: impl FnOnce(&mut JsonWriter<'_>),
+) {
+    head(w);
+    w.key("method");
+    w.string(method);
+    w.key("params");
+    params(w);
+    w.end_object();
+}
+
+/// Writes a success response whose result `result` writes; the id is echoed byte for
+/// byte.
+pub fn encode_result_with(
+    w: &mut JsonWriter<'_>,
+    id: Id<'_>,
+    result: impl FnOnce(&mut JsonWriter<'_>),
+) {
+    head(w);
+    w.key("id");
+    w.raw(id.as_json());
+    w.key("result");
+    result(w);
+    w.end_object();
+}
+
+/// Writes an error response whose `data` `data` writes (see [`encode_error`]).
+pub fn encode_error_with(
+    w: &mut JsonWriter<'_>,
+    id: Option<Id<'_>>,
+    code: ErrorCode,
+    message: &str,
+    data: impl FnOnce(&mut JsonWriter<'_>),
+) {
+    head(w);
+    if let Some(id) = id {
+        w.key("id");
+        w.raw(id.as_json());
+    }
+    w.key("error");
+    w.begin_object();
+    w.key("code");
+    w.i64(code.0 as i64);
+    w.key("message");
+    w.string(message);
+    w.key("data");
+    data(w);
+    w.end_object();
+    w.end_object();
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -135,6 +206,27 @@ mod tests {
                 Some(Json::new("[1]").unwrap())
             )),
             r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"bad \"x\"","data":[1]}}"#
+        );
+    }
+
+    #[test]
+    fn with_forms_match_the_plain_ones() {
+        let p = Json::new(r#"{"a":1}"#).unwrap();
+        assert_eq!(
+            enc(|w| encode_request_with(w, id("1"), "x", |w| w.raw(p))),
+            enc(|w| encode_request(w, id("1"), "x", Some(p)))
+        );
+        assert_eq!(
+            enc(|w| encode_notification_with(w, "n", |w| w.raw(p))),
+            enc(|w| encode_notification(w, "n", Some(p)))
+        );
+        assert_eq!(
+            enc(|w| encode_result_with(w, id("\"k\""), |w| w.raw(p))),
+            enc(|w| encode_result(w, id("\"k\""), p))
+        );
+        assert_eq!(
+            enc(|w| encode_error_with(w, Some(id("2")), ErrorCode(-32021), "m", |w| w.raw(p))),
+            enc(|w| encode_error(w, Some(id("2")), ErrorCode(-32021), "m", Some(p)))
         );
     }
 

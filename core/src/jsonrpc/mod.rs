@@ -14,7 +14,10 @@ use core::fmt;
 use crate::error::ErrorCode;
 use crate::json::{Json, JsonStr};
 
-pub use encode::{encode_error, encode_notification, encode_request, encode_result};
+pub use encode::{
+    encode_error, encode_error_with, encode_notification, encode_notification_with, encode_request,
+    encode_request_with, encode_result, encode_result_with,
+};
 pub use parse::{parse, peek_id};
 
 /// The largest `max_id_len` a session can be configured with: ids and progress tokens are

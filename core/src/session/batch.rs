@@ -5,7 +5,8 @@
 //! reply. One batch is open at a time; a second batch line waits (backpressure) until the
 //! first is answered.
 
-use super::Core;
+use super::events::EventQueue;
+use super::route::Core;
 use super::types::Violation;
 use crate::error::{ErrorCode, InsufficientSize};
 use crate::json::JsonWriter;
@@ -47,27 +48,22 @@ impl BatchState {
 impl Core<'_> {
     /// True when batches are allowed now (2025-03-26 negotiated).
     fn batches_allowed(&self) -> bool {
-        self.version == Some(ProtocolVersion::V2025_03_26) && self.batch.cap > 0
+        self.life.version() == Some(ProtocolVersion::V2025_03_26) && self.batch.cap > 0
     }
 
-    /// True when a batch is open (a new batch line must wait).
-    pub(super) fn batch_busy(&self) -> bool {
-        self.batch.open
-    }
-
-    pub(super) fn on_batch(&mut self, now: u64, b: Batch<'_>) {
+    pub(crate) fn on_batch(&mut self, ev: &mut EventQueue<'_>, now: u64, b: Batch<'_>) {
         if !self.batches_allowed() || b.is_empty() || b.len() > self.limits.max_batch {
             let msg = if b.is_empty() {
                 "Invalid Request: empty batch"
             } else if self.batches_allowed() {
                 "Invalid Request: batch too large"
-            } else if self.version == Some(ProtocolVersion::V2025_03_26) {
+            } else if self.life.version() == Some(ProtocolVersion::V2025_03_26) {
                 "Invalid Request: this server does not accept batches"
             } else {
                 "Invalid Request: batches are allowed only in protocol version 2025-03-26"
             };
             self.reply_error(None, ErrorCode::INVALID_REQUEST, msg);
-            self.violation(Violation::BatchNotAllowed);
+            self.violation(ev, Violation::BatchNotAllowed);
             return;
         }
         self.batch.open = true;
@@ -88,7 +84,7 @@ impl Core<'_> {
                     ErrorCode::INVALID_REQUEST,
                     "Invalid Request: duplicate id of a request in flight",
                 );
-                self.violation(Violation::DuplicateRequestId);
+                self.violation(ev, Violation::DuplicateRequestId);
                 continue;
             }
             match element {
@@ -98,55 +94,29 @@ impl Core<'_> {
                         ErrorCode::INVALID_REQUEST,
                         "Invalid Request: initialize must not be batched",
                     );
-                    self.violation(Violation::DuplicateInitialize);
+                    self.violation(ev, Violation::DuplicateInitialize);
                 }
                 Ok(Message::Request(r)) => {
-                    let before = self.tracked_count();
-                    self.on_request(now, r.id, r.method, r.params);
-                    if self.tracked_count() > before {
-                        // The host owes this one: mark its slot as a batch member.
-                        if let Some(s) = self
-                            .inbound
-                            .iter_mut()
-                            .filter(|s| s.state != super::InboundState::Free)
-                            .find(|s| {
-                                crate::jsonrpc::Id::from_raw(s.id.as_str()).same(&r.id)
-                                    && !s.in_batch
-                            })
-                        {
-                            s.in_batch = true;
-                            self.batch.pending += 1;
-                        }
+                    let (before, _) = self.inbound.opened();
+                    self.on_request(ev, r.id, r.method, r.params);
+                    let (after, last) = self.inbound.opened();
+                    if after != before {
+                        // The host owes this one: its reply joins the batch's array.
+                        self.inbound.slot_mut(last).in_batch = true;
+                        self.batch.pending += 1;
                     }
                 }
-                Ok(Message::Notification(n)) => self.on_notification(now, n.method, n.params),
-                Ok(Message::Response(r)) => self.on_response(now, Some(r.id), Ok(r.result)),
-                Ok(Message::Error(e)) => self.on_response(now, e.id, Err(e.error)),
-                Ok(Message::Batch(_)) => {
-                    self.reply_error(
-                        None,
-                        ErrorCode::INVALID_REQUEST,
-                        "Invalid Request: nested batch",
-                    );
-                    self.violation(Violation::BatchNotAllowed);
-                }
-                Err(e) => self.on_parse_error(e),
+                Ok(m) => self.on_message(ev, now, m),
+                Err(e) => self.on_parse_error(ev, e),
             }
         }
         self.batch.staging = false;
         self.batch_maybe_finish();
     }
 
-    fn tracked_count(&self) -> usize {
-        self.inbound
-            .iter()
-            .filter(|s| s.state != super::InboundState::Free)
-            .count()
-    }
-
     /// Writes one response into the staging area; falls back to a normal line when it
     /// does not fit (documented degradation: the response is never lost).
-    pub(super) fn stage(
+    pub(crate) fn stage(
         &mut self,
         f: &impl Fn(&mut JsonWriter<'_>),
     ) -> Result<(), InsufficientSize> {
@@ -172,14 +142,14 @@ impl Core<'_> {
     }
 
     /// A batch member was answered (or cancelled).
-    pub(super) fn batch_member_done(&mut self) {
+    pub(crate) fn batch_member_done(&mut self) {
         self.batch.pending = self.batch.pending.saturating_sub(1);
         self.batch_maybe_finish();
     }
 
     /// Emits the array once every member is answered (retried on later calls when the
     /// outbox is full).
-    pub(super) fn batch_maybe_finish(&mut self) {
+    pub(crate) fn batch_maybe_finish(&mut self) {
         if !self.batch.open || self.batch.staging || self.batch.pending > 0 {
             return;
         }

@@ -2,55 +2,72 @@
 //! fallback to `initialize`), the per-request `_meta` envelope, MRTR retries and
 //! `subscriptions/listen`.
 
-use super::modern::{Era, KEY_CAPS, KEY_CLIENT_INFO, KEY_SUBSCRIPTION, KEY_VERSION};
-use super::types::{CloseReason, OutboundId, SendError, Violation};
-use super::{Core, EvKind, Header, Phase};
+use super::commands::{is_envelope_key, write_info};
+use super::events::{Entry, EventQueue};
+use super::modern::{
+    KEY_CAPS, KEY_CLIENT_INFO, KEY_SUBSCRIPTION, KEY_VERSION, input_requests_allowed,
+};
+use super::outbox::Outbox;
+use super::route::Core;
+use super::types::{CloseReason, OutboundId, RequestOptions, SendError, Violation};
+use super::{Commands, ConfigText, Session};
 use crate::error::InsufficientSize;
-use crate::json::{Json, JsonStr, JsonWriter};
-use crate::jsonrpc::ErrorObject;
-use crate::protocol::{Caps, Method, ProtocolVersion};
+use crate::json::{Json, JsonStr, JsonWriter, fmt_u64};
+use crate::jsonrpc::{self, ErrorObject, Id};
+use crate::protocol::{Caps, Method, ProtocolVersion, Role};
 
 /// The most `input_required` rounds one request may go through.
 pub(crate) const MAX_ROUNDS: u8 = 8;
 /// Arena owner tag for a request's `requestState` (the params use the bare slot index).
-const STATE_TAG: u16 = 0x4000;
+pub(crate) const STATE_TAG: u16 = 0x4000;
 
 impl Core<'_> {
     /// Starts the connection: the `server/discover` probe when we speak 2026-07-28,
     /// else `initialize`.
-    pub(super) fn connect(&mut self, now: u64) {
-        if self.versions.contains(ProtocolVersion::V2026_07_28) {
-            let id = self.next_id;
-            self.consume_id();
-            self.probe_id = Some(id);
-            let legacy = self.versions.newest_legacy().is_some();
-            self.init_deadline = Some(now.saturating_add(if legacy {
-                self.probe_timeout_ms
-            } else {
-                self.default_timeout.unwrap_or(u64::MAX / 2)
-            }));
-            let r = self.push_request(id, Method::ServerDiscover, None, None, true, None);
-            debug_assert!(r.is_ok());
-        } else {
-            self.era = Era::Legacy;
-            self.send_initialize(now);
+    pub(crate) fn connect(&mut self, now: u64) {
+        if !self.versions.contains(ProtocolVersion::V2026_07_28) {
+            return self.send_initialize(now);
         }
+        let id = self.outbound.next_id();
+        self.outbound.consume_id();
+        let legacy = self.versions.newest_legacy().is_some();
+        let wait = if legacy {
+            self.probe_timeout_ms
+        } else {
+            self.outbound.default_timeout.unwrap_or(u64::MAX / 2)
+        };
+        self.life.probe_sent(id, now.saturating_add(wait));
+        let r = self.push_request(id, Method::ServerDiscover, None, None, true, None);
+        debug_assert!(r.is_ok());
     }
 
     /// The probe failed (error, invalid result, timeout): fall back to `initialize`.
-    pub(super) fn probe_fallback(&mut self, now: u64) {
-        self.probe_id = None;
-        self.init_deadline = None;
+    pub(crate) fn probe_fallback(&mut self, ev: &mut EventQueue<'_>, now: u64) {
         if self.versions.newest_legacy().is_some() {
-            self.era = Era::Legacy;
             self.send_initialize(now);
         } else {
-            self.close(CloseReason::NoCommonVersion);
+            self.close(ev, CloseReason::NoCommonVersion);
         }
     }
 
-    pub(super) fn on_probe_response(
+    /// The answer to our `server/discover` (wire id `wire`) or `initialize`.
+    pub(crate) fn on_handshake_response(
         &mut self,
+        ev: &mut EventQueue<'_>,
+        now: u64,
+        wire: u64,
+        outcome: Result<Json<'_>, ErrorObject<'_>>,
+    ) {
+        if self.life.probe_id() == Some(wire) {
+            self.on_probe_response(ev, now, outcome);
+        } else {
+            self.on_initialize_response(ev, outcome);
+        }
+    }
+
+    fn on_probe_response(
+        &mut self,
+        ev: &mut EventQueue<'_>,
         now: u64,
         outcome: Result<Json<'_>, ErrorObject<'_>>,
     ) {
@@ -58,7 +75,7 @@ impl Core<'_> {
             Ok(r) => r,
             // -32022 means "modern server, but not our version"; we only speak one modern
             // revision, so there is no other to retry with: fall back.
-            Err(_) => return self.probe_fallback(now),
+            Err(_) => return self.probe_fallback(ev, now),
         };
         let ours = ProtocolVersion::V2026_07_28;
         let supported = result.get("supportedVersions").is_some_and(|v| {
@@ -67,26 +84,73 @@ impl Core<'_> {
         });
         let caps = result.get("capabilities").filter(|c| c.is_object());
         let (true, Some(caps)) = (supported, caps) else {
-            return self.probe_fallback(now);
+            return self.probe_fallback(ev, now);
         };
-        self.probe_id = None;
-        self.init_deadline = None;
-        self.era = Era::Modern;
-        self.version = Some(ours);
+        self.life.negotiated(ours);
         self.peer_caps = Caps::from_json(caps);
-        self.phase = Phase::Operating;
-        let mut h = Header::new(EvKind::Negotiated);
-        h.small[0] = ours as u8;
-        h.a = (0, result.as_raw().len() as u32);
-        self.event(h, result.as_raw());
-        let mut h = Header::new(EvKind::Ready);
-        h.small[0] = ours as u8;
-        self.event(h, "");
+        ev.push(Entry::Negotiated { version: ours }, &[result.as_raw()]);
+        ev.push(Entry::Ready { version: ours }, &[]);
+    }
+
+    fn on_initialize_response(
+        &mut self,
+        ev: &mut EventQueue<'_>,
+        outcome: Result<Json<'_>, ErrorObject<'_>>,
+    ) {
+        let result = match outcome {
+            Ok(r) => r,
+            Err(e) => return self.close(ev, CloseReason::InitializeRejected { code: e.code }),
+        };
+        let version = result
+            .get("protocolVersion")
+            .and_then(|v| v.as_str())
+            .and_then(ProtocolVersion::from_json_str)
+            .filter(|v| v.is_legacy() && self.versions.contains(*v));
+        let Some(version) = version else {
+            return self.close(ev, CloseReason::UnsupportedVersion);
+        };
+        self.life.negotiated(version);
+        self.peer_caps = result
+            .get("capabilities")
+            .filter(|c| c.is_object())
+            .map_or(Caps::NONE, Caps::from_json);
+        let _ = self.push(|w| jsonrpc::encode_notification(w, Method::Initialized.as_str(), None));
+        ev.push(Entry::Negotiated { version }, &[result.as_raw()]);
+        ev.push(Entry::Ready { version }, &[]);
+    }
+
+    fn send_initialize(&mut self, now: u64) {
+        let id = self.outbound.next_id();
+        self.outbound.consume_id();
+        let deadline = self.outbound.default_timeout.map(|t| now.saturating_add(t));
+        self.life.initialize_sent(id, deadline);
+        let proposal = self
+            .versions
+            .newest_legacy()
+            .unwrap_or(ProtocolVersion::LATEST_LEGACY);
+        let t = ConfigText::of(&self.info, &self.info_spans);
+        let r = self.outbox.push_with(|w| {
+            let mut digits = [0u8; 20];
+            let wire = wire_id(id, &mut digits);
+            jsonrpc::encode_request_with(w, wire, Method::Initialize.as_str(), |w| {
+                w.begin_object();
+                w.key("protocolVersion");
+                w.string(proposal.as_str());
+                w.key("capabilities");
+                w.raw(Json::from_validated(t.capabilities));
+                w.key("clientInfo");
+                write_info(w, t.name, t.version);
+                w.end_object();
+            })
+        });
+        if r.is_ok() {
+            self.stats.messages_out += 1;
+        }
     }
 
     /// Writes a request line. In the modern era `params` gain the envelope; `token` adds
     /// `_meta.progressToken`.
-    pub(super) fn push_request(
+    pub(crate) fn push_request(
         &mut self,
         id: u64,
         method: Method,
@@ -95,67 +159,42 @@ impl Core<'_> {
         modern: bool,
         input: Option<(Json<'_>, Option<&str>)>,
     ) -> Result<(), InsufficientSize> {
-        let info = &self.info;
-        let envelope = modern.then(|| super::ConfigText::of(info, &self.info_spans).envelope());
-        write_request(
-            &mut self.outbox,
+        let t = ConfigText::of(&self.info, &self.info_spans);
+        let request = Request {
             id,
             method,
             params,
             token,
-            envelope,
+            envelope: modern.then(|| t.envelope()),
             input,
-            None,
-        )?;
-        self.stats.messages_out += 1;
-        Ok(())
-    }
-
-    /// Writes a `subscriptions/listen` request with the filter in `params.notifications`.
-    pub(super) fn push_listen(
-        &mut self,
-        id: u64,
-        filter: Json<'_>,
-    ) -> Result<(), InsufficientSize> {
-        let info = &self.info;
-        let envelope = super::ConfigText::of(info, &self.info_spans).envelope();
-        let member = Some(("notifications", filter));
-        write_request(
-            &mut self.outbox,
-            id,
-            Method::SubscriptionsListen,
-            None,
-            None,
-            Some(envelope),
-            None,
-            member,
-        )?;
+            member: None,
+        };
+        request.write(&mut self.outbox)?;
         self.stats.messages_out += 1;
         Ok(())
     }
 
     /// A modern client's response handling: `resultType` decides between a final answer,
     /// an MRTR round, and an invalid result.
-    pub(super) fn on_modern_result(&mut self, i: usize, result: Json<'_>) {
-        let slot = self.outbound[i];
-        let handle = OutboundId {
-            index: i as u16,
-            generation: slot.generation,
-        };
-        let kind = result.get("resultType").and_then(|t| t.as_str());
-        let complete = kind.is_none_or(|k| k.eq_str("complete"));
-        if complete {
+    pub(crate) fn on_modern_result(&mut self, ev: &mut EventQueue<'_>, i: usize, result: Json<'_>) {
+        let slot = *self.outbound.slot(i);
+        let id = self.outbound.handle(i);
+        if slot.listen {
+            // The graceful end of one of our listen streams.
             self.finish_outbound(i);
-            let mut h = Header::new(EvKind::Response);
-            h.handle = handle.to_bits();
-            h.a = (0, result.as_raw().len() as u32);
-            self.event(h, result.as_raw());
+            ev.push(Entry::SubscriptionEnded { id }, &[]);
+            return;
+        }
+        let kind = result.get("resultType").and_then(|t| t.as_str());
+        if kind.is_none_or(|k| k.eq_str("complete")) {
+            self.finish_outbound(i);
+            ev.push(Entry::Response { id }, &[result.as_raw()]);
             return;
         }
         let input = kind.is_some_and(|k| k.eq_str("input_required"));
         let requests = result.get("inputRequests").filter(|r| r.is_object());
         let state = result.get("requestState").and_then(|s| s.as_str());
-        let declared = requests.is_none_or(|r| Core::input_requests_allowed(self.own_caps, r));
+        let declared = requests.is_none_or(|r| input_requests_allowed(self.own_caps, r));
         let ok = input
             && slot.method.allows_input_required()
             && slot.retained
@@ -164,35 +203,27 @@ impl Core<'_> {
             && declared;
         if !ok {
             self.finish_outbound(i);
-            self.violation(Violation::InvalidResult);
-            let mut h = Header::new(EvKind::InvalidResult);
-            h.handle = handle.to_bits();
-            h.a = (0, result.as_raw().len() as u32);
-            self.event(h, result.as_raw());
+            self.violation(ev, Violation::InvalidResult);
+            ev.push(Entry::InvalidResult { id }, &[result.as_raw()]);
             return;
         }
         // Keep the request open for the retry; remember the state to echo.
         let tag = STATE_TAG | i as u16;
         self.arena.remove_where(&mut self.info, |o, _| o == tag);
-        let mut has_state = false;
-        if let Some(s) = state {
-            has_state = self.arena.add(&mut self.info, tag, s.raw().as_bytes());
-        }
-        let s = &mut self.outbound[i];
+        let has_state =
+            state.is_some_and(|s| self.arena.add(&mut self.info, tag, s.raw().as_bytes()));
+        let s = self.outbound.slot_mut(i);
         s.has_state = has_state;
         s.awaiting_input = true;
         s.deadline = None;
-        let mut h = Header::new(EvKind::InputRequired);
-        h.handle = handle.to_bits();
-        let payload = requests.map_or("", |r| r.as_raw());
-        if requests.is_some() {
-            h.a = (0, payload.len() as u32);
-        }
-        self.event(h, payload);
+        let entry = Entry::InputRequired {
+            id,
+            has_requests: requests.is_some(),
+        };
+        ev.push(entry, &[requests.map_or("", |r| r.as_raw())]);
     }
 
-    /// Re-issues a request that got `input_required`, with the host's answers.
-    pub(super) fn answer_input(
+    pub(crate) fn answer_input(
         &mut self,
         now: u64,
         id: OutboundId,
@@ -201,40 +232,36 @@ impl Core<'_> {
         if !responses.is_object() {
             return Err(SendError::ParamsNotObject);
         }
-        let slot = *self.outbound_slot(id).ok_or(SendError::UnknownRequest)?;
+        let slot = *self.outbound.get(id).ok_or(SendError::UnknownRequest)?;
         if !slot.awaiting_input {
             return Err(SendError::UnknownRequest);
         }
         let i = id.index as usize;
-        let wire = self.next_id;
+        let wire = self.outbound.next_id();
         let info = &self.info;
-        let envelope = super::ConfigText::of(info, &self.info_spans).envelope();
         let stored = |tag: u16| {
             self.arena
                 .get(info, tag)
                 .and_then(|b| core::str::from_utf8(b).ok())
         };
-        let params = stored(i as u16).map(Json::from_validated);
-        let state = if slot.has_state {
-            stored(STATE_TAG | i as u16)
-        } else {
-            None
+        let request = Request {
+            id: wire,
+            method: slot.method,
+            params: stored(i as u16).map(Json::from_validated),
+            token: slot.has_token.then_some(wire),
+            envelope: Some(ConfigText::of(info, &self.info_spans).envelope()),
+            input: Some((
+                responses,
+                slot.has_state
+                    .then(|| stored(STATE_TAG | i as u16))
+                    .flatten(),
+            )),
+            member: None,
         };
-        let token = slot.has_token.then_some(wire);
-        write_request(
-            &mut self.outbox,
-            wire,
-            slot.method,
-            params,
-            token,
-            Some(envelope),
-            Some((responses, state)),
-            None,
-        )
-        .map_err(SendError::Full)?;
+        request.write(&mut self.outbox).map_err(SendError::Full)?;
         self.stats.messages_out += 1;
-        self.consume_id();
-        let s = &mut self.outbound[i];
+        self.outbound.consume_id();
+        let s = self.outbound.slot_mut(i);
         s.wire_id = wire;
         s.awaiting_input = false;
         s.rounds += 1;
@@ -243,90 +270,124 @@ impl Core<'_> {
         Ok(())
     }
 
-    /// Frees an outbound slot and whatever it kept in the arena.
-    pub(super) fn finish_outbound(&mut self, i: usize) {
-        let s = self.outbound[i];
-        if s.retained || s.has_state {
-            self.arena.remove_where(&mut self.info, |o, _| {
-                o == i as u16 || o == (STATE_TAG | i as u16)
-            });
+    pub(crate) fn listen(&mut self, notifications: Json<'_>) -> Result<OutboundId, SendError> {
+        if self.role != Role::Client || !self.life.is_modern() || !self.life.is_operating() {
+            return Err(SendError::NotInVersion(Method::SubscriptionsListen));
         }
-        self.free_outbound(i as u16);
+        if !notifications.is_object() {
+            return Err(SendError::ParamsNotObject);
+        }
+        let Some(index) = self.outbound.vacant() else {
+            return Err(SendError::TooManyRequests);
+        };
+        let id = self.outbound.next_id();
+        let t = ConfigText::of(&self.info, &self.info_spans);
+        let request = Request {
+            id,
+            method: Method::SubscriptionsListen,
+            params: None,
+            token: None,
+            envelope: Some(t.envelope()),
+            input: None,
+            member: Some(("notifications", notifications)),
+        };
+        request.write(&mut self.outbox).map_err(SendError::Full)?;
+        self.stats.messages_out += 1;
+        self.outbound.consume_id();
+        let opts = RequestOptions {
+            timeout_ms: None,
+            ..RequestOptions::default()
+        };
+        let handle = self
+            .outbound
+            .open(index, Method::SubscriptionsListen, id, 0, opts);
+        let s = self.outbound.slot_mut(index);
+        s.listen = true;
+        // A stream has no timeout.
+        (s.timeout_ms, s.deadline) = (None, None);
+        Ok(handle)
     }
 
-    /// A notification tagged with one of our listen streams, or its acknowledgement.
-    pub(super) fn on_listen_ack(&mut self, params: Json<'_>) -> bool {
+    /// The acknowledgement of one of our listen streams.
+    pub(crate) fn on_listen_ack(&mut self, ev: &mut EventQueue<'_>, params: Json<'_>) {
         let Some(sub) = params
             .get("_meta")
             .and_then(|m| m.get(KEY_SUBSCRIPTION))
             .and_then(|s| s.as_u64())
         else {
-            return false;
+            return;
         };
-        let Some(i) = self
-            .outbound
-            .iter()
-            .position(|s| s.active && s.listen && s.wire_id == sub)
-        else {
-            return false;
+        let Some(i) = self.outbound.listen(sub) else {
+            return;
         };
-        let handle = OutboundId {
-            index: i as u16,
-            generation: self.outbound[i].generation,
-        };
+        let id = self.outbound.handle(i);
         let n = params.get("notifications").unwrap_or(Json::EMPTY_OBJECT);
-        let mut h = Header::new(EvKind::SubscriptionAck);
-        h.handle = handle.to_bits();
-        h.a = (0, n.as_raw().len() as u32);
-        self.event(h, n.as_raw());
-        true
+        ev.push(Entry::SubscriptionAck { id }, &[n.as_raw()]);
     }
 
-    pub(super) fn on_error_for(&mut self, i: usize, e: ErrorObject<'_>) {
-        let handle = OutboundId {
-            index: i as u16,
-            generation: self.outbound[i].generation,
+    /// A modern server ends one of our listen streams with `notifications/cancelled`.
+    pub(crate) fn on_listen_cancelled(&mut self, ev: &mut EventQueue<'_>, rid: Id<'_>) {
+        let Some(i) = rid
+            .as_raw()
+            .parse::<u64>()
+            .ok()
+            .and_then(|w| self.outbound.listen(w))
+        else {
+            return;
         };
+        let id = self.outbound.handle(i);
         self.finish_outbound(i);
-        self.error_event(handle, e);
+        ev.push(Entry::SubscriptionEnded { id }, &[]);
     }
 }
 
-/// Writes one request: `params` members (minus `_meta` and, on a retry, the previous
-/// `inputResponses`/`requestState`), the retry members, and `_meta` with the caller's own
-/// keys, the progress token and, in the modern era, the envelope.
-#[allow(clippy::too_many_arguments)] // one writer for every request shape; the call sites name each part
-fn write_request(
-    outbox: &mut super::outbox::Outbox<'_>,
+/// Our integer wire id as an [`Id`], written into `digits`.
+fn wire_id(id: u64, digits: &mut [u8; 20]) -> Id<'_> {
+    Id::from_raw(core::str::from_utf8(fmt_u64(id, digits)).unwrap_or("0"))
+}
+
+/// One request line of ours, in every shape the client sends.
+struct Request<'a> {
     id: u64,
     method: Method,
-    params: Option<Json<'_>>,
+    /// The caller's params (their `_meta` is merged with ours).
+    params: Option<Json<'a>>,
+    /// `_meta.progressToken`.
     token: Option<u64>,
-    envelope: Option<(&str, &str, &str)>,
-    input: Option<(Json<'_>, Option<&str>)>,
-    member: Option<(&str, Json<'_>)>,
-) -> Result<(), InsufficientSize> {
-    outbox.push_with(|w: &mut JsonWriter<'_>| {
-        w.begin_object();
-        w.key("jsonrpc");
-        w.string("2.0");
-        w.key("id");
-        w.u64(id);
-        w.key("method");
-        w.string(method.as_str());
+    /// 2026-07-28: `(name, version, capabilities)` for the `_meta` envelope.
+    envelope: Option<(&'a str, &'a str, &'a str)>,
+    /// An MRTR retry: `inputResponses` and the echoed `requestState`.
+    input: Option<(Json<'a>, Option<&'a str>)>,
+    /// One more params member (`subscriptions/listen`'s `notifications`).
+    member: Option<(&'a str, Json<'a>)>,
+}
+
+impl Request<'_> {
+    /// Queues the line: `params` members (minus `_meta` and, on a retry, the previous
+    /// `inputResponses`/`requestState`), the retry members, and `_meta` with the caller's
+    /// own keys, the progress token and, in the modern era, the envelope.
+    fn write(&self, outbox: &mut Outbox<'_>) -> Result<(), InsufficientSize> {
+        let bare = self.params.is_none()
+            && self.token.is_none()
+            && self.envelope.is_none()
+            && self.input.is_none()
+            && self.member.is_none();
+        outbox.push_with(|w: &mut JsonWriter<'_>| {
+            let mut digits = [0u8; 20];
+            let wire = wire_id(self.id, &mut digits);
+            if bare {
+                jsonrpc::encode_request(w, wire, self.method.as_str(), None);
+            } else {
+                jsonrpc::encode_request_with(w, wire, self.method.as_str(), |w| self.params(w));
+            }
+        })
+    }
+
+    fn params(&self, w: &mut JsonWriter<'_>) {
+        let (params, input) = (self.params, self.input);
         let meta = params
             .and_then(|p| p.get("_meta"))
             .filter(|m| m.is_object());
-        if params.is_none()
-            && token.is_none()
-            && envelope.is_none()
-            && input.is_none()
-            && member.is_none()
-        {
-            w.end_object();
-            return;
-        }
-        w.key("params");
         w.begin_object();
         let skip = |k: JsonStr<'_>| {
             k.eq_str("_meta")
@@ -346,45 +407,61 @@ fn write_request(
                 w.string_raw(JsonStr::from_validated(s, true));
             }
         }
-        if let Some((k, v)) = member {
+        if let Some((k, v)) = self.member {
             w.key(k);
             w.raw(v);
         }
-        if meta.is_some() || token.is_some() || envelope.is_some() {
+        if meta.is_some() || self.token.is_some() || self.envelope.is_some() {
             w.key("_meta");
             w.begin_object();
-            let ours = |k: JsonStr<'_>| {
-                k.eq_str("progressToken")
-                    || k.eq_str(KEY_VERSION)
-                    || k.eq_str(KEY_CAPS)
-                    || k.eq_str(KEY_CLIENT_INFO)
-            };
             if let Some(m) = meta {
-                for (k, v) in m.members().filter(|(k, _)| !ours(*k)) {
+                for (k, v) in m.members().filter(|(k, _)| !is_envelope_key(*k)) {
                     w.key_raw(k);
                     w.raw(v);
                 }
             }
-            if let Some(t) = token {
+            if let Some(t) = self.token {
                 w.key("progressToken");
                 w.u64(t);
             }
-            if let Some((name, ver, caps)) = envelope {
+            if let Some((name, ver, caps)) = self.envelope {
                 w.key(KEY_VERSION);
                 w.string(ProtocolVersion::V2026_07_28.as_str());
                 w.key(KEY_CAPS);
                 w.raw(Json::from_validated(caps));
                 w.key(KEY_CLIENT_INFO);
-                w.begin_object();
-                w.key("name");
-                w.raw(Json::from_validated(name));
-                w.key("version");
-                w.raw(Json::from_validated(ver));
-                w.end_object();
+                write_info(w, name, ver);
             }
             w.end_object();
         }
         w.end_object();
-        w.end_object();
-    })
+    }
+}
+
+host_commands! {
+    /// Client, 2026-07-28: answers an [`Event::InputRequired`](super::Event::InputRequired).
+    /// `responses` maps each key of `inputRequests` to its answer; the core re-issues the
+    /// original request with a new wire id, these `inputResponses` and the echoed
+    /// `requestState`. The handle stays the same.
+    ///
+    /// # Errors
+    /// [`SendError::UnknownRequest`] when the request is not waiting for input;
+    /// [`SendError::ParamsNotObject`]; [`SendError::Full`].
+    fn answer_input(
+        &mut self,
+        now: u64,
+        id: OutboundId,
+        responses: Json<'_>,
+    ) -> Result<(), SendError>;
+
+    /// Client, 2026-07-28: opens a `subscriptions/listen` stream with the filter
+    /// `notifications` (e.g. `{"toolsListChanged":true}`). The acknowledgement arrives
+    /// as [`Event::SubscriptionAcknowledged`](super::Event::SubscriptionAcknowledged), then
+    /// tagged notifications as [`Event::Notification`](super::Event::Notification);
+    /// [`cancel`](Session::cancel) ends it.
+    ///
+    /// # Errors
+    /// [`SendError::NotInVersion`] outside the modern era; as
+    /// [`send_request`](Session::send_request) otherwise.
+    fn listen(&mut self, notifications: Json<'_>) -> Result<OutboundId, SendError>;
 }

@@ -1,198 +1,287 @@
-//! The bounded event queue: fixed headers plus the copied JSON text each event borrows.
+//! The bounded event queue: typed entries ([`EventSlot`]) in one caller array, and the
+//! JSON text each event borrows in a byte ring beside it.
+//!
+//! An entry is the `Copy` part of an [`Event`] (its kind, handles, method, codes,
+//! [`Violation`], [`CloseReason`]); its text is the event's payload, copied from the
+//! line it came from. Where an event has two texts (an error response's message and
+//! data) the entry records where the first ends.
 
 use super::storage::Slice;
+use super::types::{CloseReason, Event, InboundId, OutboundId, Violation};
+use crate::json::{Json, JsonStr};
+use crate::protocol::{Method, ProtocolVersion};
 
-/// Size of one encoded event header.
-pub(crate) const HEADER: usize = 40;
+/// The events one line may queue at most (a request's violation, the handshake's
+/// `Negotiated` and `Ready`, ...): room for this many entries is kept before a line is
+/// taken.
+pub(crate) const PER_LINE: usize = 4;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub(crate) enum EvKind {
-    Negotiated = 1,
-    Ready,
-    Request,
-    Notification,
-    Response,
-    ErrorResponse,
-    TimedOut,
-    Cancelled,
-    Progress,
-    Violation,
-    Closed,
-    InputRequired,
-    SubscriptionAck,
-    InvalidResult,
-    SubscriptionEnded,
+/// One queued event, without its text. Opaque; size the array with
+/// [`Storage`](super::Storage) (32 bytes each on 64-bit targets).
+#[derive(Clone, Copy)]
+pub struct EventSlot {
+    entry: Entry,
+    /// Bytes of text this event owns in the ring.
+    len: u32,
 }
 
-impl EvKind {
-    fn from_u8(v: u8) -> Option<EvKind> {
-        use EvKind::*;
-        Some(match v {
-            1 => Negotiated,
-            2 => Ready,
-            3 => Request,
-            4 => Notification,
-            5 => Response,
-            6 => ErrorResponse,
-            7 => TimedOut,
-            8 => Cancelled,
-            9 => Progress,
-            10 => Violation,
-            11 => Closed,
-            12 => InputRequired,
-            13 => SubscriptionAck,
-            14 => InvalidResult,
-            15 => SubscriptionEnded,
-            _ => return None,
-        })
+impl EventSlot {
+    /// An empty slot, for initialising arrays.
+    pub const EMPTY: EventSlot = EventSlot {
+        entry: Entry::TimedOut {
+            id: OutboundId {
+                index: 0,
+                generation: 0,
+            },
+        },
+        len: 0,
+    };
+}
+
+impl Default for EventSlot {
+    fn default() -> Self {
+        Self::EMPTY
     }
 }
 
-/// The fixed part of a queued event. Spans are offsets into the event's own payload;
-/// `a_len == u32::MAX` means "absent".
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Header {
-    pub(crate) kind: EvKind,
-    pub(crate) small: [u8; 3],
-    pub(crate) handle: u32,
-    pub(crate) a: (u32, u32),
-    pub(crate) b: (u32, u32),
-    pub(crate) code: i64,
-    pub(crate) extra: u32,
+/// The `Copy` part of an [`Event`]. "Text" is the event's payload; `has_*` says whether
+/// an optional text is present (an absent one is stored as no bytes).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Entry {
+    /// Text: the peer's side of the handshake.
+    Negotiated {
+        version: ProtocolVersion,
+    },
+    Ready {
+        version: ProtocolVersion,
+    },
+    /// Text: the params.
+    Request {
+        id: InboundId,
+        method: Method,
+        has_params: bool,
+    },
+    /// Text: the params.
+    Notification {
+        method: Method,
+        has_params: bool,
+    },
+    /// Text: the result.
+    Response {
+        id: OutboundId,
+    },
+    /// Text: the message (escaped string body, `message_len` bytes), then the data.
+    ErrorResponse {
+        id: OutboundId,
+        code: i64,
+        message_len: u32,
+        has_data: bool,
+    },
+    TimedOut {
+        id: OutboundId,
+    },
+    /// Text: the reason (escaped string body).
+    Cancelled {
+        id: InboundId,
+        has_reason: bool,
+    },
+    /// Text: the params of `notifications/progress`.
+    Progress {
+        id: OutboundId,
+    },
+    /// Text: the `inputRequests` map.
+    InputRequired {
+        id: OutboundId,
+        has_requests: bool,
+    },
+    /// Text: the honoured filter.
+    SubscriptionAck {
+        id: OutboundId,
+    },
+    /// Text: the result.
+    InvalidResult {
+        id: OutboundId,
+    },
+    SubscriptionEnded {
+        id: OutboundId,
+    },
+    Violation(Violation),
+    Closed(CloseReason),
 }
 
-const ABSENT: (u32, u32) = (0, u32::MAX);
-
-impl Header {
-    pub(crate) fn new(kind: EvKind) -> Header {
-        Header {
-            kind,
-            small: [0; 3],
-            handle: 0,
-            a: ABSENT,
-            b: ABSENT,
-            code: 0,
-            extra: 0,
+impl Entry {
+    /// The public event, borrowing `text`.
+    pub(crate) fn event(self, text: &str) -> Event<'_> {
+        let json = || Json::from_validated(text);
+        let opt = |has: bool| has.then(json);
+        match self {
+            Entry::Negotiated { version } => Event::Negotiated {
+                version,
+                peer: json(),
+            },
+            Entry::Ready { version } => Event::Ready { version },
+            Entry::Request {
+                id,
+                method,
+                has_params,
+            } => Event::Request {
+                id,
+                method,
+                params: opt(has_params),
+            },
+            Entry::Notification { method, has_params } => Event::Notification {
+                method,
+                params: opt(has_params),
+            },
+            Entry::Response { id } => Event::Response { id, result: json() },
+            Entry::ErrorResponse {
+                id,
+                code,
+                message_len,
+                has_data,
+            } => {
+                let (m, d) = text.split_at((message_len as usize).min(text.len()));
+                Event::ErrorResponse {
+                    id,
+                    code,
+                    message: jstr(m),
+                    data: has_data.then(|| Json::from_validated(d)),
+                }
+            }
+            Entry::TimedOut { id } => Event::TimedOut { id },
+            Entry::Cancelled { id, has_reason } => Event::Cancelled {
+                id,
+                reason: has_reason.then(|| jstr(text)),
+            },
+            Entry::Progress { id } => {
+                let params = json();
+                Event::Progress {
+                    id,
+                    progress: params
+                        .get("progress")
+                        .and_then(|p| p.as_f64_compact())
+                        .unwrap_or(0.0),
+                    total: params.get("total").and_then(|p| p.as_f64_compact()),
+                    params,
+                }
+            }
+            Entry::InputRequired { id, has_requests } => Event::InputRequired {
+                id,
+                input_requests: opt(has_requests),
+            },
+            Entry::SubscriptionAck { id } => Event::SubscriptionAcknowledged {
+                id,
+                notifications: json(),
+            },
+            Entry::InvalidResult { id } => Event::InvalidResult { id, result: json() },
+            Entry::SubscriptionEnded { id } => Event::SubscriptionEnded { id },
+            Entry::Violation(v) => Event::PeerViolation(v),
+            Entry::Closed(r) => Event::Closed(r),
         }
     }
-
-    fn encode(&self, payload_len: u32, out: &mut [u8]) {
-        out[0] = self.kind as u8;
-        out[1..4].copy_from_slice(&self.small);
-        out[4..8].copy_from_slice(&self.handle.to_le_bytes());
-        out[8..12].copy_from_slice(&self.a.0.to_le_bytes());
-        out[12..16].copy_from_slice(&self.a.1.to_le_bytes());
-        out[16..20].copy_from_slice(&self.b.0.to_le_bytes());
-        out[20..24].copy_from_slice(&self.b.1.to_le_bytes());
-        out[24..32].copy_from_slice(&self.code.to_le_bytes());
-        out[32..36].copy_from_slice(&self.extra.to_le_bytes());
-        out[36..40].copy_from_slice(&payload_len.to_le_bytes());
-    }
-
-    fn decode(b: &[u8]) -> Option<(Header, u32)> {
-        let u = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
-        let mut code = [0u8; 8];
-        code.copy_from_slice(&b[24..32]);
-        Some((
-            Header {
-                kind: EvKind::from_u8(b[0])?,
-                small: [b[1], b[2], b[3]],
-                handle: u(4),
-                a: (u(8), u(12)),
-                b: (u(16), u(20)),
-                code: i64::from_le_bytes(code),
-                extra: u(32),
-            },
-            u(36),
-        ))
-    }
 }
 
+/// Entries in a ring over `slots`; their texts, in the same order, in `text`
+/// (`[t_head, t_tail)` is in use; space is reclaimed by moving it to the front).
 pub(crate) struct EventQueue<'s> {
-    buf: Slice<'s, u8>,
+    slots: Slice<'s, EventSlot>,
     head: usize,
-    tail: usize,
+    count: usize,
+    text: Slice<'s, u8>,
+    t_head: usize,
+    t_tail: usize,
 }
 
 impl<'s> EventQueue<'s> {
-    pub(crate) fn new(buf: Slice<'s, u8>) -> Self {
+    pub(crate) fn new(slots: Slice<'s, EventSlot>, text: Slice<'s, u8>) -> Self {
         EventQueue {
-            buf,
+            slots,
             head: 0,
-            tail: 0,
+            count: 0,
+            text,
+            t_head: 0,
+            t_tail: 0,
         }
     }
 
+    /// Entries the queue can hold.
     pub(crate) fn capacity(&self) -> usize {
-        self.buf.len()
+        self.slots.len()
     }
 
+    /// Text bytes the queue can hold.
+    pub(crate) fn text_capacity(&self) -> usize {
+        self.text.len()
+    }
+
+    /// Entries still free.
     pub(crate) fn free(&self) -> usize {
-        self.buf.len() - (self.tail - self.head)
+        self.slots.len() - self.count
     }
 
-    /// Queues an event whose payload is `payload`. Returns false when it does not fit.
-    pub(crate) fn push(&mut self, h: &Header, payload: &str) -> bool {
-        let need = HEADER + payload.len();
-        if need > self.free() {
+    /// Text bytes still free.
+    pub(crate) fn text_free(&self) -> usize {
+        self.text.len() - (self.t_tail - self.t_head)
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Queues an event whose text is `parts` joined. Returns false when it does not fit
+    /// (room is reserved before a line is taken, so this is a bug, never a panic).
+    pub(crate) fn push(&mut self, entry: Entry, parts: &[&str]) -> bool {
+        let need: usize = parts.iter().map(|p| p.len()).sum();
+        if self.count == self.slots.len() || need > self.text_free() {
             return false;
         }
-        if self.buf.len() - self.tail < need {
-            self.buf.copy_within(self.head..self.tail, 0);
-            self.tail -= self.head;
-            self.head = 0;
+        if self.text.len() - self.t_tail < need {
+            self.text.copy_within(self.t_head..self.t_tail, 0);
+            self.t_tail -= self.t_head;
+            self.t_head = 0;
         }
-        let t = self.tail;
-        h.encode(payload.len() as u32, &mut self.buf[t..t + HEADER]);
-        self.buf[t + HEADER..t + need].copy_from_slice(payload.as_bytes());
-        self.tail += need;
+        for p in parts {
+            let t = self.t_tail;
+            self.text[t..t + p.len()].copy_from_slice(p.as_bytes());
+            self.t_tail += p.len();
+        }
+        let at = (self.head + self.count) % self.slots.len();
+        self.slots[at] = EventSlot {
+            entry,
+            len: need as u32,
+        };
+        self.count += 1;
         true
     }
 
-    /// Queues an event whose payload is `a` followed by `b`.
-    pub(crate) fn push_two(&mut self, h: &Header, a: &str, b: &str) -> bool {
-        let need = HEADER + a.len() + b.len();
-        if need > self.free() {
-            return false;
-        }
-        if self.buf.len() - self.tail < need {
-            self.buf.copy_within(self.head..self.tail, 0);
-            self.tail -= self.head;
-            self.head = 0;
-        }
-        let t = self.tail;
-        h.encode((a.len() + b.len()) as u32, &mut self.buf[t..t + HEADER]);
-        self.buf[t + HEADER..t + HEADER + a.len()].copy_from_slice(a.as_bytes());
-        self.buf[t + HEADER + a.len()..t + need].copy_from_slice(b.as_bytes());
-        self.tail += need;
-        true
-    }
-
-    /// The payload length of the next event.
+    /// The text length of the next event.
     pub(crate) fn peek_len(&self) -> Option<usize> {
-        if self.head == self.tail {
-            return None;
-        }
-        Header::decode(&self.buf[self.head..self.head + HEADER]).map(|(_, n)| n as usize)
+        (self.count > 0).then(|| self.slots[self.head].len as usize)
     }
 
-    /// Takes the next event; its payload stays valid until the next push.
-    pub(crate) fn pop(&mut self) -> Option<(Header, &str)> {
-        if self.head == self.tail {
+    /// Takes the next event; its text stays valid until the next push.
+    pub(crate) fn pop(&mut self) -> Option<(Entry, &str)> {
+        if self.count == 0 {
             return None;
         }
-        let h0 = self.head;
-        let (h, len) = Header::decode(&self.buf[h0..h0 + HEADER])?;
-        let start = h0 + HEADER;
+        let EventSlot { entry, len } = self.slots[self.head];
+        self.head = (self.head + 1) % self.slots.len();
+        self.count -= 1;
+        let start = self.t_head;
         let end = start + len as usize;
-        self.head = end;
-        if self.head == self.tail {
+        self.t_head = end;
+        if self.count == 0 {
             self.head = 0;
-            self.tail = 0;
+            self.t_head = 0;
+            self.t_tail = 0;
         }
-        // Payloads are copied from validated `&str`s, so this never fails.
-        let payload = core::str::from_utf8(&self.buf[start..end]).unwrap_or("");
-        Some((h, payload))
+        // Texts are copied from validated `&str`s, so this never fails.
+        let text = core::str::from_utf8(&self.text[start..end]).unwrap_or("");
+        Some((entry, text))
     }
+}
+
+/// Escaped string text as a [`JsonStr`].
+fn jstr(t: &str) -> JsonStr<'_> {
+    JsonStr::from_validated(t, t.contains('\\'))
 }

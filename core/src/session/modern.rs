@@ -1,14 +1,13 @@
 //! The 2026-07-28 ("modern") era on the server side: per-request `_meta` envelope
-//! validation, `server/discover`, `subscriptions/listen`, result decoration, and the
-//! era-independent change notifications.
+//! validation, `server/discover`, `subscriptions/listen` streams, result decoration.
 
-use super::arena::LEGACY_OWNER;
-use super::storage::InboundState;
-use super::types::{InboundId, SendError, Violation};
-use super::{Core, Header};
+use super::ConfigText;
+use super::events::{Entry, EventQueue};
+use super::route::Core;
+use super::types::Violation;
 use crate::error::{ErrorCode, InsufficientSize};
 use crate::json::{Json, JsonKind, JsonStr, JsonWriter, fmt_u64};
-use crate::jsonrpc::Id;
+use crate::jsonrpc::{self, Id};
 use crate::protocol::{Caps, LogLevel, Method, MethodKind, ProtocolVersion, Role};
 
 pub(crate) const KEY_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -22,17 +21,6 @@ pub(crate) const KEY_SUBSCRIPTION: &str = "io.modelcontextprotocol/subscriptionI
 pub const MISSING_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32021);
 /// -32022: the request names a protocol version the server does not serve.
 pub const UNSUPPORTED_PROTOCOL_VERSION: ErrorCode = ErrorCode(-32022);
-
-/// Which era a connection speaks; latched by the first message that decides it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Era {
-    /// Nothing decided yet (a `server/discover` probe does not decide).
-    Opening,
-    /// The `initialize` handshake (2024-11-05 … 2025-11-25).
-    Legacy,
-    /// Stateless 2026-07-28.
-    Modern,
-}
 
 /// A change the host announces once; the core delivers it the right way for the
 /// connection's era (an unsolicited notification in the legacy era, a tagged copy per
@@ -63,73 +51,73 @@ pub(crate) fn modern_claim(params: Option<Json<'_>>) -> bool {
 }
 
 impl Core<'_> {
-    pub(super) fn reply_unsupported_version(
+    /// -32022 with the versions we serve (`modern_only`: only the modern ones).
+    pub(crate) fn reply_unsupported_version(
         &mut self,
+        ev: &mut EventQueue<'_>,
         id: Id<'_>,
         requested: Option<JsonStr<'_>>,
         modern_only: bool,
     ) {
-        let r = self.outbox.push_with(|w| {
-            w.begin_object();
-            w.key("jsonrpc");
-            w.string("2.0");
-            w.key("id");
-            w.raw(id.as_json());
-            w.key("error");
-            w.begin_object();
-            w.key("code");
-            w.i64(UNSUPPORTED_PROTOCOL_VERSION.0 as i64);
-            w.key("message");
-            w.string("Unsupported protocol version");
-            w.key("data");
-            w.begin_object();
-            w.key("supported");
-            self_versions(w, self.versions, modern_only);
-            w.key("requested");
-            match requested {
-                Some(r) => w.string_raw(r),
-                None => w.string(""),
-            }
-            w.end_object();
-            w.end_object();
-            w.end_object();
+        let versions = self.versions;
+        let r = self.push(|w| {
+            let message = "Unsupported protocol version";
+            jsonrpc::encode_error_with(w, Some(id), UNSUPPORTED_PROTOCOL_VERSION, message, |w| {
+                w.begin_object();
+                w.key("supported");
+                self_versions(w, versions, modern_only);
+                w.key("requested");
+                match requested {
+                    Some(r) => w.string_raw(r),
+                    None => w.string(""),
+                }
+                w.end_object();
+            })
         });
-        if r.is_ok() {
-            self.stats.messages_out += 1;
-        }
-        self.violation(Violation::UnsupportedVersion);
+        let _ = r;
+        self.violation(ev, Violation::UnsupportedVersion);
     }
 
-    /// Handles a request that claims the modern era (the server serves 2026-07-28).
-    pub(super) fn on_modern_request(&mut self, id: Id<'_>, name: JsonStr<'_>, params: Json<'_>) {
+    /// A request that claims the modern era (the server serves 2026-07-28): its envelope,
+    /// version, method and the params the core checks, in that order; one the host must
+    /// answer gets a slot and is queued as [`Event::Request`](super::Event::Request).
+    pub(crate) fn on_modern_request(
+        &mut self,
+        ev: &mut EventQueue<'_>,
+        id: Id<'_>,
+        name: JsonStr<'_>,
+        params: Json<'_>,
+    ) {
         let method = Method::from_json_str(name);
-        let bad_envelope = |this: &mut Self, msg: &str| {
+        let bad_envelope = |this: &mut Self, ev: &mut EventQueue<'_>, msg: &str| {
             this.reply_error(Some(id), ErrorCode::INVALID_PARAMS, msg);
-            this.violation(Violation::BadEnvelope(method.unwrap_or(Method::Ping)));
+            this.violation(ev, Violation::BadEnvelope(method.unwrap_or(Method::Ping)));
         };
-        // 5. The envelope.
+        // The envelope: `_meta` with the version and the client capabilities.
         let Some(meta) = params.get("_meta").filter(|m| m.is_object()) else {
-            return bad_envelope(self, "Invalid params: _meta must be an object");
+            return bad_envelope(self, ev, "Invalid params: _meta must be an object");
         };
         let Some(requested) = meta.get(KEY_VERSION).and_then(|v| v.as_str()) else {
             return bad_envelope(
                 self,
+                ev,
                 "Invalid params: _meta io.modelcontextprotocol/protocolVersion must be a string",
             );
         };
         let Some(caps) = meta.get(KEY_CAPS).filter(|c| c.is_object()) else {
             return bad_envelope(
                 self,
+                ev,
                 "Invalid params: _meta is missing io.modelcontextprotocol/clientCapabilities",
             );
         };
-        // 6. The version.
+        // The version: one we serve.
         let version = ProtocolVersion::from_json_str(requested)
             .filter(|v| !v.is_legacy() && self.versions.contains(*v));
         let Some(version) = version else {
-            return self.reply_unsupported_version(id, Some(requested), false);
+            return self.reply_unsupported_version(ev, id, Some(requested), false);
         };
-        // 8. The method in this version's table, with server-capability gating.
+        // The method: in this version's table, with server-capability gating.
         let method = match method {
             Some(m)
                 if m.spec().kind == MethodKind::Request
@@ -140,7 +128,7 @@ impl Core<'_> {
             }
             _ => {
                 self.reply_error(Some(id), ErrorCode::METHOD_NOT_FOUND, "Method not found");
-                self.violation(Violation::UnknownMethod);
+                self.violation(ev, Violation::UnknownMethod);
                 return;
             }
         };
@@ -157,10 +145,10 @@ impl Core<'_> {
                 ErrorCode::METHOD_NOT_FOUND,
                 "Method not found: capability not advertised",
             );
-            self.violation(Violation::NotNegotiated(method));
+            self.violation(ev, Violation::NotNegotiated(method));
             return;
         }
-        // 9. Params the core checks itself.
+        // The params the core checks itself.
         let log_level = match meta.get(KEY_LOG_LEVEL) {
             None => None,
             Some(l) => match l
@@ -175,7 +163,7 @@ impl Core<'_> {
                         ErrorCode::INVALID_PARAMS,
                         "Invalid params: unknown logLevel",
                     );
-                    self.violation(Violation::InvalidParams(method));
+                    self.violation(ev, Violation::InvalidParams(method));
                     return;
                 }
             },
@@ -184,82 +172,75 @@ impl Core<'_> {
             self.reply_discover(id);
             return;
         }
-        self.latch_modern();
-        let client_caps = Caps::from_json(caps);
+        self.life.latch_modern();
         if method == Method::SubscriptionsListen {
-            self.open_listen(id, params);
+            self.open_listen(ev, id, params);
             return;
         }
-        if let Some(index) = self.track_inbound(id, method, params) {
-            let slot = &mut self.inbound[index];
-            slot.modern = true;
-            slot.client_caps = client_caps;
-            slot.log_level = log_level.map_or(0xFF, |l| l as u8);
-            self.request_event(index, method, Some(params));
-        }
-    }
-
-    pub(super) fn latch_modern(&mut self) {
-        if self.era == Era::Opening {
-            self.era = Era::Modern;
-            self.version = Some(ProtocolVersion::V2026_07_28);
-            self.phase = super::Phase::Operating;
+        match self.inbound.open(&id, method, params) {
+            Ok(i) => {
+                let slot = self.inbound.slot_mut(i);
+                slot.modern = true;
+                slot.client_caps = Caps::from_json(caps);
+                slot.log_level = log_level.map_or(0xFF, |l| l as u8);
+                let entry = Entry::Request {
+                    id: self.inbound.handle(i),
+                    method,
+                    has_params: true,
+                };
+                ev.push(entry, &[params.as_raw()]);
+            }
+            Err(why) => self.refuse(ev, id, method, why),
         }
     }
 
     fn reply_discover(&mut self, id: Id<'_>) {
-        let t = super::ConfigText::of(&self.info, &self.info_spans);
-        let (name, ver, caps, instr) = (t.name, t.version, t.capabilities, t.instructions);
+        let t = ConfigText::of(&self.info, &self.info_spans);
         let versions = self.versions;
         let (ttl, public) = (self.cache_ttl_ms, self.cache_public);
         let r = self.outbox.push_with(|w| {
-            w.begin_object();
-            w.key("jsonrpc");
-            w.string("2.0");
-            w.key("id");
-            w.raw(id.as_json());
-            w.key("result");
-            w.begin_object();
-            w.key("resultType");
-            w.string("complete");
-            w.key("supportedVersions");
-            self_versions(w, versions, true);
-            w.key("capabilities");
-            w.raw(Json::from_validated(caps));
-            if let Some(i) = instr {
-                w.key("instructions");
-                w.raw(Json::from_validated(i));
-            }
-            w.key("ttlMs");
-            w.u64(ttl);
-            w.key("cacheScope");
-            w.string(if public { "public" } else { "private" });
-            w.key("_meta");
-            w.begin_object();
-            w.key(KEY_SERVER_INFO);
-            w.begin_object();
-            w.key("name");
-            w.raw(Json::from_validated(name));
-            w.key("version");
-            w.raw(Json::from_validated(ver));
-            w.end_object();
-            w.end_object();
-            w.end_object();
-            w.end_object();
+            jsonrpc::encode_result_with(w, id, |w| {
+                w.begin_object();
+                w.key("resultType");
+                w.string("complete");
+                w.key("supportedVersions");
+                self_versions(w, versions, true);
+                w.key("capabilities");
+                w.raw(Json::from_validated(t.capabilities));
+                if let Some(i) = t.instructions {
+                    w.key("instructions");
+                    w.raw(Json::from_validated(i));
+                }
+                w.key("ttlMs");
+                w.u64(ttl);
+                w.key("cacheScope");
+                w.string(if public { "public" } else { "private" });
+                w.key("_meta");
+                w.begin_object();
+                w.key(KEY_SERVER_INFO);
+                w.begin_object();
+                w.key("name");
+                w.raw(Json::from_validated(t.name));
+                w.key("version");
+                w.raw(Json::from_validated(t.version));
+                w.end_object();
+                w.end_object();
+                w.end_object();
+            })
         });
         if r.is_ok() {
             self.stats.messages_out += 1;
         }
     }
 
-    fn open_listen(&mut self, id: Id<'_>, params: Json<'_>) {
+    fn open_listen(&mut self, ev: &mut EventQueue<'_>, id: Id<'_>, params: Json<'_>) {
         let Some(filter) = params.get("notifications").filter(|n| n.is_object()) else {
             self.reply_error(
                 Some(id),
                 ErrorCode::INVALID_PARAMS,
                 "Invalid params: notifications must be an object",
             );
-            self.violation(Violation::InvalidParams(Method::SubscriptionsListen));
+            self.violation(ev, Violation::InvalidParams(Method::SubscriptionsListen));
             return;
         };
         let flag = |k: &str| filter.get(k).and_then(|v| v.as_bool()) == Some(true);
@@ -291,15 +272,17 @@ impl Core<'_> {
                 ErrorCode::INTERNAL_ERROR,
                 "Internal error: subscription limit reached",
             );
-            self.violation(Violation::TooManySubscriptions);
+            self.violation(ev, Violation::TooManySubscriptions);
             return;
         }
-        let Some(index) = self.track_inbound(id, Method::SubscriptionsListen, params) else {
-            return;
+        let index = match self.inbound.open(&id, Method::SubscriptionsListen, params) {
+            Ok(i) => i,
+            Err(why) => return self.refuse(ev, id, Method::SubscriptionsListen, why),
         };
-        self.inbound[index].modern = true;
-        self.inbound[index].state = InboundState::Listening;
-        self.inbound[index].listen = bits;
+        let slot = self.inbound.slot_mut(index);
+        slot.modern = true;
+        slot.state = super::inbound::InboundState::Listening;
+        slot.listen = bits;
         if let Some(u) = uris {
             for s in u.elements().filter_map(|e| e.as_str()) {
                 // Stored escaped, as received; compared after unescaping.
@@ -310,45 +293,37 @@ impl Core<'_> {
         }
         // The acknowledgement: the honoured subset, tagged with the listen id.
         let (arena, info) = (&self.arena, &self.info);
+        let method = Method::SubscriptionsAcknowledged.as_str();
         let r = self.outbox.push_with(|w| {
-            w.begin_object();
-            w.key("jsonrpc");
-            w.string("2.0");
-            w.key("method");
-            w.string(Method::SubscriptionsAcknowledged.as_str());
-            w.key("params");
-            w.begin_object();
-            w.key("notifications");
-            w.begin_object();
-            for (bit, name) in [
-                (L_TOOLS, "toolsListChanged"),
-                (L_PROMPTS, "promptsListChanged"),
-                (L_RESOURCES, "resourcesListChanged"),
-            ] {
-                if bits & bit != 0 {
-                    w.key(name);
-                    w.bool(true);
+            jsonrpc::encode_notification_with(w, method, |w| {
+                w.begin_object();
+                w.key("notifications");
+                w.begin_object();
+                for (bit, name) in [
+                    (L_TOOLS, "toolsListChanged"),
+                    (L_PROMPTS, "promptsListChanged"),
+                    (L_RESOURCES, "resourcesListChanged"),
+                ] {
+                    if bits & bit != 0 {
+                        w.key(name);
+                        w.bool(true);
+                    }
                 }
-            }
-            if bits & L_SUBSCRIBE != 0 {
-                w.key("resourceSubscriptions");
-                w.begin_array();
-                for (_, uri) in arena.iter(info).filter(|(o, _)| *o == index as u16) {
-                    w.string_raw(JsonStr::from_validated(
-                        core::str::from_utf8(uri).unwrap_or(""),
-                        true,
-                    ));
+                if bits & L_SUBSCRIBE != 0 {
+                    w.key("resourceSubscriptions");
+                    w.begin_array();
+                    for (_, uri) in arena.iter(info).filter(|(o, _)| *o == index as u16) {
+                        w.string_raw(JsonStr::from_validated(
+                            core::str::from_utf8(uri).unwrap_or(""),
+                            true,
+                        ));
+                    }
+                    w.end_array();
                 }
-                w.end_array();
-            }
-            w.end_object();
-            w.key("_meta");
-            w.begin_object();
-            w.key(KEY_SUBSCRIPTION);
-            w.raw(id.as_json());
-            w.end_object();
-            w.end_object();
-            w.end_object();
+                w.end_object();
+                subscription_meta(w, id);
+                w.end_object();
+            })
         });
         if r.is_ok() {
             self.stats.messages_out += 1;
@@ -360,173 +335,70 @@ impl Core<'_> {
         }
     }
 
-    /// Legacy `resources/subscribe` / `resources/unsubscribe`, answered by the core so that
-    /// [`Change::ResourceUpdated`] can be delivered in either era.
-    pub(super) fn on_legacy_subscribe(
+    /// Delivers a change to every listen stream that asked for it (filter bit `bit`, and
+    /// for a resource `uri` among its subscriptions); returns how many were queued.
+    pub(crate) fn deliver_to_listeners(
         &mut self,
-        id: Id<'_>,
         method: Method,
-        params: Option<Json<'_>>,
-    ) {
-        let Some(uri) = params.and_then(|p| p.get("uri")).and_then(|u| u.as_str()) else {
-            self.reply_error(
-                Some(id),
-                ErrorCode::INVALID_PARAMS,
-                "Invalid params: uri must be a string",
-            );
-            self.violation(Violation::InvalidParams(method));
-            return;
-        };
-        let same = |o: u16, b: &[u8]| {
-            o == LEGACY_OWNER
-                && JsonStr::from_validated(core::str::from_utf8(b).unwrap_or(""), true)
-                    .chars()
-                    .eq(uri.chars())
-        };
-        let known = self.arena.iter(&self.info).any(|(o, b)| same(o, b));
-        if method == Method::ResourcesSubscribe
-            && !known
-            && !self
-                .arena
-                .add(&mut self.info, LEGACY_OWNER, uri.raw().as_bytes())
-        {
-            self.reply_error(
-                Some(id),
-                ErrorCode::INTERNAL_ERROR,
-                "Internal error: subscription limit reached",
-            );
-            self.violation(Violation::TooManySubscriptions);
-            return;
+        bit: u8,
+        uri: Option<&str>,
+    ) -> Result<usize, InsufficientSize> {
+        let mut sent = 0;
+        for i in 0..self.inbound.len() {
+            let s = *self.inbound.slot(i);
+            if s.state != super::inbound::InboundState::Listening || s.listen & bit == 0 {
+                continue;
+            }
+            if let Some(u) = uri
+                && !self
+                    .arena
+                    .iter(&self.info)
+                    .any(|(o, b)| o == i as u16 && uri_matches(b, u))
+            {
+                continue;
+            }
+            self.push_change(method, uri, Some(s.wire_id()))?;
+            sent += 1;
         }
-        if method == Method::ResourcesUnsubscribe {
-            self.arena.remove_where(&mut self.info, same);
-        }
-        self.reply_result(id, |w| {
-            w.begin_object();
-            w.end_object();
-        });
+        Ok(sent)
     }
 
-    /// Delivers a change; returns how many notifications were queued.
-    pub(super) fn notify(&mut self, change: Change<'_>) -> Result<usize, SendError> {
-        if self.role != Role::Server {
-            return Err(SendError::WrongDirection(change_method(change)));
-        }
-        let (method, bit, cap) = match change {
-            Change::ToolsListChanged => {
-                (Method::ToolsListChanged, L_TOOLS, Caps::TOOLS_LIST_CHANGED)
-            }
-            Change::PromptsListChanged => (
-                Method::PromptsListChanged,
-                L_PROMPTS,
-                Caps::PROMPTS_LIST_CHANGED,
-            ),
-            Change::ResourcesListChanged => (
-                Method::ResourcesListChanged,
-                L_RESOURCES,
-                Caps::RESOURCES_LIST_CHANGED,
-            ),
-            Change::ResourceUpdated(_) => (
-                Method::ResourcesUpdated,
-                L_SUBSCRIBE,
-                Caps::RESOURCES_SUBSCRIBE,
-            ),
-        };
-        if !self.own_caps.contains(cap) {
-            return Err(SendError::NotNegotiated(method));
-        }
-        let uri = match change {
-            Change::ResourceUpdated(u) => Some(u),
-            _ => None,
-        };
-        let uri_matches = |b: &[u8], u: &str| {
-            JsonStr::from_validated(core::str::from_utf8(b).unwrap_or(""), true).eq_str(u)
-        };
-        match self.era {
-            Era::Opening => Ok(0),
-            Era::Legacy => {
-                if self.phase != super::Phase::Operating {
-                    return Ok(0);
-                }
-                if let Some(u) = uri
-                    && !self
-                        .arena
-                        .iter(&self.info)
-                        .any(|(o, b)| o == LEGACY_OWNER && uri_matches(b, u))
-                {
-                    return Ok(0);
-                }
-                self.push_change(method, uri, None)
-                    .map_err(SendError::Full)?;
-                Ok(1)
-            }
-            Era::Modern => {
-                let mut sent = 0;
-                for i in 0..self.inbound.len() {
-                    let s = self.inbound[i];
-                    if s.state != InboundState::Listening || s.listen & bit == 0 {
-                        continue;
-                    }
-                    if let Some(u) = uri
-                        && !self
-                            .arena
-                            .iter(&self.info)
-                            .any(|(o, b)| o == i as u16 && uri_matches(b, u))
-                    {
-                        continue;
-                    }
-                    self.push_change(method, uri, Some(Id::from_raw(s.id.as_str())))
-                        .map_err(SendError::Full)?;
-                    sent += 1;
-                }
-                Ok(sent)
-            }
-        }
-    }
-
-    fn push_change(
+    /// A change notification; `sub` tags it with a listen stream.
+    pub(crate) fn push_change(
         &mut self,
         method: Method,
         uri: Option<&str>,
         sub: Option<Id<'_>>,
     ) -> Result<(), InsufficientSize> {
+        if uri.is_none() && sub.is_none() {
+            return self.push(|w| jsonrpc::encode_notification(w, method.as_str(), None));
+        }
         self.push(|w| {
-            w.begin_object();
-            w.key("jsonrpc");
-            w.string("2.0");
-            w.key("method");
-            w.string(method.as_str());
-            if uri.is_some() || sub.is_some() {
-                w.key("params");
+            jsonrpc::encode_notification_with(w, method.as_str(), |w| {
                 w.begin_object();
                 if let Some(u) = uri {
                     w.key("uri");
                     w.string(u);
                 }
                 if let Some(id) = sub {
-                    w.key("_meta");
-                    w.begin_object();
-                    w.key(KEY_SUBSCRIPTION);
-                    w.raw(id.as_json());
-                    w.end_object();
+                    subscription_meta(w, id);
                 }
                 w.end_object();
-            }
-            w.end_object();
+            })
         })
     }
 
     /// Ends a listen stream the client cancelled.
-    pub(super) fn end_listen(&mut self, index: usize) {
+    pub(crate) fn end_listen(&mut self, index: usize) {
         self.arena
             .remove_where(&mut self.info, |o, _| o == index as u16);
-        self.free_inbound(index as u16);
+        self.inbound.free(index);
     }
 
     /// On a local close: the graceful closing result of every open listen stream.
-    pub(super) fn close_listens(&mut self) {
+    pub(crate) fn close_listens(&mut self) {
         for i in 0..self.inbound.len() {
-            if self.inbound[i].state == InboundState::Listening {
+            if self.inbound.slot(i).state == super::inbound::InboundState::Listening {
                 self.close_listen(i);
             }
         }
@@ -534,24 +406,16 @@ impl Core<'_> {
 
     /// Ends one listen stream with its graceful closing result.
     fn close_listen(&mut self, i: usize) {
-        let id = self.inbound[i].id;
+        let raw = self.inbound.slot(i).id;
+        let id = Id::from_raw(raw.as_str());
         let _ = self.push(|w| {
-            w.begin_object();
-            w.key("jsonrpc");
-            w.string("2.0");
-            w.key("id");
-            w.raw(Json::from_validated(id.as_str()));
-            w.key("result");
-            w.begin_object();
-            w.key("resultType");
-            w.string("complete");
-            w.key("_meta");
-            w.begin_object();
-            w.key(KEY_SUBSCRIPTION);
-            w.raw(Json::from_validated(id.as_str()));
-            w.end_object();
-            w.end_object();
-            w.end_object();
+            jsonrpc::encode_result_with(w, id, |w| {
+                w.begin_object();
+                w.key("resultType");
+                w.string("complete");
+                subscription_meta(w, id);
+                w.end_object();
+            })
         });
         self.end_listen(i);
     }
@@ -560,7 +424,7 @@ impl Core<'_> {
     /// `start..` in `w`: `resultType` (default `complete`), `_meta` serverInfo (when the
     /// host wrote no `_meta`), and for a complete result of a cacheable request `ttlMs` and
     /// `cacheScope` (when absent).
-    pub(super) fn decorate_result(&self, w: &mut JsonWriter<'_>, start: usize, method: Method) {
+    pub(crate) fn decorate_result(&self, w: &mut JsonWriter<'_>, start: usize, method: Method) {
         let Some(bytes) = w.written().and_then(|b| b.get(start..)) else {
             return; // overflowed: the push fails anyway and is retried
         };
@@ -615,7 +479,7 @@ impl Core<'_> {
             w.put(b"\"_meta\":{\"");
             w.put(KEY_SERVER_INFO.as_bytes());
             w.put(b"\":{\"name\":");
-            let t = super::ConfigText::of(&self.info, &self.info_spans);
+            let t = ConfigText::of(&self.info, &self.info_spans);
             w.put(t.name.as_bytes());
             w.put(b",\"version\":");
             w.put(t.version.as_bytes());
@@ -623,54 +487,49 @@ impl Core<'_> {
         }
         w.put(b"}");
     }
+}
 
-    /// Checks that an `input_required` answer to `slot` only asks for input kinds its
-    /// client capabilities allow.
-    pub(super) fn input_requests_allowed(caps: Caps, requests: Json<'_>) -> bool {
-        requests.is_object()
-            && requests.members().all(|(_, r)| {
-                let m = r.get("method").and_then(|m| m.as_str());
-                let Some(m) = m.and_then(Method::from_json_str) else {
-                    return false;
-                };
-                match m {
-                    Method::ElicitationCreate => {
-                        let url = r
-                            .get("params")
-                            .and_then(|p| p.get("mode"))
-                            .and_then(|m| m.as_str())
-                            .is_some_and(|m| m.eq_str("url"));
-                        caps.contains(if url {
-                            Caps::ELICITATION_URL
-                        } else {
-                            Caps::ELICITATION_FORM
-                        })
-                    }
-                    Method::SamplingCreateMessage => caps.contains(Caps::SAMPLING),
-                    Method::RootsList => caps.contains(Caps::ROOTS),
-                    _ => false,
+/// Checks that an `input_required` answer only asks for input kinds the client
+/// capabilities `caps` allow.
+pub(crate) fn input_requests_allowed(caps: Caps, requests: Json<'_>) -> bool {
+    requests.is_object()
+        && requests.members().all(|(_, r)| {
+            let m = r.get("method").and_then(|m| m.as_str());
+            let Some(m) = m.and_then(Method::from_json_str) else {
+                return false;
+            };
+            match m {
+                Method::ElicitationCreate => {
+                    let url = r
+                        .get("params")
+                        .and_then(|p| p.get("mode"))
+                        .and_then(|m| m.as_str())
+                        .is_some_and(|m| m.eq_str("url"));
+                    caps.contains(if url {
+                        Caps::ELICITATION_URL
+                    } else {
+                        Caps::ELICITATION_FORM
+                    })
                 }
-            })
-    }
+                Method::SamplingCreateMessage => caps.contains(Caps::SAMPLING),
+                Method::RootsList => caps.contains(Caps::ROOTS),
+                _ => false,
+            }
+        })
+}
 
-    /// The `InboundId` of a slot.
-    pub(super) fn handle_of(&self, index: usize) -> InboundId {
-        InboundId {
-            index: index as u16,
-            generation: self.inbound[index].generation,
-        }
-    }
+/// `"_meta":{"io.modelcontextprotocol/subscriptionId": id}` (inside an open object).
+fn subscription_meta(w: &mut JsonWriter<'_>, id: Id<'_>) {
+    w.key("_meta");
+    w.begin_object();
+    w.key(KEY_SUBSCRIPTION);
+    w.raw(id.as_json());
+    w.end_object();
+}
 
-    pub(super) fn request_event(&mut self, index: usize, method: Method, params: Option<Json<'_>>) {
-        let mut h = Header::new(super::EvKind::Request);
-        h.small[0] = method as u8;
-        h.handle = self.handle_of(index).to_bits();
-        let payload = params.map_or("", |p| p.as_raw());
-        if params.is_some() {
-            h.a = (0, payload.len() as u32);
-        }
-        self.event(h, payload);
-    }
+/// A stored (escaped) URI equals `u`.
+pub(crate) fn uri_matches(stored: &[u8], u: &str) -> bool {
+    JsonStr::from_validated(core::str::from_utf8(stored).unwrap_or(""), true).eq_str(u)
 }
 
 fn self_versions(w: &mut JsonWriter<'_>, versions: crate::protocol::Versions, modern_only: bool) {
@@ -683,13 +542,4 @@ fn self_versions(w: &mut JsonWriter<'_>, versions: crate::protocol::Versions, mo
         w.string(v.as_str());
     }
     w.end_array();
-}
-
-fn change_method(c: Change<'_>) -> Method {
-    match c {
-        Change::ToolsListChanged => Method::ToolsListChanged,
-        Change::PromptsListChanged => Method::PromptsListChanged,
-        Change::ResourcesListChanged => Method::ResourcesListChanged,
-        Change::ResourceUpdated(_) => Method::ResourcesUpdated,
-    }
 }

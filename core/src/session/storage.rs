@@ -2,8 +2,10 @@
 
 use core::ops::{Deref, DerefMut};
 
+pub use super::events::EventSlot;
+pub use super::inbound::InboundSlot;
+pub use super::outbound::OutboundSlot;
 use crate::jsonrpc::ID_CAPACITY;
-use crate::protocol::{Caps, Method};
 
 /// A slice the session uses: borrowed from the caller, or owned with the `alloc` feature
 /// (smoltcp's `ManagedSlice` idea).
@@ -85,120 +87,6 @@ impl RawId {
     }
 }
 
-/// One request the peer sent us that we still owe an answer to. Opaque; size it with
-/// [`Storage`] (about 280 bytes each).
-#[derive(Clone, Copy)]
-pub struct InboundSlot {
-    pub(crate) generation: u16,
-    pub(crate) state: InboundState,
-    pub(crate) method: Method,
-    pub(crate) id: RawId,
-    pub(crate) token: RawId,
-    pub(crate) last_progress: f64,
-    /// `last_progress` holds a value (the first progress may be any number).
-    pub(crate) has_progress: bool,
-    /// Served under 2026-07-28.
-    pub(crate) modern: bool,
-    /// The client capabilities declared on this request (2026-07-28).
-    pub(crate) client_caps: Caps,
-    /// The `logLevel` of this request (2026-07-28), as `LogLevel as u8`; 0xFF for none.
-    pub(crate) log_level: u8,
-    /// Honoured listen filter bits (2026-07-28 `subscriptions/listen`).
-    pub(crate) listen: u8,
-    /// A member of the open 2025-03-26 batch: its response is staged.
-    pub(crate) in_batch: bool,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum InboundState {
-    Free,
-    /// Waiting for the host's response.
-    Open,
-    /// The peer cancelled it; a response is dropped.
-    Cancelled,
-    /// An open `subscriptions/listen` stream (answered only when we close it).
-    Listening,
-}
-
-impl InboundSlot {
-    /// An empty slot, for initialising arrays.
-    pub const EMPTY: InboundSlot = InboundSlot {
-        generation: 0,
-        state: InboundState::Free,
-        method: Method::Initialize,
-        id: RawId::EMPTY,
-        token: RawId::EMPTY,
-        last_progress: 0.0,
-        has_progress: false,
-        modern: false,
-        client_caps: Caps::NONE,
-        log_level: 0xFF,
-        listen: 0,
-        in_batch: false,
-    };
-}
-
-impl Default for InboundSlot {
-    fn default() -> Self {
-        Self::EMPTY
-    }
-}
-
-/// One request we sent that awaits the peer's response. Opaque; size it with [`Storage`].
-#[derive(Clone, Copy)]
-pub struct OutboundSlot {
-    pub(crate) generation: u16,
-    /// The request may get `input_required`: its params are kept in the arena.
-    pub(crate) retained: bool,
-    /// MRTR rounds so far.
-    pub(crate) rounds: u8,
-    /// `requestState` from the last `input_required` is kept in the arena too.
-    pub(crate) has_state: bool,
-    /// A `subscriptions/listen` request.
-    pub(crate) listen: bool,
-    /// Got `input_required`; waiting for the host's `answer_input`.
-    pub(crate) awaiting_input: bool,
-    pub(crate) active: bool,
-    pub(crate) method: Method,
-    pub(crate) wire_id: u64,
-    pub(crate) deadline: Option<u64>,
-    pub(crate) hard_deadline: Option<u64>,
-    pub(crate) timeout_ms: Option<u64>,
-    pub(crate) reset_on_progress: bool,
-    pub(crate) has_token: bool,
-    pub(crate) last_progress: f64,
-    /// `last_progress` holds a value.
-    pub(crate) has_progress: bool,
-}
-
-impl OutboundSlot {
-    /// An empty slot, for initialising arrays.
-    pub const EMPTY: OutboundSlot = OutboundSlot {
-        generation: 0,
-        retained: false,
-        rounds: 0,
-        has_state: false,
-        listen: false,
-        awaiting_input: false,
-        active: false,
-        method: Method::Initialize,
-        wire_id: 0,
-        deadline: None,
-        hard_deadline: None,
-        timeout_ms: None,
-        reset_on_progress: false,
-        has_token: false,
-        last_progress: 0.0,
-        has_progress: false,
-    };
-}
-
-impl Default for OutboundSlot {
-    fn default() -> Self {
-        Self::EMPTY
-    }
-}
-
 /// All memory a [`Session`](super::Session) uses. Nothing is allocated after
 /// construction; every bound of the session is the size of one of these.
 ///
@@ -206,7 +94,8 @@ impl Default for OutboundSlot {
 /// |---|---|---|
 /// | `rx` | the longest inbound line ([`Limits::max_line`](crate::Limits::max_line) is `rx.len()`) | 1 MiB desktop, 1–4 KiB firmware |
 /// | `tx` | encoded output waiting for [`poll_transmit`](super::Session::poll_transmit) | ≥ 2 × your largest response |
-/// | `events` | events waiting for [`poll_event`](super::Session::poll_event): each needs its line plus 48 bytes | ≥ `rx.len()` + 64 |
+/// | `events` | the text of events waiting for [`poll_event`](super::Session::poll_event) (each holds at most its line's bytes) | ≥ `rx.len()` |
+/// | `event_slots` | the events themselves, one [`EventSlot`] each (at least 4) | [`Storage::event_slots_for`]`(events.len())` |
 /// | `inbound` | requests from the peer awaiting our response | 16–64 |
 /// | `outbound` | our requests awaiting the peer | 4–64 |
 /// | `info` | the copied configuration text (info, capabilities, instructions) | see [`Config::info_len`](super::Config::info_len) |
@@ -215,14 +104,25 @@ pub struct Storage<'s> {
     pub rx: Slice<'s, u8>,
     /// Transmit queue.
     pub tx: Slice<'s, u8>,
-    /// Event queue.
+    /// Event queue: the events' text.
     pub events: Slice<'s, u8>,
+    /// Event queue: the events.
+    pub event_slots: Slice<'s, EventSlot>,
     /// Inbound request table.
     pub inbound: Slice<'s, InboundSlot>,
     /// Outbound request table.
     pub outbound: Slice<'s, OutboundSlot>,
     /// Copy of the configuration text.
     pub info: Slice<'s, u8>,
+}
+
+impl Storage<'_> {
+    /// A number of event slots that suits an event text queue of `event_bytes` bytes (one
+    /// per 64 bytes, at least 16): what [`owned`](Storage::owned) and the C API use.
+    pub const fn event_slots_for(event_bytes: usize) -> usize {
+        let n = event_bytes / 64;
+        if n < 16 { 16 } else { n }
+    }
 }
 
 #[cfg(feature = "alloc")]
@@ -236,6 +136,10 @@ impl Storage<'static> {
             rx: Slice::Owned(vec![0; max_line]),
             tx: Slice::Owned(vec![0; 2 * max_line + 1024]),
             events: Slice::Owned(vec![0; 2 * max_line + 1024]),
+            event_slots: Slice::Owned(vec![
+                EventSlot::EMPTY;
+                Storage::event_slots_for(2 * max_line + 1024)
+            ]),
             inbound: Slice::Owned(vec![InboundSlot::EMPTY; inbound]),
             outbound: Slice::Owned(vec![OutboundSlot::EMPTY; outbound]),
             info: Slice::Owned(vec![0; info_len]),
@@ -287,6 +191,7 @@ impl Storage<'static> {
             rx: zeroed(max_line, 0, oom)?,
             tx: zeroed(queue, 0, oom)?,
             events: zeroed(queue, 0, oom)?,
+            event_slots: zeroed(Storage::event_slots_for(queue), EventSlot::EMPTY, oom)?,
             inbound: zeroed(inbound, InboundSlot::EMPTY, oom)?,
             outbound: zeroed(outbound, OutboundSlot::EMPTY, oom)?,
             info: zeroed(info_len, 0, oom)?,
@@ -296,8 +201,8 @@ impl Storage<'static> {
 
 /// Storage in plain arrays, for `static` or stack use without an allocator.
 ///
-/// `LINE`: longest line; `TX`: transmit queue; `EV`: event queue; `IN`/`OUT`: request
-/// tables; `INFO`: configuration text.
+/// `LINE`: longest line; `TX`: transmit queue; `EV`: event text queue; `IN`/`OUT`:
+/// request tables; `INFO`: configuration text; `SLOTS`: event slots (default 16).
 ///
 /// ```
 /// use picomcp::session::StaticStorage;
@@ -312,10 +217,12 @@ pub struct StaticStorage<
     const IN: usize,
     const OUT: usize,
     const INFO: usize,
+    const SLOTS: usize = 16,
 > {
     rx: [u8; LINE],
     tx: [u8; TX],
     events: [u8; EV],
+    event_slots: [EventSlot; SLOTS],
     inbound: [InboundSlot; IN],
     outbound: [OutboundSlot; OUT],
     info: [u8; INFO],
@@ -328,7 +235,8 @@ impl<
     const IN: usize,
     const OUT: usize,
     const INFO: usize,
-> StaticStorage<LINE, TX, EV, IN, OUT, INFO>
+    const SLOTS: usize,
+> StaticStorage<LINE, TX, EV, IN, OUT, INFO, SLOTS>
 {
     /// Zeroed storage (usable in a `static`).
     pub const fn new() -> Self {
@@ -336,6 +244,7 @@ impl<
             rx: [0; LINE],
             tx: [0; TX],
             events: [0; EV],
+            event_slots: [EventSlot::EMPTY; SLOTS],
             inbound: [InboundSlot::EMPTY; IN],
             outbound: [OutboundSlot::EMPTY; OUT],
             info: [0; INFO],
@@ -348,6 +257,7 @@ impl<
             rx: Slice::Borrowed(&mut self.rx),
             tx: Slice::Borrowed(&mut self.tx),
             events: Slice::Borrowed(&mut self.events),
+            event_slots: Slice::Borrowed(&mut self.event_slots),
             inbound: Slice::Borrowed(&mut self.inbound),
             outbound: Slice::Borrowed(&mut self.outbound),
             info: Slice::Borrowed(&mut self.info),
@@ -362,7 +272,8 @@ impl<
     const IN: usize,
     const OUT: usize,
     const INFO: usize,
-> Default for StaticStorage<LINE, TX, EV, IN, OUT, INFO>
+    const SLOTS: usize,
+> Default for StaticStorage<LINE, TX, EV, IN, OUT, INFO, SLOTS>
 {
     fn default() -> Self {
         Self::new()

@@ -36,7 +36,7 @@ use picomcp::Limits;
 use picomcp::error::ErrorCode;
 use picomcp::json::Json;
 use picomcp::session::{
-    Config, ConfigError, Event, InboundSlot, OutboundSlot, RespondError, Session, Slice, Storage,
+    Config, ConfigError, Event, EventSlot, InboundSlot, OutboundSlot, RespondError, Session, Slice, Storage,
 };
 
 use app::{App, CAPABILITIES};
@@ -55,8 +55,9 @@ const MIN_LINE: usize = 512;
 /// (`max_line + 320`); every answer is drained before the next line is read, so it
 /// never holds more than the replies to one line.
 const TX_LEN: usize = MAX_LINE + 320;
-/// Event queue: one line plus four event headers (`Session::new` checks it).
-const EV_LEN: usize = MAX_LINE + 4 * 40;
+/// Event queue text: one line (`Session::new` checks it); the events themselves sit in
+/// `EVENT_SLOTS` (one line queues at most four).
+const EV_LEN: usize = MAX_LINE;
 /// Inbound request table. Requests are answered before the next line is fed (and
 /// batches are off), so at most one is ever open.
 const INBOUND: usize = 1;
@@ -78,6 +79,7 @@ const UART0_RX_IRQ: u16 = 0;
 static mut RX: [u8; MAX_LINE] = [0; MAX_LINE];
 static mut TX: [u8; TX_LEN] = [0; TX_LEN];
 static mut EVENTS: [u8; EV_LEN] = [0; EV_LEN];
+static mut EVENT_SLOTS: [EventSlot; 4] = [EventSlot::EMPTY; 4];
 static mut INFO: [u8; INFO_LEN] = [0; INFO_LEN];
 static mut IN_SLOTS: [InboundSlot; INBOUND] = [InboundSlot::EMPTY; INBOUND];
 static mut OUT_SLOTS: [OutboundSlot; OUTBOUND] = [];
@@ -210,6 +212,7 @@ fn start(max_line: Option<usize>, now: u64) -> Session<'static> {
             rx: Slice::Borrowed(&mut (&mut *addr_of_mut!(RX))[..max_line]),
             tx: Slice::Borrowed(&mut *addr_of_mut!(TX)),
             events: Slice::Borrowed(&mut *addr_of_mut!(EVENTS)),
+            event_slots: Slice::Borrowed(&mut *addr_of_mut!(EVENT_SLOTS)),
             inbound: Slice::Borrowed(&mut *addr_of_mut!(IN_SLOTS)),
             outbound: Slice::Borrowed(&mut *addr_of_mut!(OUT_SLOTS)),
             info: Slice::Borrowed(&mut *addr_of_mut!(INFO)),

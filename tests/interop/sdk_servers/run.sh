@@ -62,7 +62,7 @@ if want python || want ts; then
     bash "$REPO/tests/interop/setup.sh" 2>/dev/null || { echo "sdk_servers: tests/interop/setup.sh failed" >&2; exit 2; }
 fi
 if [ "$PROBE" = "$REPO/target/release/picomcp-probe" ]; then
-    cargo build --release --quiet -p picomcp-examples --bin picomcp-probe \
+    cargo build --release --quiet -p picomcp-probe --bin picomcp-probe \
         || { echo "sdk_servers: building picomcp-probe failed" >&2; exit 2; }
 fi
 [ -x "$PROBE" ] || { echo "sdk_servers: no probe at $PROBE" >&2; exit 2; }

@@ -587,11 +587,7 @@ class Server:
                 # cancelled in the same read as its request has started and is cancelled
                 # at an await, rather than never awaited.
                 asyncio.get_running_loop().call_soon(task.cancel)
-            # Answering a cancelled request sends nothing; it frees its slot in the core.
-            try:
-                self.session.respond_error(ev.id, -32800, "Request cancelled")
-            except Exception:
-                pass  # already answered
+            # The core already finished the request and freed its slot.
             self.diag("debug", "request %d cancelled (%s)" % (ev.id, ev.reason))
         elif kind in ("response", "error_response", "timed_out"):
             fut = self._asks.pop(ev.id, None)

@@ -266,9 +266,8 @@ impl Server {
                 *t = None;
             }
         }
+        // The core already finished the request and freed its slot.
         self.forget_questions(s, id);
-        // Answering a cancelled request sends nothing; it releases its slot in the core.
-        let _ = s.respond_error(id, ErrorCode::INTERNAL_ERROR, "cancelled", None);
     }
 }
 

@@ -1,6 +1,9 @@
-//! A blocking driver for std programs: runs a [`Session`] over any byte stream (stdin and
-//! stdout, a child process's pipes), with timeouts. It only calls the session's public
-//! API; it never parses or tracks protocol state itself.
+//! `picomcp-stdio`: a blocking driver for std programs. It runs a [`Session`] of the
+//! sans-IO core (`picomcp`) over any byte stream (stdin and stdout, a child process's
+//! pipes), with timeouts. It only calls the session's public API; it never parses or
+//! tracks protocol state itself. It lives beside the core, not in it, so that the core
+//! stays free of threads and I/O: a device build never compiles it, and the core's `std`
+//! feature holds only std conversions.
 //!
 //! Buffers are allocated once, so steady-state operation allocates nothing.
 //!
@@ -13,7 +16,7 @@
 //! ```no_run
 //! use picomcp::json::Json;
 //! use picomcp::session::{Config, Event, Session, Storage};
-//! use picomcp::stdio::{Driver, Step};
+//! use picomcp_stdio::{Driver, Step};
 //!
 //! let caps = Json::new(r#"{"tools":{}}"#).unwrap();
 //! let config = Config::server("hello", "0.1.0", caps);
@@ -32,14 +35,15 @@
 //! driver.flush(&mut session).unwrap();
 //! ```
 
-use std::boxed::Box;
+#![forbid(unsafe_code)]
+#![warn(missing_docs, unreachable_pub, elided_lifetimes_in_paths)]
+
 use std::io::{self, Read, Write};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
-use std::vec::Vec;
 
-use crate::session::{Event, Phase, Session};
+use picomcp::session::{Event, Phase, Session};
 
 mod background_writer;
 pub use background_writer::BackgroundWriter;

@@ -30,16 +30,10 @@ macro_rules! diag {
     };
 }
 
-// A binary's root file looks for modules beside itself; ours live in `demo_server/`.
-#[path = "demo_server/ask.rs"]
 mod ask;
-#[path = "demo_server/catalog.rs"]
 mod catalog;
-#[path = "demo_server/content.rs"]
 mod content;
-#[path = "demo_server/diag.rs"]
 mod diag;
-#[path = "demo_server/tools.rs"]
 mod tools;
 
 use std::io::Write as _;
@@ -50,7 +44,7 @@ use picomcp::error::ErrorCode;
 use picomcp::json::Json;
 use picomcp::protocol::{Method, ProtocolVersion, Versions};
 use picomcp::session::{Change, Config, Event, InboundId, RespondError, Session, Storage};
-use picomcp::stdio::{Driver, Step};
+use picomcp_stdio::{Driver, Step};
 
 use ask::Ask;
 use catalog::Catalog;

@@ -5,12 +5,11 @@ use std::io::{self, Write};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::Instant;
-use std::vec::Vec;
 
 /// Writes to `W` from a helper thread, so that a peer that stops reading its input cannot
 /// block the caller for ever.
 ///
-/// [`Driver`](super::Driver) writes with blocking `write_all`: against a peer that never
+/// [`Driver`](crate::Driver) writes with blocking `write_all`: against a peer that never
 /// reads, a full pipe stalls it and no timeout fires. Wrapped in a `BackgroundWriter`, the
 /// output is handed to the helper thread instead; `flush` fails with
 /// [`io::ErrorKind::TimedOut`] when more than `max_queued` bytes are still unwritten and
@@ -25,7 +24,7 @@ use std::vec::Vec;
 /// ```no_run
 /// use std::process::{Command, Stdio};
 /// use std::time::Duration;
-/// use picomcp::stdio::{BackgroundWriter, Driver};
+/// use picomcp_stdio::{BackgroundWriter, Driver};
 ///
 /// let mut child = Command::new("my-mcp-server")
 ///     .stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();

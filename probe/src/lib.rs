@@ -1,0 +1,146 @@
+//! `picomcp-probe`: starts an MCP server over stdio, connects to it as a client, checks
+//! every feature the server declares, answers the server's own requests, and prints a
+//! report.
+//!
+//! ```text
+//! picomcp-probe [--timeout-ms N] [--protocol VERSION] [--json] [-- SERVER_CMD ARGS...]
+//! ```
+//!
+//! Without a server command it probes the Rust demo server, `picomcp-demo`, found next to
+//! this executable. Exit status: 0 when every check passed and the server broke no rule,
+//! 1 otherwise, 2 on a usage or spawn error.
+//!
+//! It doubles as an example of the client role: one
+//! [`Session`](picomcp::session::Session) driven by the blocking
+//! [`Driver`](picomcp_stdio::Driver) over the child's pipes. Every request goes through
+//! [`Session::send_request`](picomcp::session::Session::send_request), so a feature the
+//! server did not declare is refused by the session itself, and the probe shows it as
+//! skipped.
+//!
+//! The library holds the whole program (the binary only calls [`run`]), so tests can run
+//! the probe in-process.
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | `cli` | the command line |
+//! | `child` | the server process: pipes, stderr tail, exit after stdin EOF |
+//! | `client` | the client loop: one session, requests and whatever arrives meanwhile |
+//! | `checks` | one module per check (handshake, ping, logging, tools, resources, prompts, subscriptions) |
+//! | `generate` | arguments from a tool's input schema, URIs from templates |
+//! | `demo` | the demo contract's fixed tool calls |
+//! | `describe` | one-line descriptions of what the server sent |
+//! | `report` | the report, as text or JSON |
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs, elided_lifetimes_in_paths)]
+
+mod checks;
+mod child;
+mod cli;
+mod client;
+mod demo;
+mod describe;
+mod generate;
+mod report;
+mod text;
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use child::{EXIT_GRACE, STDERR_TAIL, Server};
+use cli::{Args, ArgsError, USAGE, demo_command, parse_args};
+use client::Probe;
+use report::{Outcome, Report};
+
+/// Runs the probe with the command-line arguments `args` (without the program name):
+/// the report goes to `out`, usage and spawn errors to `err`. Returns the exit status:
+/// 0 when every check passed and no violation was seen, 1 otherwise, 2 on a usage or
+/// spawn error. Write errors on `out` and `err` are ignored (the status still says how
+/// the server did).
+pub fn run(args: impl Iterator<Item = String>, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+    let args = match parse_args(args) {
+        Ok(args) => args,
+        Err(ArgsError::Help) => {
+            let _ = writeln!(out, "{USAGE}");
+            return 0;
+        }
+        Err(ArgsError::Usage(msg)) => {
+            let _ = writeln!(err, "picomcp-probe: {msg}\n\n{USAGE}");
+            return 2;
+        }
+    };
+    let command = if args.command.is_empty() {
+        match demo_command() {
+            Ok(c) => c,
+            Err(msg) => {
+                let _ = writeln!(err, "picomcp-probe: {msg}");
+                return 2;
+            }
+        }
+    } else {
+        args.command.clone()
+    };
+    let (mut server, mut report) = match probe_server(&args, &command) {
+        Ok(done) => done,
+        Err(msg) => {
+            let _ = writeln!(err, "picomcp-probe: {msg}");
+            return 2;
+        }
+    };
+    report.command = command;
+    // Exiting on EOF is the demo server's contract and a 2026-07-28 SHOULD.
+    // Where it counts, a slow exit is given up to --timeout-ms; elsewhere it is only noted.
+    let strict = report.server.is_demo() || report.server.modern;
+    let grace = if strict {
+        EXIT_GRACE.max(Duration::from_millis(args.timeout_ms))
+    } else {
+        EXIT_GRACE
+    };
+    let (exit, ms) = server.shutdown(strict, grace);
+    report
+        .section("shutdown")
+        .check("exit after stdin EOF", exit, Some(ms));
+    let totals = report.totals();
+    if totals.passed() {
+        report.stderr.clear();
+    } else {
+        report.stderr = server.stderr_tail(STDERR_TAIL);
+    }
+    let _ = if args.json {
+        writeln!(out, "{}", report.to_json(&totals))
+    } else {
+        write!(out, "{}", report.to_text(&totals))
+    };
+    let _ = out.flush();
+    if totals.passed() { 0 } else { 1 }
+}
+
+/// Starts the server and probes it. A server that exits on the `server/discover` probe
+/// (some legacy servers exit on any request before `initialize`) is started once more and
+/// probed with the legacy handshake only.
+fn probe_server(args: &Args, command: &[String]) -> Result<(Server, Report), String> {
+    let mut restarted = false;
+    loop {
+        let started = Instant::now();
+        let (mut server, stdin, stdout) = Server::spawn(command)
+            .map_err(|e| format!("cannot start `{}`: {e}", command.join(" ")))?;
+        let mut probe = match Probe::new(stdin, stdout, args, restarted, started) {
+            Ok(probe) => probe,
+            Err(msg) => {
+                let mut report = Report::default();
+                report
+                    .section("handshake")
+                    .check("connect", Outcome::Failed(msg), None);
+                return Ok((server, report));
+            }
+        };
+        probe.run();
+        if probe.exited_on_probe() && !restarted {
+            drop(probe.finish());
+            let _ = server.shutdown(false, EXIT_GRACE);
+            restarted = true;
+            continue;
+        }
+        return Ok((server, probe.finish()));
+    }
+}
