@@ -24,7 +24,7 @@
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ELF="$HERE/target/thumbv7em-none-eabihf/release/picomcp-fw"
-FLASH_BUDGET=57344
+FLASH_BUDGET=53248
 FLASH_TARGET=40960
 RAM_BUDGET=12288
 EXCEPTION_ALLOWANCE=120
