@@ -56,10 +56,12 @@ mod batch;
 mod client;
 mod commands;
 mod events;
+mod flat;
 mod inbound;
 mod legacy;
 mod lifecycle;
 mod modern;
+mod names;
 mod outbound;
 mod outbox;
 mod route;
@@ -67,8 +69,9 @@ mod storage;
 mod types;
 
 pub use commands::Commands;
+pub use flat::{EventId, EventKind, FlatEvent};
 pub use lifecycle::Era;
-pub use modern::{Change, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION};
+pub use modern::Change;
 pub use storage::{EventSlot, InboundSlot, OutboundSlot, Slice, StaticStorage, Storage};
 pub use types::{
     CloseReason, Config, ConfigError, Event, InboundId, OutboundId, Phase, RequestInfo,
