@@ -69,15 +69,25 @@ pub(crate) fn describe_notification(method: Method, params: Option<&str>) -> Str
 
 /// What the server did wrong, worded to follow "the server": the core's text of the
 /// violation (one wording for every language) after the verb [`lead_in`] gives it. The
-/// probe words a violation itself only where it knows more than the core or the core's
-/// text does not follow a verb: `ready` (the handshake finished) and `version` tell apart
-/// why a method was refused.
+/// probe words a violation itself only where it knows more than the core (`ready`, the
+/// handshake finished, and `version` tell apart why a method was refused), where the
+/// core's text does not follow a verb, or where the test runners match its words (a
+/// malformed line: `not a valid message`).
 pub(crate) fn describe_violation(
     v: Violation,
     ready: bool,
     version: Option<ProtocolVersion>,
 ) -> String {
     match v {
+        Violation::Malformed { kind, replied } => {
+            let replied = replied
+                .map(|c| format!("; the probe answered {c}"))
+                .unwrap_or_default();
+            format!(
+                "sent a line that is not a valid message ({}){replied}",
+                kind.message()
+            )
+        }
         Violation::LineTooLong { limit } => format!("sent a line longer than {limit} bytes"),
         Violation::NotNegotiated(m) if !ready => {
             format!(
@@ -102,11 +112,10 @@ pub(crate) fn describe_violation(
 }
 
 /// The words before the core's text of a violation so that "the server …" reads as a
-/// sentence (`sent a ` + `malformed message (…)`), or `None`.
+/// sentence (`sent a ` + `second response to …`), or `None`.
 fn lead_in(v: &Violation) -> Option<&'static str> {
     Some(match v {
-        Violation::Malformed { .. }
-        | Violation::UnknownMethod
+        Violation::UnknownMethod
         | Violation::DuplicateInitialize
         | Violation::UnknownResponseId
         | Violation::DuplicateResponse
