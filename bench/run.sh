@@ -1,32 +1,70 @@
 #!/usr/bin/env bash
-# Benchmarks the demo servers against the official-SDK reference servers with the shared
-# load driver (../shared/bench): requests per second and server CPU per request, measured
-# in the same run as the rmcp reference, plus heap allocations per request under valgrind.
+# Benchmarks the demo servers with the shared load driver (../shared/bench, `mcpload`
+# through `run_all.py`): the four demos (Rust, C, Python, Node), the three no-library
+# "floor" servers (Rust, Python, Node) and the rmcp reference server, all in one run
+# (interleaved repetitions, medians), then prints the table of issue 17 with the ratios
+# taken in that run, and heap allocations per request of the Rust demo under valgrind.
 # A benchmark, not a test: nothing here fails on timing.
 #
-#   bench/run.sh                 ours (Rust demo) vs rmcp-pipes: ping-w1, ping-w64, echo1k-w64
-#   bench/run.sh --reps 5        more repetitions
-#   bench/run.sh --allocs-only   only the allocation count
-#   bench/run.sh --bindings      the Python and Node demos (on the bindings) vs the official
-#                                Python and TypeScript SDK servers, plus cold start
+#   bench/run.sh                  everything: ping-w1, ping-w64, echo1k-w64, cold start, allocations
+#   bench/run.sh --reps 5         more repetitions (default 3)
+#   bench/run.sh --baseline-demo /work/baseline/picomcp-demo
+#                                 also measures that (earlier) Rust demo binary in the same run
+#                                 and prints new / baseline for every scenario
+#   bench/run.sh --only rust,floor-rust --quick
+#                                 a subset of servers (rust c python node floor-rust floor-python
+#                                 floor-node rmcp-pipes); --quick is a smoke run (1 short rep)
+#   bench/run.sh --scenarios ping-w64,echo1k-w64   other scenarios (see run_all.py)
+#   bench/run.sh --no-build       use the binaries as built; --no-allocs skips valgrind
+#   bench/run.sh --allocs-only    only the allocation count
+#   bench/run.sh --bindings       the Python and Node demos (on the bindings) vs the official
+#                                 Python and TypeScript SDK servers, plus cold start
+#
+# The previous demo binary against the new one (ping w64, 1 KiB echo w64), same run:
+#   bench/run.sh --baseline-demo /work/baseline/picomcp-demo --only rust,floor-rust \
+#                --scenarios ping-w64,echo1k-w64 --no-allocs
+# Results: target/bench/{summary.json,summary.md,table.md}, raw runs in target/bench/raw.jsonl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 SHARED=${PICOMCP_SHARED:-$ROOT/../shared}
+[ -d "$SHARED/bench" ] || SHARED=/work/shared
 BENCH_HOME=${BENCH_HOME:-$HOME/.cache/picomcp-bench}
 REPS=3
 ALLOCS_ONLY=0
+ALLOCS=1
 BINDINGS=0
+BUILD=1
+QUICK=0
+ONLY=rust,c,python,node,floor-rust,floor-python,floor-node,rmcp-pipes
+SCENARIOS=ping-w1,ping-w64,echo1k-w64
+BASELINE=
+usage() {
+  echo "usage: bench/run.sh [--reps N] [--only LABELS] [--scenarios LIST] [--baseline-demo PATH]" \
+       "[--quick] [--no-build] [--no-allocs] [--allocs-only | --bindings]" >&2
+  exit 2
+}
 while [ $# -gt 0 ]; do
   case "$1" in
     --reps) REPS=$2; shift 2 ;;
+    --only) ONLY=$2; shift 2 ;;
+    --scenarios) SCENARIOS=$2; shift 2 ;;
+    --baseline-demo) BASELINE=$(realpath "$2"); shift 2 ;;
+    --quick) QUICK=1; shift ;;
+    --no-build) BUILD=0; shift ;;
+    --no-allocs) ALLOCS=0; shift ;;
     --allocs-only) ALLOCS_ONLY=1; shift ;;
     --bindings) BINDINGS=1; shift ;;
-    *) echo "usage: bench/run.sh [--reps N] [--allocs-only | --bindings]" >&2; exit 2 ;;
+    *) usage ;;
   esac
 done
-cargo build --release --quiet -p picomcp-examples --bin picomcp-demo
-[ -x "$BENCH_HOME/mcpload/target/release/mcpload" ] || (cd "$SHARED/bench" && ./setup.sh)
+[ -z "$BASELINE" ] || [ -x "$BASELINE" ] || { echo "bench/run.sh: $BASELINE is not an executable" >&2; exit 2; }
+has() { [[ ",$ONLY," == *",$1,"* ]]; }
+[ $BUILD = 0 ] || cargo build --release --quiet -p picomcp-examples --bin picomcp-demo
+if [ ! -x "$BENCH_HOME/mcpload/target/release/mcpload" ] || [ ! -x "$BENCH_HOME/target/release/baseline-echo" ] ||
+   [ ! -x "$BENCH_HOME/target/release/rmcp-echo" ] || [ ! -x "$BENCH_HOME/venv/bin/python" ]; then
+  (cd "$SHARED/bench" && BENCH_HOME=$BENCH_HOME ./setup.sh)
+fi
 M=$BENCH_HOME/mcpload/target/release/mcpload
 
 if [ $BINDINGS = 1 ]; then
@@ -55,18 +93,35 @@ fi
 DEMO=$ROOT/target/release/picomcp-demo
 
 if [ $ALLOCS_ONLY = 0 ]; then
-  (cd "$BENCH_HOME" && python3 run_all.py --server ours="$DEMO" --only ours,rmcp-pipes \
-     --scenarios ping-w1,ping-w64,echo1k-w64 --reps "$REPS" --cold 0 --out "$ROOT/target/bench")
-  python3 - "$ROOT/target/bench/summary.json" <<'PY'
-import json, sys
-cells = json.load(open(sys.argv[1]))["cells"]
-print("\nscenario      ours req/s   rmcp req/s   ratio   ours CPU us/req")
-for scen in ["ping-w1", "ping-w64", "echo1k-w64"]:
-    o, r = cells.get(f"ours|{scen}"), cells.get(f"rmcp-pipes|{scen}")
-    if o and r:
-        print(f"{scen:12} {o['req_per_s']:12.0f} {r['req_per_s']:12.0f} {o['req_per_s']/r['req_per_s']:7.2f}   {o['server_cpu_us_per_req']:.2f}")
-PY
+  SERVERS=(--server rust="$DEMO")
+  if has c; then
+    [ $BUILD = 0 ] || make --no-print-directory -s -C examples/c
+    SERVERS+=(--server c="$ROOT/examples/c/picomcp-demo-c")
+  fi
+  if has python; then
+    PY=$ROOT/target/python/venv/bin/python
+    [ $BUILD = 0 ] || PY=$(bindings/python/build.sh | tail -n 1)
+    SERVERS+=(--server python="$PY $ROOT/examples/python/demo_server.py")
+  fi
+  if has node; then
+    [ $BUILD = 0 ] || bash bindings/node/build.sh >/dev/null
+    SERVERS+=(--server node="node $ROOT/examples/node/demo_server.mjs")
+  fi
+  LABELS=$ONLY
+  if [ -n "$BASELINE" ]; then
+    SERVERS+=(--server rust-prev="$BASELINE")
+    LABELS=$LABELS,rust-prev
+  fi
+  TIMING=(--reps "$REPS" --cold 5)
+  [ $QUICK = 0 ] || TIMING=(--reps 1 --target-s 0.5 --min-s 0.2 --min-n 300 --cold 2)
+  # A fresh output folder per run, so that the summary holds this run only.
+  rm -rf "$ROOT/target/bench"
+  (cd "$BENCH_HOME" && python3 run_all.py "${SERVERS[@]}" --only "$LABELS" \
+     --scenarios "$SCENARIOS" "${TIMING[@]}" --out "$ROOT/target/bench")
+  python3 bench/table.py "$ROOT/target/bench/summary.json" ${BASELINE:+--baseline-label rust-prev} |
+    tee "$ROOT/target/bench/table.md"
 fi
+[ $ALLOCS = 1 ] || [ $ALLOCS_ONLY = 1 ] || exit 0
 
 # Heap allocations per request: total allocations of a run with N requests minus a run
 # with none, divided by N (valgrind counts every malloc).

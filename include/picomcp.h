@@ -1170,6 +1170,121 @@ typedef uint32_t picomcp_change;
 #endif // __cplusplus
 
 /**
+ * One difference between protocol revisions: a row of the core's feature table.
+ * Ask `picomcp_version_has(version, feature, &yes)` instead of comparing revisions;
+ * `picomcp_feature_name` gives the name the Python and Node bindings use.
+ */
+enum picomcp_feature
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * `batches` (2025-03-26): JSON-RPC batches (arrays of messages) must be accepted.
+   */
+  PICOMCP_FEATURE_BATCHES = 0,
+  /**
+   * `tool_annotations` (2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28): tools may carry `annotations` (behaviour hints).
+   */
+  PICOMCP_FEATURE_TOOL_ANNOTATIONS = 1,
+  /**
+   * `audio_content` (2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28): `audio` content blocks.
+   */
+  PICOMCP_FEATURE_AUDIO_CONTENT = 2,
+  /**
+   * `progress_message` (2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28): `notifications/progress` may carry `message`.
+   */
+  PICOMCP_FEATURE_PROGRESS_MESSAGE = 3,
+  /**
+   * `completions_capability` (2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28): `completion/complete` needs the server capability `completions`.
+   */
+  PICOMCP_FEATURE_COMPLETIONS_CAPABILITY = 4,
+  /**
+   * `title` (2025-06-18, 2025-11-25, 2026-07-28): tools, resources, templates, prompts and `Implementation` may carry `title`.
+   */
+  PICOMCP_FEATURE_TITLE = 5,
+  /**
+   * `output_schema` (2025-06-18, 2025-11-25, 2026-07-28): tools may carry `outputSchema`.
+   */
+  PICOMCP_FEATURE_OUTPUT_SCHEMA = 6,
+  /**
+   * `structured_content` (2025-06-18, 2025-11-25, 2026-07-28): tool results may carry `structuredContent`.
+   */
+  PICOMCP_FEATURE_STRUCTURED_CONTENT = 7,
+  /**
+   * `resource_links` (2025-06-18, 2025-11-25, 2026-07-28): `resource_link` content blocks.
+   */
+  PICOMCP_FEATURE_RESOURCE_LINKS = 8,
+  /**
+   * `completion_context` (2025-06-18, 2025-11-25, 2026-07-28): `completion/complete` params may carry `context`.
+   */
+  PICOMCP_FEATURE_COMPLETION_CONTEXT = 9,
+  /**
+   * `elicitation` (2025-06-18, 2025-11-25, 2026-07-28): the server may ask the user for input (elicitation).
+   */
+  PICOMCP_FEATURE_ELICITATION = 10,
+  /**
+   * `elicitation_modes` (2025-11-25, 2026-07-28): elicitation has modes: the `elicitation.{form,url}` capability and URL-mode requests.
+   */
+  PICOMCP_FEATURE_ELICITATION_MODES = 11,
+  /**
+   * `elicitation_enums` (2025-11-25, 2026-07-28): elicitation forms may use titled and multi-select enums and defaults.
+   */
+  PICOMCP_FEATURE_ELICITATION_ENUMS = 12,
+  /**
+   * `icons` (2025-11-25, 2026-07-28): tools, resources, templates, prompts and `Implementation` may carry `icons`.
+   */
+  PICOMCP_FEATURE_ICONS = 13,
+  /**
+   * `argument_errors_as_tool_results` (2025-11-25, 2026-07-28): bad tool arguments are an `isError` tool result, not error -32602.
+   */
+  PICOMCP_FEATURE_ARGUMENT_ERRORS_AS_TOOL_RESULTS = 14,
+  /**
+   * `sampling_tools` (2025-11-25, 2026-07-28): sampling with tools (`tools`, `toolChoice`, `tool_use`/`tool_result` content).
+   */
+  PICOMCP_FEATURE_SAMPLING_TOOLS = 15,
+  /**
+   * `error_without_id` (2025-11-25, 2026-07-28): an error response may leave out `id` when the request id was unreadable.
+   */
+  PICOMCP_FEATURE_ERROR_WITHOUT_ID = 16,
+  /**
+   * `tasks` (2025-11-25): core tasks (the `tasks/...` methods, `params.task`, the `tasks` capability).
+   */
+  PICOMCP_FEATURE_TASKS = 17,
+  /**
+   * `tool_execution` (2025-11-25): tools may carry `execution` (`taskSupport`).
+   */
+  PICOMCP_FEATURE_TOOL_EXECUTION = 18,
+  /**
+   * `url_elicitation_required_error` (2025-11-25): error -32042 (URL elicitation required) exists.
+   */
+  PICOMCP_FEATURE_URL_ELICITATION_REQUIRED_ERROR = 19,
+  /**
+   * `server_requests` (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25): the server sends requests to the client (sampling, elicitation, roots, ping).
+   */
+  PICOMCP_FEATURE_SERVER_REQUESTS = 20,
+  /**
+   * `input_required` (2026-07-28): the server asks for input with an `input_required` result (MRTR).
+   */
+  PICOMCP_FEATURE_INPUT_REQUIRED = 21,
+  /**
+   * `result_type` (2026-07-28): results carry `resultType`; cacheable results `ttlMs` and `cacheScope`.
+   */
+  PICOMCP_FEATURE_RESULT_TYPE = 22,
+  /**
+   * `resource_not_found_invalid_params` (2026-07-28): "resource not found" is -32602 instead of -32002.
+   */
+  PICOMCP_FEATURE_RESOURCE_NOT_FOUND_INVALID_PARAMS = 23,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum picomcp_feature picomcp_feature;
+#else
+typedef uint32_t picomcp_feature;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * An MCP session (opaque). Create it with `picomcp_session_init` (in your memory) or
  * `picomcp_session_new` (allocated); it is not thread-safe: use one session from one
  * thread at a time.
@@ -1464,6 +1579,31 @@ typedef struct picomcp_stats {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * `*out_value` = whether protocol revision `version` (one `picomcp_version` bit, e.g. from
+ * `picomcp_session_version`) has `feature` (a `picomcp_feature`): for example whether
+ * tools may carry an `outputSchema` (`PICOMCP_FEATURE_OUTPUT_SCHEMA`), or whether bad
+ * tool arguments are answered with an `isError` result instead of -32602
+ * (`PICOMCP_FEATURE_ARGUMENT_ERRORS_AS_TOOL_RESULTS`).
+ *
+ * Returns `PICOMCP_STATUS_INVALID_ARGUMENT` when `version` is not exactly one known
+ * revision bit or `feature` is not a `picomcp_feature`.
+ *
+ * # Safety
+ * `out_value` must be NULL or writable.
+ */
+picomcp_status picomcp_version_has(uint32_t version, uint32_t feature, bool *out_value);
+
+/**
+ * `*out_value` = the stable name of `feature` (a `picomcp_feature`), e.g.
+ * `"output_schema"` (static storage: valid forever); the Python and Node bindings use the
+ * same names.
+ *
+ * # Safety
+ * `out_value` must be NULL or writable.
+ */
+picomcp_status picomcp_feature_name(uint32_t feature, struct picomcp_str *out_value);
 
 /**
  * Checks that `json` is one valid JSON value (RFC 8259; surrounding whitespace allowed,

@@ -99,7 +99,7 @@ export interface Event {
   kind: string
   /** The request handle (the peer's request, or ours from `sendRequest`). */
   id?: number
-  /** Wire method name. */
+  /** Wire method name; on `peer_violation` the method it names, if any. */
   method?: string
   paramsJson?: string
   /** A response's result (also the invalid result of `invalid_result`). */
@@ -125,6 +125,19 @@ export interface Event {
   /** `peer_violation` and `closed`: a sentence for people. */
   text?: string
 }
+
+/**
+ * The names of every difference between revisions in the core's feature table, in
+ * table order.
+ */
+export declare function featureNames(): Array<string>
+
+/**
+ * The names of the features protocol revision `version` has (`"output_schema"`,
+ * `"argument_errors_as_tool_results"`, ...): the core's table of what each revision
+ * changes. Throws a TypeError for an unknown revision.
+ */
+export declare function features(version: string): Array<string>
 
 /** The protocol revisions the core knows, oldest first. */
 export declare function protocolVersions(): Array<string>

@@ -836,4 +836,6 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.NativeSession = nativeBinding.NativeSession
+module.exports.featureNames = nativeBinding.featureNames
+module.exports.features = nativeBinding.features
 module.exports.protocolVersions = nativeBinding.protocolVersions

@@ -286,20 +286,46 @@ fn finish_line(line: &[u8], max_depth: usize) -> Option<Frame<'_>> {
     if line.iter().all(|&c| matches!(c, b' ' | b'\t' | b'\r')) {
         return None;
     }
-    Some(match core::str::from_utf8(line) {
+    Some(match to_str(line) {
         Ok(s) => Frame::Line(s),
-        Err(e) => Frame::InvalidUtf8 {
+        Err(valid) => Frame::InvalidUtf8 {
             line,
-            id: peek_id(&line[..e.valid_up_to()], max_depth),
+            id: peek_id(&line[..valid], max_depth),
         },
     })
 }
 
-/// Finds the first `\n` (no dependency, no `unsafe`): blocks of 64 bytes are tested with
-/// branch-free code that the compiler turns into vector compares, then the exact position
-/// comes from 8-byte words.
+/// `line` as `&str`, or the length of its valid UTF-8 prefix.
+///
+/// On hosts, `simdutf8` checks the line with vector instructions (chosen at run time with
+/// `std`); only an invalid line is checked a second time by `core` to find where it breaks.
+/// On bare-metal targets `core::str::from_utf8` alone, which costs no extra flash.
+#[inline]
+fn to_str(line: &[u8]) -> Result<&str, usize> {
+    #[cfg(not(target_os = "none"))]
+    if let Ok(s) = simdutf8::basic::from_utf8(line) {
+        return Ok(s);
+    }
+    core::str::from_utf8(line).map_err(|e| e.valid_up_to())
+}
+
+#[cfg(target_os = "none")]
+use memchr_nl_own as memchr_nl;
+
+/// Finds the first `\n`. On hosts with the `memchr` crate (SSE2, or AVX2 chosen at run
+/// time with `std`).
+#[cfg(not(target_os = "none"))]
 #[inline]
 pub(crate) fn memchr_nl(hay: &[u8]) -> Option<usize> {
+    memchr::memchr(b'\n', hay)
+}
+
+/// Finds the first `\n` on bare-metal targets (no dependency, no `unsafe`): blocks of 64
+/// bytes are tested with branch-free code that the compiler turns into vector compares,
+/// then the exact position comes from 8-byte words.
+#[cfg(any(target_os = "none", test))]
+#[inline]
+fn memchr_nl_own(hay: &[u8]) -> Option<usize> {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
     const NL: u64 = LO * b'\n' as u64;
@@ -647,9 +673,11 @@ mod tests {
                 }
                 let want = h.iter().position(|&c| c == b'\n');
                 assert_eq!(memchr_nl(&h), want, "len {len} nl {nl}");
+                assert_eq!(memchr_nl_own(&h), want, "own: len {len} nl {nl}");
             }
         }
         let two = format!("{}\n{}\n", "x".repeat(17), "y".repeat(3));
         assert_eq!(memchr_nl(two.as_bytes()), Some(17));
+        assert_eq!(memchr_nl_own(two.as_bytes()), Some(17));
     }
 }

@@ -14,6 +14,7 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod device;
 pub mod error;
 pub mod framing;
 pub mod json;

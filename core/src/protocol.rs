@@ -5,6 +5,11 @@ use core::fmt;
 
 use crate::json::Json;
 
+mod features;
+pub mod meta;
+
+pub use features::{FEATURES, Feature, FeatureSpec, Features};
+
 /// An MCP protocol revision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
@@ -263,6 +268,23 @@ pub enum Role {
 }
 
 impl Role {
+    /// The lowercase name bindings show: `"server"` or `"client"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Role::Client => "client",
+            Role::Server => "server",
+        }
+    }
+
+    /// The role called `name` (`"server"` or `"client"`).
+    pub fn from_name(name: &str) -> Option<Role> {
+        match name {
+            "client" => Some(Role::Client),
+            "server" => Some(Role::Server),
+            _ => None,
+        }
+    }
+
     /// The other side.
     pub const fn peer(self) -> Role {
         match self {
@@ -318,18 +340,52 @@ pub enum Gate {
 }
 
 macro_rules! methods {
-    ($( $(#[$doc:meta])* $var:ident = $name:literal, $kind:ident, $dir:ident, $gate:expr, $since:ident; )*) => {
+    ($( $(#[$doc:meta])* $var:ident = $name:literal, $kind:ident, $dir:ident, $gate:expr, $since:ident, [$($trait:ident),*]; )*) => {
         /// Every MCP method this crate knows. Methods outside this table are unknown:
         /// unknown requests get -32601 and unknown notifications are ignored.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         #[non_exhaustive]
         pub enum Method { $( $(#[$doc])* $var, )* }
 
-        /// The method table: one row per method (name, kind, direction, gate, first revision).
+        /// The method table: one row per method (name, kind, direction, gate, first
+        /// revision, and its [`MethodTraits`] in 2026-07-28).
         pub const METHODS: &[MethodSpec] = &[
-            $( MethodSpec { method: Method::$var, name: $name, kind: MethodKind::$kind, direction: Direction::$dir, gate: $gate, since: ProtocolVersion::$since }, )*
+            $( MethodSpec {
+                method: Method::$var,
+                name: $name,
+                kind: MethodKind::$kind,
+                direction: Direction::$dir,
+                gate: $gate,
+                since: ProtocolVersion::$since,
+                traits: MethodTraits::NONE $(.with(MethodTraits::$trait))*,
+            }, )*
         ];
     };
+}
+
+/// What a method is in the 2026-07-28 era (a column of [`METHODS`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct MethodTraits(u8);
+
+impl MethodTraits {
+    /// Nothing.
+    pub const NONE: MethodTraits = MethodTraits(0);
+    /// The method exists in 2026-07-28 (MODERN.md §11 lists what was removed).
+    pub const MODERN: MethodTraits = MethodTraits(1);
+    /// It may be answered `resultType: "input_required"` (MRTR, MODERN.md §8.2).
+    pub const INPUT: MethodTraits = MethodTraits(2);
+    /// Its complete result must carry `ttlMs` and `cacheScope` (MODERN.md §7.2).
+    pub const CACHEABLE: MethodTraits = MethodTraits(4);
+
+    /// Union.
+    pub const fn with(self, other: MethodTraits) -> MethodTraits {
+        MethodTraits(self.0 | other.0)
+    }
+
+    /// True when every trait of `other` is set.
+    pub const fn contains(self, other: MethodTraits) -> bool {
+        self.0 & other.0 == other.0
+    }
 }
 
 /// One row of [`METHODS`].
@@ -347,77 +403,79 @@ pub struct MethodSpec {
     pub gate: Gate,
     /// The first revision that has it.
     pub since: ProtocolVersion,
+    /// What it is in 2026-07-28.
+    pub traits: MethodTraits,
 }
 
 methods! {
     /// `initialize`
-    Initialize = "initialize", Request, ClientToServer, Gate::None, V2024_11_05;
+    Initialize = "initialize", Request, ClientToServer, Gate::None, V2024_11_05, [];
     /// `notifications/initialized`
-    Initialized = "notifications/initialized", Notification, ClientToServer, Gate::None, V2024_11_05;
+    Initialized = "notifications/initialized", Notification, ClientToServer, Gate::None, V2024_11_05, [];
     /// `ping`
-    Ping = "ping", Request, Both, Gate::None, V2024_11_05;
+    Ping = "ping", Request, Both, Gate::None, V2024_11_05, [];
     /// `notifications/cancelled`
-    Cancelled = "notifications/cancelled", Notification, Both, Gate::None, V2024_11_05;
+    Cancelled = "notifications/cancelled", Notification, Both, Gate::None, V2024_11_05, [MODERN];
     /// `notifications/progress`
-    Progress = "notifications/progress", Notification, Both, Gate::None, V2024_11_05;
+    Progress = "notifications/progress", Notification, Both, Gate::None, V2024_11_05, [MODERN];
     /// `tools/list`
-    ToolsList = "tools/list", Request, ClientToServer, Gate::Server(Caps::TOOLS), V2024_11_05;
+    ToolsList = "tools/list", Request, ClientToServer, Gate::Server(Caps::TOOLS), V2024_11_05, [MODERN, CACHEABLE];
     /// `tools/call`
-    ToolsCall = "tools/call", Request, ClientToServer, Gate::Server(Caps::TOOLS), V2024_11_05;
+    ToolsCall = "tools/call", Request, ClientToServer, Gate::Server(Caps::TOOLS), V2024_11_05, [MODERN, INPUT];
     /// `notifications/tools/list_changed`
-    ToolsListChanged = "notifications/tools/list_changed", Notification, ServerToClient, Gate::Server(Caps::TOOLS_LIST_CHANGED), V2024_11_05;
+    ToolsListChanged = "notifications/tools/list_changed", Notification, ServerToClient, Gate::Server(Caps::TOOLS_LIST_CHANGED), V2024_11_05, [MODERN];
     /// `resources/list`
-    ResourcesList = "resources/list", Request, ClientToServer, Gate::Server(Caps::RESOURCES), V2024_11_05;
+    ResourcesList = "resources/list", Request, ClientToServer, Gate::Server(Caps::RESOURCES), V2024_11_05, [MODERN, CACHEABLE];
     /// `resources/templates/list`
-    ResourcesTemplatesList = "resources/templates/list", Request, ClientToServer, Gate::Server(Caps::RESOURCES), V2024_11_05;
+    ResourcesTemplatesList = "resources/templates/list", Request, ClientToServer, Gate::Server(Caps::RESOURCES), V2024_11_05, [MODERN, CACHEABLE];
     /// `resources/read`
-    ResourcesRead = "resources/read", Request, ClientToServer, Gate::Server(Caps::RESOURCES), V2024_11_05;
+    ResourcesRead = "resources/read", Request, ClientToServer, Gate::Server(Caps::RESOURCES), V2024_11_05, [MODERN, INPUT, CACHEABLE];
     /// `resources/subscribe`
-    ResourcesSubscribe = "resources/subscribe", Request, ClientToServer, Gate::Server(Caps::RESOURCES_SUBSCRIBE), V2024_11_05;
+    ResourcesSubscribe = "resources/subscribe", Request, ClientToServer, Gate::Server(Caps::RESOURCES_SUBSCRIBE), V2024_11_05, [];
     /// `resources/unsubscribe`
-    ResourcesUnsubscribe = "resources/unsubscribe", Request, ClientToServer, Gate::Server(Caps::RESOURCES_SUBSCRIBE), V2024_11_05;
+    ResourcesUnsubscribe = "resources/unsubscribe", Request, ClientToServer, Gate::Server(Caps::RESOURCES_SUBSCRIBE), V2024_11_05, [];
     /// `notifications/resources/updated`
-    ResourcesUpdated = "notifications/resources/updated", Notification, ServerToClient, Gate::Server(Caps::RESOURCES_SUBSCRIBE), V2024_11_05;
+    ResourcesUpdated = "notifications/resources/updated", Notification, ServerToClient, Gate::Server(Caps::RESOURCES_SUBSCRIBE), V2024_11_05, [MODERN];
     /// `notifications/resources/list_changed`
-    ResourcesListChanged = "notifications/resources/list_changed", Notification, ServerToClient, Gate::Server(Caps::RESOURCES_LIST_CHANGED), V2024_11_05;
+    ResourcesListChanged = "notifications/resources/list_changed", Notification, ServerToClient, Gate::Server(Caps::RESOURCES_LIST_CHANGED), V2024_11_05, [MODERN];
     /// `prompts/list`
-    PromptsList = "prompts/list", Request, ClientToServer, Gate::Server(Caps::PROMPTS), V2024_11_05;
+    PromptsList = "prompts/list", Request, ClientToServer, Gate::Server(Caps::PROMPTS), V2024_11_05, [MODERN, CACHEABLE];
     /// `prompts/get`
-    PromptsGet = "prompts/get", Request, ClientToServer, Gate::Server(Caps::PROMPTS), V2024_11_05;
+    PromptsGet = "prompts/get", Request, ClientToServer, Gate::Server(Caps::PROMPTS), V2024_11_05, [MODERN, INPUT];
     /// `notifications/prompts/list_changed`
-    PromptsListChanged = "notifications/prompts/list_changed", Notification, ServerToClient, Gate::Server(Caps::PROMPTS_LIST_CHANGED), V2024_11_05;
+    PromptsListChanged = "notifications/prompts/list_changed", Notification, ServerToClient, Gate::Server(Caps::PROMPTS_LIST_CHANGED), V2024_11_05, [MODERN];
     /// `logging/setLevel` (answered by the core)
-    LoggingSetLevel = "logging/setLevel", Request, ClientToServer, Gate::Server(Caps::LOGGING), V2024_11_05;
+    LoggingSetLevel = "logging/setLevel", Request, ClientToServer, Gate::Server(Caps::LOGGING), V2024_11_05, [];
     /// `notifications/message`
-    LogMessage = "notifications/message", Notification, ServerToClient, Gate::Server(Caps::LOGGING), V2024_11_05;
+    LogMessage = "notifications/message", Notification, ServerToClient, Gate::Server(Caps::LOGGING), V2024_11_05, [MODERN];
     /// `completion/complete` (gated by `completions` from 2025-03-26)
-    CompletionComplete = "completion/complete", Request, ClientToServer, Gate::Server(Caps::COMPLETIONS), V2024_11_05;
+    CompletionComplete = "completion/complete", Request, ClientToServer, Gate::Server(Caps::COMPLETIONS), V2024_11_05, [MODERN];
     /// `roots/list`
-    RootsList = "roots/list", Request, ServerToClient, Gate::Client(Caps::ROOTS), V2024_11_05;
+    RootsList = "roots/list", Request, ServerToClient, Gate::Client(Caps::ROOTS), V2024_11_05, [];
     /// `notifications/roots/list_changed`
-    RootsListChanged = "notifications/roots/list_changed", Notification, ClientToServer, Gate::Client(Caps::ROOTS_LIST_CHANGED), V2024_11_05;
+    RootsListChanged = "notifications/roots/list_changed", Notification, ClientToServer, Gate::Client(Caps::ROOTS_LIST_CHANGED), V2024_11_05, [];
     /// `sampling/createMessage`
-    SamplingCreateMessage = "sampling/createMessage", Request, ServerToClient, Gate::Client(Caps::SAMPLING), V2024_11_05;
+    SamplingCreateMessage = "sampling/createMessage", Request, ServerToClient, Gate::Client(Caps::SAMPLING), V2024_11_05, [];
     /// `elicitation/create`
-    ElicitationCreate = "elicitation/create", Request, ServerToClient, Gate::Client(Caps::ELICITATION), V2025_06_18;
+    ElicitationCreate = "elicitation/create", Request, ServerToClient, Gate::Client(Caps::ELICITATION), V2025_06_18, [];
     /// `notifications/elicitation/complete`
-    ElicitationComplete = "notifications/elicitation/complete", Notification, ServerToClient, Gate::Client(Caps::ELICITATION_URL), V2025_11_25;
+    ElicitationComplete = "notifications/elicitation/complete", Notification, ServerToClient, Gate::Client(Caps::ELICITATION_URL), V2025_11_25, [];
     /// `tasks/get`
-    TasksGet = "tasks/get", Request, Both, Gate::Receiver(Caps::TASKS), V2025_11_25;
+    TasksGet = "tasks/get", Request, Both, Gate::Receiver(Caps::TASKS), V2025_11_25, [];
     /// `tasks/result`
-    TasksResult = "tasks/result", Request, Both, Gate::Receiver(Caps::TASKS), V2025_11_25;
+    TasksResult = "tasks/result", Request, Both, Gate::Receiver(Caps::TASKS), V2025_11_25, [];
     /// `tasks/list`
-    TasksList = "tasks/list", Request, Both, Gate::Receiver(Caps::TASKS_LIST), V2025_11_25;
+    TasksList = "tasks/list", Request, Both, Gate::Receiver(Caps::TASKS_LIST), V2025_11_25, [];
     /// `tasks/cancel`
-    TasksCancel = "tasks/cancel", Request, Both, Gate::Receiver(Caps::TASKS_CANCEL), V2025_11_25;
+    TasksCancel = "tasks/cancel", Request, Both, Gate::Receiver(Caps::TASKS_CANCEL), V2025_11_25, [];
     /// `notifications/tasks/status`
-    TasksStatus = "notifications/tasks/status", Notification, Both, Gate::Receiver(Caps::TASKS), V2025_11_25;
+    TasksStatus = "notifications/tasks/status", Notification, Both, Gate::Receiver(Caps::TASKS), V2025_11_25, [];
     /// `server/discover` (2026-07-28)
-    ServerDiscover = "server/discover", Request, ClientToServer, Gate::None, V2026_07_28;
+    ServerDiscover = "server/discover", Request, ClientToServer, Gate::None, V2026_07_28, [MODERN, CACHEABLE];
     /// `subscriptions/listen` (2026-07-28; answered by the core)
-    SubscriptionsListen = "subscriptions/listen", Request, ClientToServer, Gate::None, V2026_07_28;
+    SubscriptionsListen = "subscriptions/listen", Request, ClientToServer, Gate::None, V2026_07_28, [MODERN];
     /// `notifications/subscriptions/acknowledged` (2026-07-28; sent by the core)
-    SubscriptionsAcknowledged = "notifications/subscriptions/acknowledged", Notification, ServerToClient, Gate::None, V2026_07_28;
+    SubscriptionsAcknowledged = "notifications/subscriptions/acknowledged", Notification, ServerToClient, Gate::None, V2026_07_28, [MODERN];
 }
 
 impl Method {
@@ -454,59 +512,34 @@ impl Method {
     pub fn exists_in(self, v: ProtocolVersion) -> bool {
         let s = self.spec();
         if v.is_legacy() {
-            return s.since <= v && s.since.is_legacy();
+            s.since <= v && s.since.is_legacy()
+        } else {
+            s.traits.contains(MethodTraits::MODERN)
         }
-        matches!(
-            self,
-            Method::ServerDiscover
-                | Method::SubscriptionsListen
-                | Method::SubscriptionsAcknowledged
-                | Method::Cancelled
-                | Method::Progress
-                | Method::LogMessage
-                | Method::ToolsList
-                | Method::ToolsCall
-                | Method::ToolsListChanged
-                | Method::ResourcesList
-                | Method::ResourcesTemplatesList
-                | Method::ResourcesRead
-                | Method::ResourcesUpdated
-                | Method::ResourcesListChanged
-                | Method::PromptsList
-                | Method::PromptsGet
-                | Method::PromptsListChanged
-                | Method::CompletionComplete
-        )
     }
 
     /// True for the three methods that may answer `input_required` (2026-07-28 MRTR).
     pub fn allows_input_required(self) -> bool {
-        matches!(
-            self,
-            Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead
-        )
+        self.spec().traits.contains(MethodTraits::INPUT)
     }
 
     /// True for requests whose complete result must carry `ttlMs` and `cacheScope`
     /// (2026-07-28).
     pub fn is_cacheable(self) -> bool {
-        matches!(
-            self,
-            Method::ServerDiscover
-                | Method::ToolsList
-                | Method::PromptsList
-                | Method::ResourcesList
-                | Method::ResourcesTemplatesList
-                | Method::ResourcesRead
-        )
+        self.spec().traits.contains(MethodTraits::CACHEABLE)
     }
 
-    /// The capability gate for revision `v` (`completion/complete` has none in 2024-11-05).
+    /// The capability gate for revision `v` (`completion/complete` has none before the
+    /// `completions` capability, [`Feature::CompletionsCapability`]).
     pub fn gate_in(self, v: ProtocolVersion) -> Gate {
-        if self == Method::CompletionComplete && v == ProtocolVersion::V2024_11_05 {
-            return Gate::None;
+        match self.spec().gate {
+            Gate::Server(c)
+                if c.contains(Caps::COMPLETIONS) && !v.has(Feature::CompletionsCapability) =>
+            {
+                Gate::None
+            }
+            g => g,
         }
-        self.spec().gate
     }
 }
 

@@ -445,7 +445,7 @@ fn input_required_is_gated_by_the_requests_capabilities() {
     };
     assert_eq!(
         s.respond_error(id, picomcp::ErrorCode(-32021), "x", None),
-        Err(RespondError::ReservedCode(-32021))
+        Err(RespondError::ReservedCode(picomcp::ErrorCode(-32021)))
     );
 }
 

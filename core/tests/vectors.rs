@@ -176,7 +176,7 @@ fn run(path: &std::path::Path) {
             "respond_error" => s
                 .respond_error(
                     last_request.expect("no request"),
-                    picomcp::ErrorCode(v["code"].as_i64().unwrap() as i32),
+                    picomcp::ErrorCode::try_from(v["code"].as_i64().unwrap()).unwrap(),
                     v["message"].as_str().unwrap_or("error"),
                     None,
                 )

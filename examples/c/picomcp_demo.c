@@ -96,6 +96,8 @@ static void answer(uint32_t id, picomcp_str result) {
 }
 
 static uint32_t version(void) { uint32_t v = 0; picomcp_session_version(sess, &v); return v; }
+/* Whether the negotiated revision has a feature (the core's table, not a revision list). */
+static bool has(uint32_t feature) { bool b = false; picomcp_version_has(version(), feature, &b); return b; }
 static int is(picomcp_str json_string, const char *text) {
   bool eq = false;
   return picomcp_json_string_eq(json_string, S(text), &eq) == PICOMCP_STATUS_OK && eq;
@@ -149,7 +151,7 @@ static void invalid(uint32_t id, picomcp_str params, const char *msg) {
   picomcp_str args;
   if (at(params, "/arguments", &args, 0) && !at(params, "/arguments", &args, PICOMCP_JSON_TYPE_OBJECT))
     error(id, -32602, "Invalid params: `arguments` must be an object");
-  else if (version() >= PICOMCP_VERSION_V2025_11_25) text_result(id, 0, S(msg), 0, 1, NULL);
+  else if (has(PICOMCP_FEATURE_ARGUMENT_ERRORS_AS_TOOL_RESULTS)) text_result(id, 0, S(msg), 0, 1, NULL);
   else error(id, -32602, msg);
 }
 
@@ -195,7 +197,7 @@ static void tools_call(uint32_t id, picomcp_str params) {
     picomcp_writer_begin_object(&w); picomcp_writer_key(&w, S("sum")); picomcp_writer_double(&w, x + y); picomcp_writer_end_object(&w);
     if (picomcp_writer_finish(&w, &n)) n = 0;
     sum[n] = 0;
-    text_result(id, 0, S(sum), 0, 0, version() >= PICOMCP_VERSION_V2025_06_18 ? sum : NULL);
+    text_result(id, 0, S(sum), 0, 0, has(PICOMCP_FEATURE_STRUCTURED_CONTENT) ? sum : NULL);
   } else if (is(name, "sleep")) {
     sleep_tool(id, params);
   } else if (is(name, "test_simple_text")) {
@@ -262,7 +264,7 @@ static void list(uint32_t id, picomcp_str params, const char *json) {
 static void on_request(const picomcp_event *e) {
   picomcp_str p = e->json.ptr ? e->json : S("{}"), uri;
   switch (e->method) {
-  case PICOMCP_METHOD_TOOLS_LIST: list(e->id, p, version() >= PICOMCP_VERSION_V2025_06_18 ? TOOLS_NEW : TOOLS_OLD); break;
+  case PICOMCP_METHOD_TOOLS_LIST: list(e->id, p, has(PICOMCP_FEATURE_OUTPUT_SCHEMA) ? TOOLS_NEW : TOOLS_OLD); break;
   case PICOMCP_METHOD_TOOLS_CALL: tools_call(e->id, p); break;
   case PICOMCP_METHOD_RESOURCES_LIST: list(e->id, p, RESOURCES); break;
   case PICOMCP_METHOD_RESOURCES_TEMPLATES_LIST: list(e->id, p, "{\"resourceTemplates\":[]}"); break;

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Measures the firmware against its budget and fails when it is over:
 #
-#   flash = vector table + .text + .rodata                          <= 64 KiB
-#   RAM   = .data + .bss + .uninit + stack high-water + allowance   <= 16 KiB
+#   flash = vector table + .text + .rodata                          <= FLASH_BUDGET
+#   RAM   = .data + .bss + .uninit + stack high-water + allowance   <= 12 KiB
+#
+# The issue's flash target is 40 KiB (FLASH_TARGET, printed with the gap); the enforced
+# FLASH_BUDGET is what the current core reaches with room for small changes, so that a
+# regression fails while the remaining cuts (README "Budget") are open. Lower it as they
+# land, down to the target.
 #
 # The stack high-water mark is measured, not estimated: the firmware paints its free
 # RAM at boot and, at exit, reports the deepest word that was overwritten (stderr,
@@ -19,8 +24,9 @@
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ELF="$HERE/target/thumbv7em-none-eabihf/release/picomcp-fw"
-FLASH_BUDGET=65536
-RAM_BUDGET=16384
+FLASH_BUDGET=53248
+FLASH_TARGET=40960
+RAM_BUDGET=12288
 EXCEPTION_ALLOWANCE=120
 
 bash "$HERE/build.sh"
@@ -29,10 +35,10 @@ stack=$(python3 "$HERE/test_fw.py" --stack-workload 2>/dev/null | tail -n 1)
 case "$stack" in ''|*[!0-9]*) echo "check-budget: the stack workload failed:" >&2
     python3 "$HERE/test_fw.py" --stack-workload >&2 || true; exit 1 ;; esac
 
-python3 - "$ELF" "$stack" "$FLASH_BUDGET" "$RAM_BUDGET" "$EXCEPTION_ALLOWANCE" <<'PY'
+python3 - "$ELF" "$stack" "$FLASH_BUDGET" "$RAM_BUDGET" "$EXCEPTION_ALLOWANCE" "$FLASH_TARGET" <<'PY'
 import subprocess, sys
 
-elf, stack, flash_budget, ram_budget, allowance = sys.argv[1], *map(int, sys.argv[2:])
+elf, stack, flash_budget, ram_budget, allowance, flash_target = sys.argv[1], *map(int, sys.argv[2:])
 sections = {}
 for line in subprocess.run(["arm-none-eabi-size", "-A", elf], capture_output=True, text=True,
                            check=True).stdout.splitlines():
@@ -53,13 +59,11 @@ vt, text, rodata = s(".vector_table"), s(".text"), s(".rodata")
 data, bss, uninit = s(".data"), s(".bss"), s(".uninit")
 flash = vt + text + rodata
 ram = data + bss + uninit + stack + allowance
-slot = 280  # size_of::<InboundSlot>() on this target (ID_CAPACITY 128, twice)
 print("picomcp-fw budget (thumbv7em-none-eabihf, release: opt-level z, fat LTO, panic abort)")
 print("  line limit %d bytes; transmit queue %d, event queue %d, configuration text %d bytes;"
       % (symbols.get("RX", 0), symbols.get("TX", 0), symbols.get("EVENTS", 0), symbols.get("INFO", 0)))
-print("  request tables: inbound %d slot(s) (%d bytes), outbound 0; echo buffer %d bytes; "
-      "JSON-RPC batches off" % (symbols.get("IN_SLOTS", 0) // slot, symbols.get("IN_SLOTS", 0),
-                                symbols.get("APP", 0)))
+print("  event slots %d bytes; inbound request table %d bytes (one slot), outbound none; "
+      "JSON-RPC batches off" % (symbols.get("EVENT_SLOTS", 0), symbols.get("IN_SLOTS", 0)))
 over = False
 
 def verdict(total, budget):
@@ -71,6 +75,9 @@ def verdict(total, budget):
 
 print("  flash: vector table %d + .text %d + .rodata %d = %d bytes (%.1f KiB) of %d: %s"
       % (vt, text, rodata, flash, flash / 1024, flash_budget, verdict(flash, flash_budget)))
+if flash > flash_target:
+    print("         (the issue's target is %d bytes (%.0f KiB): %d bytes to go)"
+          % (flash_target, flash_target / 1024, flash - flash_target))
 print("         (.data's %d-byte load image is also in flash, outside the budget's definition)" % data)
 print("  RAM:   .data %d + .bss %d + .uninit %d + stack high-water %d + exception allowance %d"
       " = %d bytes (%.1f KiB) of %d: %s"

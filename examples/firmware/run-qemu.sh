@@ -4,9 +4,9 @@
 #
 #   examples/firmware/run-qemu.sh [--max-line BYTES] [--log-level LEVEL] [--elf PATH]
 #
-# --max-line BYTES   longest accepted line. The firmware's receive buffer is 4096 bytes
-#                    (a RAM budget decision); 512..4096 is applied as given, larger
-#                    values are clamped to 4096 (with a warning on stderr).
+# --max-line BYTES   longest accepted line. The firmware's receive buffer is 2048 bytes
+#                    (a RAM budget decision); 512..2048 is applied as given, larger
+#                    values are clamped to 2048 (with a warning on stderr).
 # --log-level LEVEL  error | warn (default) | info | debug: the firmware's diagnostics,
 #                    written to stderr through semihosting. `info` adds the start-up line
 #                    and, at exit, the stack high-water mark (check-budget.sh reads it).
@@ -22,7 +22,7 @@
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ELF="$HERE/target/thumbv7em-none-eabihf/release/picomcp-fw"
-max_line=4096
+max_line=2048
 level=warn
 
 usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }

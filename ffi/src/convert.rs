@@ -5,13 +5,15 @@
 //! has a fallback (`OTHER` / `PICOMCP_STATUS_UNKNOWN`): a newer core never breaks the
 //! build, it only shows up as "other" until it is mapped.
 
+use core::fmt;
+
 use picomcp_core::Limits;
 use picomcp_core::json::{Json, JsonErrorKind, JsonStr};
 use picomcp_core::jsonrpc::ParseErrorKind;
 use picomcp_core::protocol::{LogLevel, METHODS, Method, ProtocolVersion, Role, Versions};
 use picomcp_core::session::{
-    Change, CloseReason, Config, ConfigError, Era, Event, Phase, RequestInfo, RespondError,
-    SendError, Violation,
+    Change, CloseReason, Config, ConfigError, Era, Event, EventId, EventKind, Phase, RequestInfo,
+    RespondError, SendError, Violation,
 };
 
 use crate::boundary::{FfiResult, opt_str_arg, str_arg};
@@ -39,6 +41,15 @@ pub fn version_to_c(v: ProtocolVersion) -> u32 {
         .iter()
         .position(|x| *x == v)
         .map_or(0, |i| 1 << i)
+}
+
+/// One revision from its `picomcp_version` bit (exactly one bit).
+pub fn version_from_c(bit: u32) -> FfiResult<ProtocolVersion> {
+    ProtocolVersion::ALL
+        .iter()
+        .copied()
+        .find(|v| version_to_c(*v) == bit)
+        .ok_or(picomcp_status::InvalidArgument)
 }
 
 /// A set of revisions from a bitmask of `picomcp_version` bits.
@@ -328,119 +339,67 @@ pub unsafe fn config_from_c<'a>(c: &picomcp_config) -> FfiResult<Converted<'a>> 
 
 // ---- events ----
 
-/// Fills a C event from a core event. Escaped text (error messages, cancel reasons) is
-/// decoded into `scratch`, which must be at least as long as the longest line.
+/// Fills a C event from a core event: a field-by-field map of its flat form
+/// ([`Event::flat`]). Escaped text (error messages, cancel reasons) is decoded into
+/// `scratch`, which must be at least as long as the longest line; the description of a
+/// violation or close (the core's wording) is written there too.
 pub fn event_to_c(ev: Event<'_>, scratch: &mut [u8]) -> picomcp_event {
-    use picomcp_event_kind as K;
+    let f = ev.flat();
     let mut e = picomcp_event::EMPTY;
-    let json = |j: Option<Json<'_>>| picomcp_str::from_opt(j.map(|j| j.as_raw()));
-    let set_method = |e: &mut picomcp_event, m: Method| {
+    e.kind = event_kind_to_c(f.kind) as u32;
+    e.id = f.id.map_or(0, EventId::to_bits);
+    if let Some(m) = f.method {
         e.method = method_to_c(m);
         e.method_name = picomcp_str::new(m.as_str());
-    };
-    let set_version = |e: &mut picomcp_event, v: ProtocolVersion| {
+    }
+    if let Some(v) = f.version {
         e.version = version_to_c(v);
         e.version_name = picomcp_str::new(v.as_str());
-    };
-    let kind = match ev {
-        Event::Negotiated { version, peer } => {
-            set_version(&mut e, version);
-            e.json = json(Some(peer));
-            K::Negotiated
-        }
-        Event::Ready { version } => {
-            set_version(&mut e, version);
-            K::Ready
-        }
-        Event::Request { id, method, params } => {
-            e.id = id.to_bits();
-            set_method(&mut e, method);
-            e.json = json(params);
-            K::Request
-        }
-        Event::Notification { method, params } => {
-            set_method(&mut e, method);
-            e.json = json(params);
-            K::Notification
-        }
-        Event::Response { id, result } => {
-            e.id = id.to_bits();
-            e.json = json(Some(result));
-            K::Response
-        }
-        Event::ErrorResponse {
-            id,
-            code,
-            message,
-            data,
-        } => {
-            e.id = id.to_bits();
-            e.code = code;
-            e.text = decoded(message, scratch);
-            e.json = json(data);
-            K::ErrorResponse
-        }
-        Event::TimedOut { id } => {
-            e.id = id.to_bits();
-            K::TimedOut
-        }
-        Event::Cancelled { id, reason } => {
-            e.id = id.to_bits();
-            if let Some(r) = reason {
-                e.text = decoded(r, scratch);
-            }
-            K::Cancelled
-        }
-        Event::Progress {
-            id,
-            progress,
-            total,
-            params,
-        } => {
-            e.id = id.to_bits();
-            e.progress = progress;
-            e.total = total.unwrap_or(f64::NAN);
-            e.json = json(Some(params));
-            K::Progress
-        }
-        Event::InputRequired { id, input_requests } => {
-            e.id = id.to_bits();
-            e.json = json(input_requests);
-            K::InputRequired
-        }
-        Event::SubscriptionAcknowledged { id, notifications } => {
-            e.id = id.to_bits();
-            e.json = json(Some(notifications));
-            K::SubscriptionAcknowledged
-        }
-        Event::InvalidResult { id, result } => {
-            e.id = id.to_bits();
-            e.json = json(Some(result));
-            K::InvalidResult
-        }
-        Event::SubscriptionEnded { id } => {
-            e.id = id.to_bits();
-            K::SubscriptionEnded
-        }
-        Event::PeerViolation(v) => {
-            let (kind, method) = violation_to_c(v, &mut e);
-            e.violation = kind as u32;
-            if let Some(m) = method {
-                set_method(&mut e, m);
-            }
-            K::PeerViolation
-        }
-        Event::Closed(r) => {
-            let (reason, code) = close_to_c(r);
-            e.close_reason = reason as u32;
-            e.code = code;
-            e.text = picomcp_str::new(close_text(reason));
-            K::Closed
-        }
-        _ => K::Other,
-    };
-    e.kind = kind as u32;
+    }
+    e.json = picomcp_str::from_opt(f.json().map(|j| j.as_raw()));
+    e.code = f.code.unwrap_or(0);
+    e.progress = f.progress.unwrap_or(f64::NAN);
+    e.total = f.total.unwrap_or(f64::NAN);
+    if let Some(t) = f.text() {
+        e.text = decoded(t, scratch);
+    }
+    if let Some(v) = f.violation {
+        let (kind, detail, code) = violation_to_c(v);
+        e.violation = kind as u32;
+        e.detail = detail;
+        e.code = code;
+        e.text = described(v, scratch);
+    }
+    if let Some(r) = f.close {
+        let (reason, code) = close_to_c(r);
+        e.close_reason = reason as u32;
+        e.code = code;
+        e.text = described(r, scratch);
+    }
     e
+}
+
+/// The C kind of an event kind.
+fn event_kind_to_c(k: EventKind) -> picomcp_event_kind {
+    use picomcp_event_kind as K;
+    match k {
+        EventKind::Negotiated => K::Negotiated,
+        EventKind::Ready => K::Ready,
+        EventKind::Request => K::Request,
+        EventKind::Notification => K::Notification,
+        EventKind::Response => K::Response,
+        EventKind::ErrorResponse => K::ErrorResponse,
+        EventKind::TimedOut => K::TimedOut,
+        EventKind::Cancelled => K::Cancelled,
+        EventKind::Progress => K::Progress,
+        EventKind::InputRequired => K::InputRequired,
+        EventKind::SubscriptionAcknowledged => K::SubscriptionAcknowledged,
+        EventKind::InvalidResult => K::InvalidResult,
+        EventKind::SubscriptionEnded => K::SubscriptionEnded,
+        EventKind::PeerViolation => K::PeerViolation,
+        EventKind::Closed => K::Closed,
+        _ => K::Other,
+    }
 }
 
 fn decoded(s: JsonStr<'_>, scratch: &mut [u8]) -> picomcp_str {
@@ -454,106 +413,75 @@ fn decoded(s: JsonStr<'_>, scratch: &mut [u8]) -> picomcp_str {
     }
 }
 
-/// The C kind, detail, code, method and text of a violation.
-fn violation_to_c(v: Violation, e: &mut picomcp_event) -> (picomcp_violation, Option<Method>) {
+/// The core's description of `d` (its `Display`), written into `scratch` and cut at a
+/// character boundary if `scratch` is shorter.
+fn described(d: impl fmt::Display, scratch: &mut [u8]) -> picomcp_str {
+    struct Cut<'b> {
+        buf: &'b mut [u8],
+        len: usize,
+    }
+    impl fmt::Write for Cut<'_> {
+        fn write_str(&mut self, s: &str) -> fmt::Result {
+            let room = self.buf.len() - self.len;
+            let mut n = s.len().min(room);
+            while !s.is_char_boundary(n) {
+                n -= 1;
+            }
+            self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
+            self.len += n;
+            if n < s.len() { Err(fmt::Error) } else { Ok(()) }
+        }
+    }
+    let mut w = Cut {
+        buf: scratch,
+        len: 0,
+    };
+    // A cut text is still a useful description.
+    let _ = fmt::write(&mut w, format_args!("{d}"));
+    let len = w.len;
+    match core::str::from_utf8(&w.buf[..len]) {
+        Ok(t) => picomcp_str::new(t),
+        Err(_) => picomcp_str::NONE,
+    }
+}
+
+/// The C kind, detail and code of a violation (its method and text come from the flat
+/// form and the core's wording).
+fn violation_to_c(v: Violation) -> (picomcp_violation, u32, i64) {
     use picomcp_violation as V;
-    let text = |e: &mut picomcp_event, t: &'static str| e.text = picomcp_str::new(t);
     match v {
-        Violation::Malformed { kind, replied } => {
-            e.detail = parse_error_to_c(kind) as u32;
-            e.code = replied.map_or(0, |c| c.0 as i64);
-            text(e, kind.message());
-            (V::Malformed, None)
-        }
-        Violation::LineTooLong { limit } => {
-            e.code = limit as i64;
-            text(e, "line longer than the limit (discarded)");
-            (V::LineTooLong, None)
-        }
-        Violation::UnknownMethod => {
-            text(e, "request for an unknown method");
-            (V::UnknownMethod, None)
-        }
-        Violation::NotNegotiated(m) => {
-            text(
-                e,
-                "method not allowed by the negotiated capabilities or role",
-            );
-            (V::NotNegotiated, Some(m))
-        }
-        Violation::NotInitialized(m) => {
-            text(e, "request before the handshake");
-            (V::NotInitialized, Some(m))
-        }
-        Violation::DuplicateInitialize => {
-            text(e, "second initialize");
-            (V::DuplicateInitialize, None)
-        }
-        Violation::DuplicateRequestId => {
-            text(e, "request id reused while in flight");
-            (V::DuplicateRequestId, None)
-        }
-        Violation::TooManyRequests => {
-            text(e, "inbound request table full");
-            (V::TooManyRequests, None)
-        }
-        Violation::InvalidParams(m) => {
-            text(e, "invalid params");
-            (V::InvalidParams, Some(m))
-        }
-        Violation::NotInVersion(m) => {
-            text(e, "method not in the negotiated revision");
-            (V::NotInVersion, Some(m))
-        }
-        Violation::UnknownResponseId => {
-            text(e, "response to no request of ours");
-            (V::UnknownResponseId, None)
-        }
-        Violation::UncorrelatedError { code } => {
-            e.code = code;
-            text(e, "error response without an id");
-            (V::UncorrelatedError, None)
-        }
-        Violation::BatchNotAllowed => {
-            text(e, "batch not allowed in the negotiated revision");
-            (V::BatchNotAllowed, None)
-        }
-        Violation::ProgressNotIncreasing => {
-            text(e, "progress did not increase");
-            (V::ProgressNotIncreasing, None)
-        }
-        Violation::BadEnvelope(m) => {
-            text(e, "missing or malformed _meta envelope");
-            (V::BadEnvelope, Some(m))
-        }
-        Violation::UnsupportedVersion => {
-            text(e, "request for a protocol version we do not serve");
-            (V::UnsupportedVersion, None)
-        }
-        Violation::UnexpectedMessage => {
-            text(e, "message not allowed in this era and direction");
-            (V::UnexpectedMessage, None)
-        }
-        Violation::TooManySubscriptions => {
-            text(e, "subscription table or arena full");
-            (V::TooManySubscriptions, None)
-        }
-        Violation::InvalidResult => {
-            text(e, "invalid result");
-            (V::InvalidResult, None)
-        }
-        Violation::DuplicateResponse => {
-            text(e, "second response to an answered request");
-            (V::DuplicateResponse, None)
-        }
-        Violation::UnknownProgressToken => {
-            text(e, "progress for no request of ours");
-            (V::UnknownProgressToken, None)
-        }
-        _ => {
-            text(e, "protocol violation");
-            (V::Other, None)
-        }
+        Violation::Malformed { kind, replied } => (
+            V::Malformed,
+            parse_error_to_c(kind) as u32,
+            replied.map_or(0, |c| c.0 as i64),
+        ),
+        Violation::LineTooLong { limit } => (V::LineTooLong, 0, limit as i64),
+        Violation::UncorrelatedError { code } => (V::UncorrelatedError, 0, code),
+        other => (
+            match other {
+                Violation::UnknownMethod => V::UnknownMethod,
+                Violation::NotNegotiated(_) => V::NotNegotiated,
+                Violation::NotInitialized(_) => V::NotInitialized,
+                Violation::DuplicateInitialize => V::DuplicateInitialize,
+                Violation::DuplicateRequestId => V::DuplicateRequestId,
+                Violation::TooManyRequests => V::TooManyRequests,
+                Violation::InvalidParams(_) => V::InvalidParams,
+                Violation::NotInVersion(_) => V::NotInVersion,
+                Violation::UnknownResponseId => V::UnknownResponseId,
+                Violation::BatchNotAllowed => V::BatchNotAllowed,
+                Violation::ProgressNotIncreasing => V::ProgressNotIncreasing,
+                Violation::BadEnvelope(_) => V::BadEnvelope,
+                Violation::UnsupportedVersion => V::UnsupportedVersion,
+                Violation::UnexpectedMessage => V::UnexpectedMessage,
+                Violation::TooManySubscriptions => V::TooManySubscriptions,
+                Violation::InvalidResult => V::InvalidResult,
+                Violation::DuplicateResponse => V::DuplicateResponse,
+                Violation::UnknownProgressToken => V::UnknownProgressToken,
+                _ => V::Other,
+            },
+            0,
+            0,
+        ),
     }
 }
 
@@ -601,19 +529,5 @@ pub fn close_to_c(r: CloseReason) -> (picomcp_close_reason, i64) {
         CloseReason::PeerClosedDuringProbe => (C::PeerClosedDuringProbe, 0),
         CloseReason::NoCommonVersion => (C::NoCommonVersion, 0),
         _ => (C::Other, 0),
-    }
-}
-
-fn close_text(r: picomcp_close_reason) -> &'static str {
-    use picomcp_close_reason as C;
-    match r {
-        C::PeerClosed => "the peer closed its output",
-        C::UnsupportedVersion => "the server chose a revision we do not support",
-        C::InitializeRejected => "the server rejected initialize",
-        C::InitializeTimedOut => "initialize timed out",
-        C::Local => "closed locally",
-        C::PeerClosedDuringProbe => "the server closed its output during the server/discover probe",
-        C::NoCommonVersion => "the server shares no protocol version with us",
-        C::None | C::Other => "closed",
     }
 }

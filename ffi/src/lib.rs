@@ -27,12 +27,14 @@
 
 pub mod boundary;
 pub mod convert;
+pub mod features;
 pub mod generated;
 pub mod json;
 pub mod session;
 pub mod status;
 pub mod types;
 
+pub use features::*;
 pub use generated::*;
 pub use json::*;
 pub use session::*;

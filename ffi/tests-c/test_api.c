@@ -127,6 +127,32 @@ static void test_status_describe(void) {
   ST(picomcp_status_describe(0, NULL, 8), PICOMCP_STATUS_NULL_ARGUMENT);
 }
 
+/* What a revision changes: one table, asked by revision bit and feature. */
+static void test_features(void) {
+  bool yes = true;
+  picomcp_str name;
+  OK(picomcp_version_has(PICOMCP_VERSION_V2025_03_26, PICOMCP_FEATURE_OUTPUT_SCHEMA, &yes));
+  CHECK(!yes);
+  OK(picomcp_version_has(PICOMCP_VERSION_V2025_06_18, PICOMCP_FEATURE_OUTPUT_SCHEMA, &yes));
+  CHECK(yes);
+  OK(picomcp_version_has(PICOMCP_VERSION_V2025_06_18, PICOMCP_FEATURE_ARGUMENT_ERRORS_AS_TOOL_RESULTS, &yes));
+  CHECK(!yes);
+  OK(picomcp_version_has(PICOMCP_VERSION_V2026_07_28, PICOMCP_FEATURE_ARGUMENT_ERRORS_AS_TOOL_RESULTS, &yes));
+  CHECK(yes);
+  /* Removed again: batches after 2025-03-26, core tasks after 2025-11-25. */
+  OK(picomcp_version_has(PICOMCP_VERSION_V2025_06_18, PICOMCP_FEATURE_BATCHES, &yes));
+  CHECK(!yes);
+  OK(picomcp_version_has(PICOMCP_VERSION_V2026_07_28, PICOMCP_FEATURE_TASKS, &yes));
+  CHECK(!yes);
+  OK(picomcp_feature_name(PICOMCP_FEATURE_OUTPUT_SCHEMA, &name));
+  CHECK(str_is(name, "output_schema"));
+  ST(picomcp_version_has(PICOMCP_VERSIONS_LEGACY, PICOMCP_FEATURE_TASKS, &yes), PICOMCP_STATUS_INVALID_ARGUMENT);
+  ST(picomcp_version_has(0, PICOMCP_FEATURE_TASKS, &yes), PICOMCP_STATUS_INVALID_ARGUMENT);
+  ST(picomcp_version_has(PICOMCP_VERSION_V2025_11_25, 999, &yes), PICOMCP_STATUS_INVALID_ARGUMENT);
+  ST(picomcp_feature_name(999, &name), PICOMCP_STATUS_INVALID_ARGUMENT);
+  ST(picomcp_version_has(PICOMCP_VERSION_V2025_11_25, PICOMCP_FEATURE_TASKS, NULL), PICOMCP_STATUS_NULL_ARGUMENT);
+}
+
 static void test_config_misuse(void) {
   picomcp_config c, bad;
   picomcp_session *s = (picomcp_session *)1;
@@ -541,6 +567,7 @@ static void test_json(void) {
 
 int main(void) {
   test_status_describe();
+  test_features();
   test_config_misuse();
   test_server_and_client();
   test_backpressure();

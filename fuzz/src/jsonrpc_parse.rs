@@ -117,7 +117,7 @@ pub fn run(data: &[u8]) {
             match parse(reply, &Limits::DEFAULT) {
                 Ok(Message::Error(r)) => {
                     assert_eq!(r.id.map(|i| i.as_raw()), e.id.map(|i| i.as_raw()));
-                    assert_eq!(r.error.code, e.code().0 as i64);
+                    assert_eq!(r.error.code, i64::from(e.code()));
                 }
                 other => panic!("error reply {reply} parses as {other:?}"),
             }
@@ -222,12 +222,12 @@ fn round_trip(m: Message<'_>, level: usize) {
             same_json(Some(r.result), Some(r2.result));
         }
         Message::Error(e) => {
-            let Ok(code) = i32::try_from(e.error.code) else {
+            let Ok(code) = ErrorCode::try_from(e.error.code) else {
                 return;
             };
             let message: String = e.error.message.chars().collect();
             let (buf, n) =
-                write(|w| encode_error(w, e.id, ErrorCode(code), &message, e.error.data));
+                write(|w| encode_error(w, e.id, code, &message, e.error.data));
             let t = std::str::from_utf8(&buf[..n]).unwrap();
             let Ok(Message::Error(e2)) = parse(t, &big) else {
                 panic!("re-encoded error {t} does not parse as one")

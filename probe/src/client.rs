@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use picomcp::ErrorCode;
 use picomcp::json::Json;
-use picomcp::protocol::{Caps, Method, ProtocolVersion, Versions};
+use picomcp::protocol::{Caps, Method, ProtocolVersion, Versions, meta};
 use picomcp::session::{
     CloseReason, Config, Event, InboundId, OutboundId, Phase, RequestOptions, SendError, Session,
     Storage, Violation,
@@ -31,8 +31,6 @@ const CLIENT_CAPS: &str = r#"{"roots":{"listChanged":true},"sampling":{},"elicit
 const SAMPLING_RESULT: &str = r#"{"role":"assistant","content":{"type":"text","text":"This is a canned reply from picomcp-probe."},"model":"picomcp-probe","stopReason":"endTurn"}"#;
 /// The answer to `elicitation/create`.
 const ELICITATION_RESULT: &str = r#"{"action":"decline"}"#;
-/// 2026-07-28: the `_meta` key with which a request asks for log messages.
-const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
 
 /// A request that reports progress may run this many timeouts in total.
 pub(crate) const PROGRESS_BUDGET: u64 = 6;
@@ -398,7 +396,7 @@ impl Probe {
             }
             w.key("_meta");
             w.begin_object();
-            w.key(LOG_LEVEL_KEY);
+            w.key(meta::LOG_LEVEL);
             w.string("info");
             w.end_object();
             w.end_object();

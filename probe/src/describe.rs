@@ -67,10 +67,12 @@ pub(crate) fn describe_notification(method: Method, params: Option<&str>) -> Str
     }
 }
 
-/// What the server did wrong, worded to follow "the server": `sent a line longer than
-/// 1048576 bytes`. `ready` (the handshake finished) and `version` tell apart why a
-/// method was refused. Violations the probe has no wording of its own for use the
-/// core's text and name.
+/// What the server did wrong, worded to follow "the server": the core's text of the
+/// violation (one wording for every language) after the verb [`lead_in`] gives it. The
+/// probe words a violation itself only where it knows more than the core (`ready`, the
+/// handshake finished, and `version` tell apart why a method was refused), where the
+/// core's text does not follow a verb, or where the test runners match its words (a
+/// malformed line: `not a valid message`).
 pub(crate) fn describe_violation(
     v: Violation,
     ready: bool,
@@ -87,9 +89,6 @@ pub(crate) fn describe_violation(
             )
         }
         Violation::LineTooLong { limit } => format!("sent a line longer than {limit} bytes"),
-        Violation::UnknownMethod => {
-            "sent a request for a method that does not exist (answered -32601)".into()
-        }
         Violation::NotNegotiated(m) if !ready => {
             format!(
                 "sent {m} before the handshake finished (only logging and ping may come that early)"
@@ -102,23 +101,35 @@ pub(crate) fn describe_violation(
         Violation::NotNegotiated(m) => {
             format!("sent {m}, which needs a capability that was not negotiated")
         }
-        Violation::NotInitialized(m) => format!("sent {m} before the handshake"),
         Violation::DuplicateRequestId => "reused the id of a request still in flight".into(),
-        Violation::TooManyRequests => "sent more concurrent requests than the probe accepts".into(),
-        Violation::InvalidParams(m) => format!("sent {m} with invalid params"),
-        Violation::UnknownResponseId => "answered a request the probe never sent".into(),
-        Violation::UncorrelatedError { code } => {
-            format!(
-                "sent an error without an id (code {code}): it could not read something the probe sent"
-            )
-        }
-        Violation::BatchNotAllowed => {
-            "sent a JSON-RPC batch, which the negotiated revision does not allow".into()
-        }
         Violation::ProgressNotIncreasing => "sent a progress value that did not increase".into(),
-        // No wording of the probe's own: the core's text, and its name to search for.
-        other => format!("broke a rule ({}): {other}", other.name()),
+        other => match lead_in(&other) {
+            Some(verb) => format!("{verb}{other}"),
+            // Nothing reads right before the core's text: its name, then the text.
+            None => format!("broke a rule ({}): {other}", other.name()),
+        },
     }
+}
+
+/// The words before the core's text of a violation so that "the server …" reads as a
+/// sentence (`sent a ` + `second response to …`), or `None`.
+fn lead_in(v: &Violation) -> Option<&'static str> {
+    Some(match v {
+        Violation::UnknownMethod
+        | Violation::DuplicateInitialize
+        | Violation::UnknownResponseId
+        | Violation::DuplicateResponse
+        | Violation::BatchNotAllowed
+        | Violation::UnsupportedVersion
+        | Violation::UnexpectedMessage => "sent a ",
+        Violation::UncorrelatedError { .. } | Violation::InvalidResult => "sent an ",
+        Violation::NotInitialized(_)
+        | Violation::InvalidParams(_)
+        | Violation::UnknownProgressToken
+        | Violation::BadEnvelope(_)
+        | Violation::TooManyRequests => "sent ",
+        _ => return None,
+    })
 }
 
 /// Why the connection closed, from the probe's side (`CloseReason::Local` is never
@@ -193,11 +204,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn violations_without_a_wording_of_the_probe_use_the_core_text() {
+    fn violations_read_as_the_core_words_them() {
         let v = Violation::DuplicateResponse;
+        assert_eq!(describe_violation(v, true, None), format!("sent a {v}"));
+        let full = Violation::TooManySubscriptions;
         assert_eq!(
-            describe_violation(v, true, None),
-            format!("broke a rule (duplicate_response): {v}")
+            describe_violation(full, true, None),
+            format!("broke a rule (too_many_subscriptions): {full}")
         );
         let early = describe_violation(Violation::NotNegotiated(Method::ToolsList), false, None);
         assert!(early.contains("before the handshake finished"), "{early}");

@@ -36,6 +36,12 @@ CASE_KEYS = {"name", "category", "state", "version", "send", "send_hex", "expect
              "expect_batch", "timeout", "needs", "note"}
 ENTRY_KEYS = {"code", "id", "id_raw", "result", "is_error", "result_subset", "batch"}
 PAD_RE = re.compile(r"@PAD\((\d+)\)@")
+# The line limit the corpus is written for. The overlong and under-limit cases pad to a
+# fraction of it, so against a server with another limit (--max-line) every PAD(N) is
+# scaled by LINE / CORPUS_LINE: a case well under (or over) 4096 stays well under (or
+# over) the server's limit by the same ratio.
+CORPUS_LINE = 4096
+LINE = CORPUS_LINE
 EXIT_WAIT = 5.0
 
 
@@ -100,7 +106,7 @@ def case_bytes(case):
     """The exact bytes a case writes to the server's stdin."""
     if "send_hex" in case:
         return bytes.fromhex(re.sub(r"\s+", "", case["send_hex"]))
-    text = PAD_RE.sub(lambda m: "x" * int(m.group(1)), case["send"])
+    text = PAD_RE.sub(lambda m: "x" * (int(m.group(1)) * LINE // CORPUS_LINE), case["send"])
     return text.encode("utf-8")  # strict: a lone surrogate in the case file is an error
 
 
@@ -674,8 +680,9 @@ def main(argv):
     ap = argparse.ArgumentParser(
         prog="run_process.py",
         usage="%(prog)s [options] -- SERVER_CMD...   |   %(prog)s --check")
-    ap.add_argument("--max-line", type=int, default=4096,
-                    help="passed to the server as --max-line N (default 4096)")
+    ap.add_argument("--max-line", type=int, default=CORPUS_LINE,
+                    help="passed to the server as --max-line N (default 4096); the "
+                         "@PAD(N)@ lengths scale with it")
     ap.add_argument("--filter", default=None, help="run only cases whose name contains SUBSTR")
     ap.add_argument("--jobs", type=int, default=4, help="parallel server processes (default 4)")
     ap.add_argument("--timeout", type=float, default=5.0,
@@ -693,6 +700,8 @@ def main(argv):
     ap.add_argument("--verbose", "-v", action="store_true",
                     help="show the server's stderr tail on failures")
     args = ap.parse_args(own)
+    global LINE
+    LINE = args.max_line
 
     try:
         cases = load_cases(args.cases)

@@ -30,8 +30,43 @@ export type ChangeNotification =
   | 'notifications/resources/list_changed'
   | 'notifications/resources/updated'
 
+/** One difference between protocol revisions: a row of the core's feature table. */
+export type Feature =
+  | 'batches'
+  | 'tool_annotations'
+  | 'audio_content'
+  | 'progress_message'
+  | 'completions_capability'
+  | 'title'
+  | 'output_schema'
+  | 'structured_content'
+  | 'resource_links'
+  | 'completion_context'
+  | 'elicitation'
+  | 'elicitation_modes'
+  | 'elicitation_enums'
+  | 'icons'
+  | 'argument_errors_as_tool_results'
+  | 'sampling_tools'
+  | 'error_without_id'
+  | 'tasks'
+  | 'tool_execution'
+  | 'url_elicitation_required_error'
+  | 'server_requests'
+  | 'input_required'
+  | 'result_type'
+  | 'resource_not_found_invalid_params'
+
 /** The protocol revisions the core knows, oldest first. */
 export declare const PROTOCOL_VERSIONS: ProtocolVersion[]
+/** Every feature name of the core's table, in table order. */
+export declare const FEATURES: Feature[]
+/**
+ * The features protocol revision `version` has (`'output_schema'`,
+ * `'argument_errors_as_tool_results'`, ...): the core's table of what each revision
+ * changes. Ask it instead of comparing revisions. Throws a TypeError for an unknown one.
+ */
+export declare function features(version: ProtocolVersion | string): Feature[]
 /** The package version. */
 export declare const version: string
 
@@ -110,7 +145,7 @@ export interface Event {
   kind: EventKind
   /** The request handle: the peer's request (`request`, `cancelled`) or ours (the rest). */
   id?: number
-  /** `request`, `notification`: the wire method. */
+  /** `request`, `notification`: the wire method; `peer_violation`: the method it names, if any. */
   method?: string
   /** `request`, `notification`, `progress`: the params object. */
   params?: JsonObject

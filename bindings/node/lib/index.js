@@ -114,6 +114,9 @@ module.exports = {
   RespondError,
   QueueFull,
   PROTOCOL_VERSIONS: native.protocolVersions(),
+  FEATURES: native.featureNames(),
+  /** The names of the features protocol revision `version` has (the core's table). */
+  features: (version) => call(() => native.features(version)),
   version: require('../package.json').version
 }
 // The server helper needs Session; load it last.

@@ -16,14 +16,17 @@
  * `ctx.signal` aborts when the client cancels the request; nothing more is sent for it.
  */
 const { RespondError } = require('./errors.js')
+const native = require('../native.js')
 
 const INVALID_PARAMS = -32602
 const INTERNAL_ERROR = -32603
 const RESOURCE_NOT_FOUND = -32002
-// Revisions whose tools report bad arguments as a tool result (SEP-1303) rather than -32602.
-const ARGS_AS_TOOL_ERROR = new Set(['2025-11-25', '2026-07-28'])
-// Revisions that know titles, tool output schemas and structured content.
-const HAS_OUTPUT_SCHEMA = new Set(['2025-06-18', '2025-11-25', '2026-07-28'])
+// What each revision has (the core's feature table), by revision.
+const FEATURES = new Map(native.protocolVersions().map((v) => [v, new Set(native.features(v))]))
+/** True when the negotiated revision has `feature` (a name in `FEATURES`). */
+const has = (version, feature) => (FEATURES.get(version) ?? new Set()).has(feature)
+// The listing fields each feature gates.
+const GATED = new Map([['title', 'title'], ['outputSchema', 'output_schema']])
 const LEVELS = ['error', 'warn', 'info', 'debug']
 // The input-request key and client capability of each question a server may ask.
 const ASKS = {
@@ -183,7 +186,7 @@ function toolResult (out, version) {
   if (Array.isArray(out)) return { content: out }
   if (out !== null && typeof out === 'object') {
     const r = { ...out }
-    if (!HAS_OUTPUT_SCHEMA.has(version)) delete r.structuredContent
+    if (!has(version, 'structured_content')) delete r.structuredContent
     return r
   }
   return { content: [{ type: 'text', text: String(out) }] }
@@ -558,7 +561,7 @@ class Server {
     const d = {}
     for (const [from, to] of keys) {
       if (item[from] === undefined || item[from] === null) continue
-      if ((from === 'title' || from === 'outputSchema') && !HAS_OUTPUT_SCHEMA.has(version)) continue
+      if (GATED.has(from) && !has(version, GATED.get(from))) continue
       d[to] = item[from]
     }
     return d
@@ -602,7 +605,7 @@ class Server {
     const problem = checkArguments(tool.inputSchema, args)
     if (problem !== null) {
       const message = `Invalid arguments for tool ${name}: ${problem}`
-      if (ARGS_AS_TOOL_ERROR.has(ctx.version)) return { content: [{ type: 'text', text: message }], isError: true }
+      if (has(ctx.version, 'argument_errors_as_tool_results')) return { content: [{ type: 'text', text: message }], isError: true }
       throw new McpError(INVALID_PARAMS, message)
     }
     let out

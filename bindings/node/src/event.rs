@@ -1,6 +1,7 @@
 //! `Event`: an owned copy of one core event, JSON members as text.
 
-use picomcp::session::Event as CoreEvent;
+use picomcp::json::{Json, JsonStr};
+use picomcp::session::{Event as CoreEvent, EventId};
 
 /// Something that happened on the session (`NativeSession.pollEvent()`). `kind` says
 /// which; the other fields are set where that kind has them. Fields ending in `Json`
@@ -15,7 +16,7 @@ pub struct Event {
     pub kind: String,
     /// The request handle (the peer's request, or ours from `sendRequest`).
     pub id: Option<u32>,
-    /// Wire method name.
+    /// Wire method name; on `peer_violation` the method it names, if any.
     pub method: Option<String>,
     pub params_json: Option<String>,
     /// A response's result (also the invalid result of `invalid_result`).
@@ -40,107 +41,34 @@ pub struct Event {
     pub text: Option<String>,
 }
 
-fn kind(k: &str) -> Event {
-    Event {
-        kind: k.into(),
-        ..Event::default()
-    }
-}
-
 impl Event {
-    /// Copies a core event (its views die with the next session call).
+    /// Copies a core event (its views die with the next session call): a field-by-field
+    /// map of the core's flat form.
     pub(crate) fn copy(ev: CoreEvent<'_>) -> Event {
-        let raw = |j: picomcp::json::Json<'_>| Some(j.as_raw().to_owned());
-        match ev {
-            CoreEvent::Negotiated { version, peer } => Event {
-                version: Some(version.as_str().into()),
-                peer_json: raw(peer),
-                ..kind("negotiated")
+        let f = ev.flat();
+        let raw = |j: Option<Json<'_>>| j.map(|j| j.as_raw().to_owned());
+        let text = |t: Option<JsonStr<'_>>| t.map(|t| t.chars().collect());
+        Event {
+            kind: f.kind.name().into(),
+            id: f.id.map(EventId::to_bits),
+            method: f.method.map(|m| m.as_str().into()),
+            params_json: raw(f.params),
+            result_json: raw(f.result),
+            code: f.code,
+            message: text(f.message),
+            data_json: raw(f.data),
+            reason: text(f.reason),
+            progress: f.progress,
+            total: f.total,
+            version: f.version.map(|v| v.as_str().into()),
+            peer_json: raw(f.peer),
+            requests_json: raw(f.requests),
+            name: f.name().map(Into::into),
+            text: match (f.violation, f.close) {
+                (Some(v), _) => Some(v.to_string()),
+                (_, Some(c)) => Some(c.to_string()),
+                _ => None,
             },
-            CoreEvent::Ready { version } => Event {
-                version: Some(version.as_str().into()),
-                ..kind("ready")
-            },
-            CoreEvent::Request { id, method, params } => Event {
-                id: Some(id.to_bits()),
-                method: Some(method.as_str().into()),
-                params_json: params.and_then(raw),
-                ..kind("request")
-            },
-            CoreEvent::Notification { method, params } => Event {
-                method: Some(method.as_str().into()),
-                params_json: params.and_then(raw),
-                ..kind("notification")
-            },
-            CoreEvent::Response { id, result } => Event {
-                id: Some(id.to_bits()),
-                result_json: raw(result),
-                ..kind("response")
-            },
-            CoreEvent::ErrorResponse {
-                id,
-                code,
-                message,
-                data,
-            } => Event {
-                id: Some(id.to_bits()),
-                code: Some(code),
-                message: Some(message.chars().collect()),
-                data_json: data.and_then(raw),
-                ..kind("error_response")
-            },
-            CoreEvent::TimedOut { id } => Event {
-                id: Some(id.to_bits()),
-                ..kind("timed_out")
-            },
-            CoreEvent::Cancelled { id, reason } => Event {
-                id: Some(id.to_bits()),
-                reason: reason.map(|r| r.chars().collect()),
-                ..kind("cancelled")
-            },
-            CoreEvent::Progress {
-                id,
-                progress,
-                total,
-                params,
-            } => Event {
-                id: Some(id.to_bits()),
-                progress: Some(progress),
-                total,
-                params_json: raw(params),
-                ..kind("progress")
-            },
-            CoreEvent::InputRequired { id, input_requests } => Event {
-                id: Some(id.to_bits()),
-                requests_json: input_requests.and_then(raw),
-                ..kind("input_required")
-            },
-            CoreEvent::SubscriptionAcknowledged { id, notifications } => Event {
-                id: Some(id.to_bits()),
-                requests_json: raw(notifications),
-                ..kind("subscription_acknowledged")
-            },
-            CoreEvent::InvalidResult { id, result } => Event {
-                id: Some(id.to_bits()),
-                result_json: raw(result),
-                ..kind("invalid_result")
-            },
-            CoreEvent::SubscriptionEnded { id } => Event {
-                id: Some(id.to_bits()),
-                ..kind("subscription_ended")
-            },
-            CoreEvent::PeerViolation(v) => Event {
-                name: Some(v.name().into()),
-                text: Some(v.to_string()),
-                ..kind("peer_violation")
-            },
-            CoreEvent::Closed(r) => Event {
-                name: Some(r.name().into()),
-                text: Some(r.to_string()),
-                ..kind("closed")
-            },
-            // A kind added to the core later reaches JavaScript by name only.
-            _ => kind("unknown"),
         }
     }
 }

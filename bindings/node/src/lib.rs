@@ -21,3 +21,24 @@ pub fn protocol_versions() -> Vec<&'static str> {
         .map(|v| v.as_str())
         .collect()
 }
+
+/// The names of every difference between revisions in the core's feature table, in
+/// table order.
+#[napi_derive::napi]
+pub fn feature_names() -> Vec<&'static str> {
+    picomcp::protocol::FEATURES.iter().map(|f| f.name).collect()
+}
+
+/// The names of the features protocol revision `version` has (`"output_schema"`,
+/// `"argument_errors_as_tool_results"`, ...): the core's table of what each revision
+/// changes. Throws a TypeError for an unknown revision.
+#[napi_derive::napi]
+pub fn features(version: String) -> napi::Result<Vec<&'static str>> {
+    let v = picomcp::protocol::ProtocolVersion::parse(&version).ok_or_else(|| {
+        napi::Error::from_reason(format!("TypeError: unknown protocol version {version:?}"))
+    })?;
+    Ok(picomcp::protocol::Features::of(v)
+        .iter()
+        .map(|f| f.name())
+        .collect())
+}

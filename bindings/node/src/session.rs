@@ -7,7 +7,7 @@ use picomcp::error::ErrorCode;
 use picomcp::json::Json;
 use picomcp::protocol::{LogLevel, Method, ProtocolVersion, Role, Versions};
 use picomcp::session::{
-    Change, Config, Era, InboundId, OutboundId, Phase, RequestOptions, Session as Core, Storage,
+    Change, Config, InboundId, OutboundId, RequestOptions, Session as Core, Storage,
 };
 
 use crate::event::Event;
@@ -107,15 +107,11 @@ pub struct NativeSession {
 impl NativeSession {
     #[napi(constructor)]
     pub fn new(o: SessionOptions) -> napi::Result<Self> {
-        let role = match o.role.as_str() {
-            "server" => Role::Server,
-            "client" => Role::Client,
-            r => {
-                return Err(err(
-                    "ConfigError",
-                    format!("role must be \"server\" or \"client\", not {r:?}"),
-                ));
-            }
+        let Some(role) = Role::from_name(&o.role) else {
+            return Err(err(
+                "ConfigError",
+                format!("role must be \"server\" or \"client\", not {:?}", o.role),
+            ));
         };
         let limits = Limits {
             max_line: count(o.max_line, "maxLine", Limits::DEFAULT.max_line)?,
@@ -168,21 +164,13 @@ impl NativeSession {
     /// `"server"` or `"client"`.
     #[napi(getter)]
     pub fn role(&self) -> &'static str {
-        match self.core.role() {
-            Role::Server => "server",
-            Role::Client => "client",
-        }
+        self.core.role().name()
     }
 
     /// `"initializing"`, `"awaiting_initialized"`, `"operating"` or `"closed"`.
     #[napi(getter)]
     pub fn phase(&self) -> &'static str {
-        match self.core.phase() {
-            Phase::Initializing => "initializing",
-            Phase::AwaitingInitialized => "awaiting_initialized",
-            Phase::Operating => "operating",
-            Phase::Closed => "closed",
-        }
+        self.core.phase().name()
     }
 
     /// The negotiated revision, or null before negotiation.
@@ -194,11 +182,7 @@ impl NativeSession {
     /// `"opening"`, `"legacy"` or `"modern"`.
     #[napi(getter)]
     pub fn era(&self) -> &'static str {
-        match self.core.era() {
-            Era::Opening => "opening",
-            Era::Legacy => "legacy",
-            Era::Modern => "modern",
-        }
+        self.core.era().name()
     }
 
     /// Server, legacy era: the level set with `logging/setLevel`, if any.
@@ -391,19 +375,13 @@ impl NativeSession {
     /// were queued.
     #[napi]
     pub fn notify(&mut self, change: String, uri: Option<String>) -> napi::Result<u32> {
-        let change = match (method(&change)?, uri.as_deref()) {
-            (Method::ToolsListChanged, None) => Change::ToolsListChanged,
-            (Method::PromptsListChanged, None) => Change::PromptsListChanged,
-            (Method::ResourcesListChanged, None) => Change::ResourcesListChanged,
-            (Method::ResourcesUpdated, Some(u)) => Change::ResourceUpdated(u),
-            _ => {
-                return Err(err(
-                    "TypeError",
-                    format!(
-                        "{change} is not a change notification (resources/updated needs a uri, the others take none)"
-                    ),
-                ));
-            }
+        let Some(change) = Change::from_notification(method(&change)?, uri.as_deref()) else {
+            return Err(err(
+                "TypeError",
+                format!(
+                    "{change} is not a change notification (resources/updated needs a uri, the others take none)"
+                ),
+            ));
         };
         self.core.notify(change).map(|n| n as u32).map_err(send)
     }

@@ -144,6 +144,26 @@ const EMPTY = Buffer.alloc(0)
 
 // ---- module surface ----
 
+// What each revision has, as the helpers ask it (the full table is checked against the
+// schemas in core/tests/features.rs).
+test('features per revision', () => {
+  const table = {
+    batches: [false, true, false, false, false],
+    title: [false, false, true, true, true],
+    output_schema: [false, false, true, true, true],
+    structured_content: [false, false, true, true, true],
+    argument_errors_as_tool_results: [false, false, false, true, true],
+    tasks: [false, false, false, true, false],
+    input_required: [false, false, false, false, true]
+  }
+  for (const [name, row] of Object.entries(table)) {
+    assert.ok(picomcp.FEATURES.includes(name), name)
+    assert.deepEqual(PROTOCOL_VERSIONS.map((v) => picomcp.features(v).includes(name)), row, name)
+  }
+  for (const v of PROTOCOL_VERSIONS) assert.ok(picomcp.features(v).every((f) => picomcp.FEATURES.includes(f)))
+  assert.throws(() => picomcp.features('2023-01-01'), TypeError)
+})
+
 test('module constants', () => {
   assert.deepEqual(PROTOCOL_VERSIONS, [...LEGACY_VERSIONS, MODERN_VERSION])
   assert.equal(picomcp.version, require('../package.json').version)
@@ -324,14 +344,16 @@ test('cancellation', T, () => {
   pair.drive()
   assert.deepEqual(pair.take('server'), [{ kind: 'cancelled', id: req.id, reason: 'no longer needed' }])
   assert.equal(pair.server.requestInfo(req.id).cancelled, true)
-  // A late answer is finished silently: nothing is sent, nothing thrown.
+  // The core freed the slot itself; until the slot serves a newer request the handle
+  // still names the cancelled request, and a late answer is harmless: nothing is sent,
+  // nothing thrown.
   pair.server.respond(req.id, { content: [] })
   assert.deepEqual(pair.server.pollTransmit(), EMPTY)
-  assert.equal(pair.server.requestInfo(req.id), null)
+  assert.equal(pair.server.requestInfo(req.id).cancelled, true)
+  pair.server.respond(req.id, { content: [] })
+  assert.deepEqual(pair.server.pollTransmit(), EMPTY)
   pair.drive()
   assert.deepEqual(pair.take('client'), [])
-  // The request is finished now: answering it again is a mistake.
-  assert.throws(() => pair.server.respond(req.id, { content: [] }), RespondError)
   // Cancelling a finished request of ours is one too.
   assert.throws(() => pair.client.cancel(cid), SendError)
 })

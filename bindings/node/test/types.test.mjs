@@ -183,6 +183,13 @@ test('ProtocolVersion lists exactly PROTOCOL_VERSIONS', () => {
   assert.deepEqual(declared, runtime.PROTOCOL_VERSIONS)
 })
 
+test('Feature lists exactly FEATURES, in table order', () => {
+  const m = /^export\s+type\s+Feature\s*=([^\n]*(?:\n\s*\|[^\n]*)*)/m.exec(indexText)
+  assert.ok(m, 'index.d.ts declares no Feature')
+  const declared = [...m[1].matchAll(/'([^']*)'/g)].map((x) => x[1])
+  assert.deepEqual(declared, runtime.FEATURES)
+})
+
 test('native.d.ts declares every member of the runtime NativeSession and every native export', () => {
   checkClass(nativeText, 'native.d.ts', 'NativeSession', native.NativeSession)
   const { values } = exportsOf(nativeText)

@@ -1,7 +1,7 @@
 //! `Event`: an owned copy of one core event.
 
-use picomcp::protocol::ProtocolVersion;
-use picomcp::session::Event as CoreEvent;
+use picomcp::json::{Json, JsonStr};
+use picomcp::session::{Event as CoreEvent, EventId};
 use pyo3::prelude::*;
 
 use crate::json::Codec;
@@ -19,7 +19,7 @@ pub(crate) struct Event {
     /// `"peer_violation"` or `"closed"`.
     kind: &'static str,
     id: Option<u32>,
-    /// Wire method name (`"tools/call"`).
+    /// Wire method name (`"tools/call"`); on `peer_violation` the method it names, if any.
     method: Option<&'static str>,
     /// Request/notification params, as Python values.
     params: Option<Py<PyAny>>,
@@ -50,122 +50,33 @@ pub(crate) struct Event {
 }
 
 impl Event {
-    fn new(kind: &'static str) -> Self {
-        Event {
-            kind,
-            id: None,
-            method: None,
-            params: None,
-            result: None,
-            code: None,
-            message: None,
-            data: None,
-            reason: None,
-            progress: None,
-            total: None,
-            version: None,
-            peer: None,
-            requests: None,
-            name: None,
-            text: None,
-        }
-    }
-
-    /// Copies a core event (its views die with the next session call).
+    /// Copies a core event (its views die with the next session call): a field-by-field
+    /// map of the core's flat form.
     pub(crate) fn copy(py: Python<'_>, codec: &Codec, ev: CoreEvent<'_>) -> PyResult<Self> {
-        let value = |v| codec.value(py, v);
-        let opt = |v: Option<_>| v.map(value).transpose();
-        let version = |v: ProtocolVersion| Some(v.as_str());
-        Ok(match ev {
-            CoreEvent::Negotiated { version: v, peer } => Event {
-                version: version(v),
-                peer: Some(value(peer)?),
-                ..Event::new("negotiated")
+        let f = ev.flat();
+        let value = |v: Option<Json<'_>>| v.map(|v| codec.value(py, v)).transpose();
+        let text = |t: Option<JsonStr<'_>>| t.map(|t| t.chars().collect());
+        Ok(Event {
+            kind: f.kind.name(),
+            id: f.id.map(EventId::to_bits),
+            method: f.method.map(|m| m.as_str()),
+            params: value(f.params)?,
+            result: value(f.result)?,
+            code: f.code,
+            message: text(f.message),
+            data: value(f.data)?,
+            reason: text(f.reason),
+            progress: f.progress,
+            total: f.total,
+            version: f.version.map(|v| v.as_str()),
+            peer: value(f.peer)?,
+            requests: value(f.requests)?,
+            name: f.name(),
+            text: match (f.violation, f.close) {
+                (Some(v), _) => Some(v.to_string()),
+                (_, Some(c)) => Some(c.to_string()),
+                _ => None,
             },
-            CoreEvent::Ready { version: v } => Event {
-                version: version(v),
-                ..Event::new("ready")
-            },
-            CoreEvent::Request { id, method, params } => Event {
-                id: Some(id.to_bits()),
-                method: Some(method.as_str()),
-                params: opt(params)?,
-                ..Event::new("request")
-            },
-            CoreEvent::Notification { method, params } => Event {
-                method: Some(method.as_str()),
-                params: opt(params)?,
-                ..Event::new("notification")
-            },
-            CoreEvent::Response { id, result } => Event {
-                id: Some(id.to_bits()),
-                result: Some(value(result)?),
-                ..Event::new("response")
-            },
-            CoreEvent::ErrorResponse {
-                id,
-                code,
-                message,
-                data,
-            } => Event {
-                id: Some(id.to_bits()),
-                code: Some(code),
-                message: Some(message.chars().collect()),
-                data: opt(data)?,
-                ..Event::new("error_response")
-            },
-            CoreEvent::TimedOut { id } => Event {
-                id: Some(id.to_bits()),
-                ..Event::new("timed_out")
-            },
-            CoreEvent::Cancelled { id, reason } => Event {
-                id: Some(id.to_bits()),
-                reason: reason.map(|r| r.chars().collect()),
-                ..Event::new("cancelled")
-            },
-            CoreEvent::Progress {
-                id,
-                progress,
-                total,
-                params,
-            } => Event {
-                id: Some(id.to_bits()),
-                progress: Some(progress),
-                total,
-                params: Some(value(params)?),
-                ..Event::new("progress")
-            },
-            CoreEvent::InputRequired { id, input_requests } => Event {
-                id: Some(id.to_bits()),
-                requests: opt(input_requests)?,
-                ..Event::new("input_required")
-            },
-            CoreEvent::SubscriptionAcknowledged { id, notifications } => Event {
-                id: Some(id.to_bits()),
-                requests: Some(value(notifications)?),
-                ..Event::new("subscription_acknowledged")
-            },
-            CoreEvent::InvalidResult { id, result } => Event {
-                id: Some(id.to_bits()),
-                result: Some(value(result)?),
-                ..Event::new("invalid_result")
-            },
-            CoreEvent::SubscriptionEnded { id } => Event {
-                id: Some(id.to_bits()),
-                ..Event::new("subscription_ended")
-            },
-            CoreEvent::PeerViolation(v) => Event {
-                name: Some(v.name()),
-                text: Some(v.to_string()),
-                ..Event::new("peer_violation")
-            },
-            CoreEvent::Closed(r) => Event {
-                name: Some(r.name()),
-                text: Some(r.to_string()),
-                ..Event::new("closed")
-            },
-            // A kind added to the core later reaches Python by name only.
-            _ => Event::new("unknown"),
         })
     }
 }

@@ -6,12 +6,24 @@
 //! next call on the session. The pure-Python package `picomcp` re-exports these names and
 //! adds the stdio server helper.
 
+use picomcp::protocol::{FEATURES, Features, ProtocolVersion};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 mod errors;
 mod event;
 mod json;
 mod session;
+
+/// The names of the features protocol revision `version` has (`"output_schema"`,
+/// `"argument_errors_as_tool_results"`, ...; every name is in `FEATURES`): the core's
+/// table of what each revision changes. Ask it instead of comparing revisions.
+#[pyfunction]
+fn features(version: &str) -> PyResult<Vec<&'static str>> {
+    let v = ProtocolVersion::parse(version)
+        .ok_or_else(|| PyValueError::new_err(format!("unknown protocol version {version:?}")))?;
+    Ok(Features::of(v).iter().map(|f| f.name()).collect())
+}
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -27,6 +39,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "PROTOCOL_VERSIONS",
         picomcp::protocol::ProtocolVersion::ALL.map(|v| v.as_str()),
     )?;
+    m.add(
+        "FEATURES",
+        FEATURES.iter().map(|f| f.name).collect::<Vec<_>>(),
+    )?;
+    m.add_function(wrap_pyfunction!(features, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

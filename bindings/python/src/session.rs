@@ -4,7 +4,7 @@ use picomcp::Limits;
 use picomcp::error::ErrorCode;
 use picomcp::protocol::{LogLevel, Method, ProtocolVersion, Role, Versions};
 use picomcp::session::{
-    Change, Config, Era, InboundId, OutboundId, Phase, RequestOptions, Session as Core, Storage,
+    Change, Config, InboundId, OutboundId, RequestOptions, Session as Core, Storage,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -33,13 +33,11 @@ pub(crate) struct Session {
 }
 
 fn role(name: &str) -> PyResult<Role> {
-    match name {
-        "server" => Ok(Role::Server),
-        "client" => Ok(Role::Client),
-        _ => Err(ConfigError::new_err(format!(
+    Role::from_name(name).ok_or_else(|| {
+        ConfigError::new_err(format!(
             "role must be \"server\" or \"client\", not {name:?}"
-        ))),
-    }
+        ))
+    })
 }
 
 fn versions(list: Option<Vec<String>>) -> PyResult<Versions> {
@@ -139,21 +137,13 @@ impl Session {
     /// `"server"` or `"client"`.
     #[getter]
     fn role(&self) -> &'static str {
-        match self.core.role() {
-            Role::Server => "server",
-            Role::Client => "client",
-        }
+        self.core.role().name()
     }
 
     /// `"initializing"`, `"awaiting_initialized"`, `"operating"` or `"closed"`.
     #[getter]
     fn phase(&self) -> &'static str {
-        match self.core.phase() {
-            Phase::Initializing => "initializing",
-            Phase::AwaitingInitialized => "awaiting_initialized",
-            Phase::Operating => "operating",
-            Phase::Closed => "closed",
-        }
+        self.core.phase().name()
     }
 
     /// The negotiated revision (`"2025-11-25"`), or `None` before negotiation.
@@ -166,11 +156,7 @@ impl Session {
     /// (2026-07-28).
     #[getter]
     fn era(&self) -> &'static str {
-        match self.core.era() {
-            Era::Opening => "opening",
-            Era::Legacy => "legacy",
-            Era::Modern => "modern",
-        }
+        self.core.era().name()
     }
 
     /// Server, legacy era: the level the client set with `logging/setLevel`, if any.
@@ -392,17 +378,15 @@ impl Session {
     /// Returns how many notifications were queued.
     #[pyo3(signature = (change, uri=None))]
     fn notify(&mut self, change: &str, uri: Option<&str>) -> PyResult<usize> {
-        let change = match (method(change)?, uri) {
-            (Method::ToolsListChanged, None) => Change::ToolsListChanged,
-            (Method::PromptsListChanged, None) => Change::PromptsListChanged,
-            (Method::ResourcesListChanged, None) => Change::ResourcesListChanged,
-            (Method::ResourcesUpdated, Some(u)) => Change::ResourceUpdated(u),
-            (Method::ResourcesUpdated, None) => {
+        let m = method(change)?;
+        let change = match Change::from_notification(m, uri) {
+            Some(c) => c,
+            None if m == Method::ResourcesUpdated => {
                 return Err(PyValueError::new_err(
                     "notifications/resources/updated needs a uri",
                 ));
             }
-            _ => {
+            None => {
                 return Err(PyValueError::new_err(format!(
                     "{change} is not a change notification (or takes no uri)"
                 )));

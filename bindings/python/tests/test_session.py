@@ -9,6 +9,7 @@ import pytest
 
 import picomcp
 from picomcp import (
+    FEATURES,
     PROTOCOL_VERSIONS,
     ConfigError,
     PicomcpError,
@@ -16,6 +17,7 @@ from picomcp import (
     RespondError,
     SendError,
     Session,
+    features,
 )
 
 from conftest import LEGACY_VERSIONS, MODERN_VERSION, Pair, drain, feed, lines
@@ -43,6 +45,29 @@ def test_module_constants():
     for exc in (ConfigError, SendError, RespondError, QueueFull):
         assert issubclass(exc, PicomcpError)
     assert issubclass(PicomcpError, Exception)
+
+
+# What each revision has, as the helpers ask it (the full table is checked against the
+# schemas in core/tests/features.rs).
+FEATURE_TABLE = {
+    # feature: the revisions of PROTOCOL_VERSIONS (oldest first) that have it
+    "batches": [False, True, False, False, False],
+    "title": [False, False, True, True, True],
+    "output_schema": [False, False, True, True, True],
+    "structured_content": [False, False, True, True, True],
+    "argument_errors_as_tool_results": [False, False, False, True, True],
+    "tasks": [False, False, False, True, False],
+    "input_required": [False, False, False, False, True],
+}
+
+
+def test_features_per_revision():
+    for name, row in FEATURE_TABLE.items():
+        assert name in FEATURES
+        assert [name in features(v) for v in PROTOCOL_VERSIONS] == row, name
+    assert all(set(features(v)) <= set(FEATURES) for v in PROTOCOL_VERSIONS)
+    with pytest.raises(ValueError):
+        features("2023-01-01")
 
 
 # ---- handshake ----
@@ -200,15 +225,16 @@ def test_cancellation(pair):
     (ev,) = pair.take("server")
     assert (ev.kind, ev.id, ev.reason) == ("cancelled", req.id, "no longer needed")
     assert pair.server.request_info(req.id)["cancelled"] is True
-    # A late answer is finished silently: nothing is sent, nothing raised.
+    # The core freed the slot itself; until the slot serves a newer request the handle
+    # still names the cancelled request, and a late answer is harmless: nothing is sent,
+    # nothing raised (docs: CHANGELOG, "the core frees its slot").
     pair.server.respond(req.id, {"content": []})
     assert pair.server.poll_transmit() == b""
-    assert pair.server.request_info(req.id) is None
+    assert pair.server.request_info(req.id)["cancelled"] is True
+    pair.server.respond(req.id, {"content": []})
+    assert pair.server.poll_transmit() == b""
     pair.drive()
     assert pair.take("client") == []
-    # The request is finished now: answering it again is a mistake.
-    with pytest.raises(RespondError):
-        pair.server.respond(req.id, {"content": []})
     # Cancelling a finished request of ours is one too.
     with pytest.raises(SendError):
         pair.client.cancel(cid)

@@ -300,3 +300,12 @@ def test_event_kinds_in_the_stub_cover_the_documented_ones(stub):
     named = set(re.findall(r'`"([a-z_]+)"`', documented))
     assert named, documented
     assert kinds == named | {"unknown"}
+
+
+def test_feature_names_in_the_stub_are_the_core_table(stub):
+    """The `_Feature` Literal lists exactly `FEATURES`, in table order."""
+    aliases = {n.targets[0].id if isinstance(n, ast.Assign) else n.target.id: n
+               for n in stub.body
+               if isinstance(n, (ast.Assign, ast.AnnAssign))}
+    names = [ast.literal_eval(e) for e in aliases["_Feature"].value.slice.elts]
+    assert names == native.FEATURES

@@ -7,7 +7,7 @@
 mod number;
 mod scan;
 #[cfg(target_pointer_width = "64")]
-mod scan_fast;
+pub(crate) mod scan_fast;
 mod value;
 mod write;
 

@@ -13,7 +13,7 @@
 use super::scan::{digits_end, find_string_stop, number_tail};
 
 #[inline(always)]
-fn skip_ws(b: &[u8], mut pos: usize) -> usize {
+pub(crate) fn skip_ws(b: &[u8], mut pos: usize) -> usize {
     while let Some(&c) = b.get(pos) {
         if c > b' ' || !matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
             break;
@@ -41,7 +41,7 @@ fn hex4(b: &[u8], pos: usize) -> Option<u16> {
 
 /// `pos` just after an opening quote; returns the offset of the closing quote.
 #[inline(always)]
-fn string_end(b: &[u8], mut pos: usize) -> Option<usize> {
+pub(crate) fn string_end(b: &[u8], mut pos: usize) -> Option<usize> {
     loop {
         pos = find_string_stop(b, pos);
         match *b.get(pos)? {

@@ -5,6 +5,8 @@
 //! read. The `encode_*` functions write messages with a [`JsonWriter`](crate::json::JsonWriter).
 
 mod encode;
+#[cfg(target_pointer_width = "64")]
+mod envelope_fast;
 mod parse;
 
 use core::fmt;

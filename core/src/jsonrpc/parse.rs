@@ -8,7 +8,7 @@ use crate::json::{Json, JsonError, JsonErrorKind, JsonStr, Scanner, StrSpan, sho
 use crate::limits::Limits;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Member {
+pub(super) enum Member {
     JsonRpc = 0,
     Id = 1,
     Method = 2,
@@ -33,9 +33,9 @@ fn classify_key(b: &[u8], k: StrSpan, names: &[&str]) -> Option<u8> {
 }
 
 /// The envelope members, in [`Member`] order.
-const ENVELOPE: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
+pub(super) const ENVELOPE: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
 /// The members of an error object the parser reads, indexed by [`ErrorMember`].
-const ERROR_MEMBERS: [&str; 3] = ["code", "message", "data"];
+pub(super) const ERROR_MEMBERS: [&str; 3] = ["code", "message", "data"];
 
 #[derive(Clone, Copy)]
 enum ErrorMember {
@@ -46,20 +46,20 @@ enum ErrorMember {
 
 /// Where the named members of one object lie. Sets of members are bit masks indexed by
 /// the member's position in its name table.
-#[derive(Clone, Copy)]
-struct Spans {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Spans {
     /// Where each member's value lies; valid for the members in `complete`.
-    spans: [(usize, usize); 6],
+    pub(super) spans: [(usize, usize); 6],
     /// Members whose value is known to be complete (the first occurrence counts).
-    complete: u8,
+    pub(super) complete: u8,
     /// Members whose name was seen (even if the value then failed to scan).
-    seen: u8,
+    pub(super) seen: u8,
     /// Members seen more than once.
-    dup: u8,
+    pub(super) dup: u8,
 }
 
 impl Spans {
-    const NONE: Spans = Spans {
+    pub(super) const NONE: Spans = Spans {
         spans: [(0, 0); 6],
         complete: 0,
         seen: 0,
@@ -109,6 +109,21 @@ impl Envelope {
 /// envelope members in `env` (which must be new). Stops at the first JSON error.
 #[inline(always)]
 fn scan_envelope(sc: &mut Scanner<'_>, max_depth: usize, env: &mut Envelope) {
+    #[cfg(target_pointer_width = "64")]
+    {
+        let fast = super::envelope_fast::scan(
+            sc.b,
+            sc.pos,
+            max_depth,
+            &mut env.top,
+            &mut env.error_object,
+        );
+        if let Some(end) = fast {
+            sc.pos = end;
+            return;
+        }
+        *env = Envelope::new();
+    }
     let r = scan_members::<true>(
         sc,
         1,
@@ -120,6 +135,28 @@ fn scan_envelope(sc: &mut Scanner<'_>, max_depth: usize, env: &mut Envelope) {
     if let Err(e) = r {
         env.error = Some(e);
     }
+}
+
+/// The exact scan alone (no fast path), for the fast path's differential test: the
+/// envelope members, the error object's members, and the offset after the object.
+#[cfg(all(test, target_pointer_width = "64"))]
+pub(super) fn scan_envelope_exact(
+    b: &[u8],
+    pos: usize,
+    max_depth: usize,
+) -> (Spans, Spans, Result<usize, JsonError>) {
+    let mut sc = Scanner::new(b);
+    sc.pos = pos;
+    let (mut top, mut error_object) = (Spans::NONE, Spans::NONE);
+    let r = scan_members::<true>(
+        &mut sc,
+        1,
+        max_depth,
+        &ENVELOPE,
+        &mut top,
+        &mut error_object,
+    );
+    (top, error_object, r.map(|()| sc.pos))
 }
 
 /// Scans an object at nesting level `depth` starting at `sc.pos` (at `{`), recording in

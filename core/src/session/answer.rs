@@ -5,8 +5,7 @@
 use super::arena::{self, LEGACY_OWNER};
 use super::inbound::InboundState;
 use super::meta::{
-    Change, L_PROMPTS, L_RESOURCES, L_SUBSCRIBE, L_TOOLS, MISSING_CLIENT_CAPABILITY,
-    input_requests_allowed, uri_matches,
+    Change, L_PROMPTS, L_RESOURCES, L_SUBSCRIBE, L_TOOLS, input_requests_allowed, uri_matches,
 };
 use super::outbox::Outbox;
 use super::route::Core;
@@ -100,7 +99,7 @@ impl Core<'_> {
         if (-32099..=-32020).contains(&code.0)
             && (modern || code != ErrorCode::URL_ELICITATION_REQUIRED)
         {
-            return Err(RespondError::ReservedCode(code.0));
+            return Err(RespondError::ReservedCode(code));
         }
         let code = if modern && code == ErrorCode::RESOURCE_NOT_FOUND {
             ErrorCode::INVALID_PARAMS
@@ -122,12 +121,18 @@ impl Core<'_> {
         }
         self.answer(id, |w, wire, _| {
             let message = "Missing required client capability";
-            jsonrpc::encode_error_with(w, Some(wire), MISSING_CLIENT_CAPABILITY, message, |w| {
-                w.begin_object();
-                w.key("requiredCapabilities");
-                w.raw(required);
-                w.end_object();
-            })
+            jsonrpc::encode_error_with(
+                w,
+                Some(wire),
+                ErrorCode::MISSING_CLIENT_CAPABILITY,
+                message,
+                |w| {
+                    w.begin_object();
+                    w.key("requiredCapabilities");
+                    w.raw(required);
+                    w.end_object();
+                },
+            )
         })
     }
 

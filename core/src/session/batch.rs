@@ -48,7 +48,9 @@ impl BatchState {
 impl Core<'_> {
     /// True when batches are allowed now (2025-03-26 negotiated).
     fn batches_allowed(&self) -> bool {
-        self.life.version() == Some(ProtocolVersion::V2025_03_26) && self.batch.cap > 0
+        cfg!(feature = "legacy")
+            && self.life.version() == Some(ProtocolVersion::V2025_03_26)
+            && self.batch.cap > 0
     }
 
     pub(crate) fn on_batch(&mut self, ev: &mut EventQueue<'_>, now: u64, b: Batch<'_>) {

@@ -16,12 +16,14 @@ use crate::json::{Json, JsonStr, JsonWriter, fmt_u64};
 use crate::jsonrpc::{self, ErrorObject, Id};
 use crate::protocol::{Caps, Method, ProtocolVersion, Role};
 
+#[cfg(feature = "client")]
 /// The most `input_required` rounds one request may go through.
 pub(crate) const MAX_ROUNDS: u8 = 8;
 /// Arena owner tag for a request's `requestState` (the params use the bare slot index).
 pub(crate) const STATE_TAG: u16 = 0x4000;
 
 impl Core<'_> {
+    #[cfg(feature = "client")]
     /// Starts the connection: the `server/discover` probe when we speak 2026-07-28,
     /// else `initialize`.
     pub(crate) fn connect(&mut self, now: u64) {
@@ -41,6 +43,7 @@ impl Core<'_> {
         debug_assert!(r.is_ok());
     }
 
+    #[cfg(feature = "client")]
     /// The probe failed (error, invalid result, timeout): fall back to `initialize`.
     pub(crate) fn probe_fallback(&mut self, ev: &mut EventQueue<'_>, now: u64) {
         if self.versions.newest_legacy().is_some() {
@@ -50,6 +53,7 @@ impl Core<'_> {
         }
     }
 
+    #[cfg(feature = "client")]
     /// The answer to our `server/discover` (wire id `wire`) or `initialize`.
     pub(crate) fn on_handshake_response(
         &mut self,
@@ -65,6 +69,7 @@ impl Core<'_> {
         }
     }
 
+    #[cfg(feature = "client")]
     fn on_probe_response(
         &mut self,
         ev: &mut EventQueue<'_>,
@@ -92,6 +97,7 @@ impl Core<'_> {
         ev.push(Entry::Ready { version: ours }, &[]);
     }
 
+    #[cfg(feature = "client")]
     fn on_initialize_response(
         &mut self,
         ev: &mut EventQueue<'_>,
@@ -119,6 +125,7 @@ impl Core<'_> {
         ev.push(Entry::Ready { version }, &[]);
     }
 
+    #[cfg(feature = "client")]
     fn send_initialize(&mut self, now: u64) {
         let id = self.outbound.next_id();
         self.outbound.consume_id();
@@ -174,6 +181,7 @@ impl Core<'_> {
         Ok(())
     }
 
+    #[cfg(feature = "client")]
     /// A modern client's response handling: `resultType` decides between a final answer,
     /// an MRTR round, and an invalid result.
     pub(crate) fn on_modern_result(&mut self, ev: &mut EventQueue<'_>, i: usize, result: Json<'_>) {
@@ -223,6 +231,7 @@ impl Core<'_> {
         ev.push(entry, &[requests.map_or("", |r| r.as_raw())]);
     }
 
+    #[cfg(feature = "client")]
     pub(crate) fn answer_input(
         &mut self,
         now: u64,
@@ -270,6 +279,7 @@ impl Core<'_> {
         Ok(())
     }
 
+    #[cfg(feature = "client")]
     pub(crate) fn listen(&mut self, notifications: Json<'_>) -> Result<OutboundId, SendError> {
         if self.role != Role::Client || !self.life.is_modern() || !self.life.is_operating() {
             return Err(SendError::NotInVersion(Method::SubscriptionsListen));
@@ -308,6 +318,7 @@ impl Core<'_> {
         Ok(handle)
     }
 
+    #[cfg(feature = "client")]
     /// The acknowledgement of one of our listen streams.
     pub(crate) fn on_listen_ack(&mut self, ev: &mut EventQueue<'_>, params: Json<'_>) {
         let Some(sub) = params
@@ -325,6 +336,7 @@ impl Core<'_> {
         ev.push(Entry::SubscriptionAck { id }, &[n.as_raw()]);
     }
 
+    #[cfg(feature = "client")]
     /// A modern server ends one of our listen streams with `notifications/cancelled`.
     pub(crate) fn on_listen_cancelled(&mut self, ev: &mut EventQueue<'_>, rid: Id<'_>) {
         let Some(i) = rid
@@ -438,6 +450,7 @@ impl Request<'_> {
     }
 }
 
+#[cfg(feature = "client")]
 host_commands! {
     /// Client, 2026-07-28: answers an [`Event::InputRequired`](super::Event::InputRequired).
     /// `responses` maps each key of `inputRequests` to its answer; the core re-issues the

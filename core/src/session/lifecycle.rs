@@ -105,12 +105,14 @@ impl Lifecycle {
 
     /// The legacy era is latched (or the connection is operating in it).
     pub(crate) fn is_legacy(&self) -> bool {
-        self.era() == Era::Legacy
+        // (A constant `false` without the `legacy` feature: its paths fold away.)
+        cfg!(feature = "legacy") && self.era() == Era::Legacy
     }
 
     /// Operating (or closed) in the modern era.
     pub(crate) fn is_modern(&self) -> bool {
-        self.era() == Era::Modern
+        // (A constant `false` without the `modern` feature: its paths fold away.)
+        cfg!(feature = "modern") && self.era() == Era::Modern
     }
 
     /// Client: the wire id of our pending `server/discover`.

@@ -2,21 +2,14 @@
 //! `subscriptions/listen` filter bits, the era claim, and [`Change`] (what a server
 //! announces, delivered per era).
 
-use crate::error::ErrorCode;
 use crate::json::{Json, JsonStr};
 use crate::protocol::{Caps, Method};
 
-pub(crate) const KEY_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-pub(crate) const KEY_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
-pub(crate) const KEY_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-pub(crate) const KEY_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
-pub(crate) const KEY_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
-pub(crate) const KEY_SUBSCRIPTION: &str = "io.modelcontextprotocol/subscriptionId";
-
-/// -32021: the request lacks a client capability the work needs.
-pub const MISSING_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32021);
-/// -32022: the request names a protocol version the server does not serve.
-pub const UNSUPPORTED_PROTOCOL_VERSION: ErrorCode = ErrorCode(-32022);
+pub(crate) use crate::protocol::meta::{
+    CLIENT_CAPABILITIES as KEY_CAPS, CLIENT_INFO as KEY_CLIENT_INFO, LOG_LEVEL as KEY_LOG_LEVEL,
+    PROTOCOL_VERSION as KEY_VERSION, SERVER_INFO as KEY_SERVER_INFO,
+    SUBSCRIPTION_ID as KEY_SUBSCRIPTION,
+};
 
 /// A change the host announces once; the core delivers it the right way for the
 /// connection's era (an unsolicited notification in the legacy era, a tagged copy per

@@ -18,6 +18,18 @@
 //! | `events.rs`, `outbox.rs`, `arena.rs` | the queues and stores in caller memory |
 //! | `storage.rs`, `types.rs` | caller memory, public value types |
 
+// A build without every role and era (the Cargo features, core/README.md) leaves some
+// shared helpers unused; the full build, which clippy checks with -D warnings, uses all.
+#![cfg_attr(
+    not(all(
+        feature = "server",
+        feature = "client",
+        feature = "legacy",
+        feature = "modern"
+    )),
+    allow(unused_imports, unused_variables, unused_mut, dead_code)
+)]
+
 /// Writes each host command once for both facades, [`Session`] and [`Commands`]: the
 /// implementation is the `Core` method of the same name.
 macro_rules! host_commands {
@@ -57,11 +69,14 @@ mod batch;
 mod client;
 mod commands;
 mod events;
+mod flat;
 mod inbound;
+#[cfg(feature = "legacy")]
 mod legacy;
 mod lifecycle;
 mod meta;
 mod modern;
+mod names;
 mod outbound;
 mod outbox;
 mod route;
@@ -69,8 +84,9 @@ mod storage;
 mod types;
 
 pub use commands::Commands;
+pub use flat::{EventId, EventKind, FlatEvent};
 pub use lifecycle::Era;
-pub use meta::{Change, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION};
+pub use meta::Change;
 pub use storage::{EventSlot, InboundSlot, OutboundSlot, Slice, StaticStorage, Storage};
 pub use types::{
     CloseReason, Config, ConfigError, Event, InboundId, OutboundId, Phase, RequestInfo,
@@ -91,7 +107,7 @@ use crate::error::InsufficientSize;
 use crate::framing::LineDecoder;
 use crate::json::{Json, JsonWriter, MAX_DEPTH_CAP};
 use crate::jsonrpc::ID_CAPACITY;
-use crate::protocol::{Caps, LogLevel, ProtocolVersion, Role};
+use crate::protocol::{Caps, LogLevel, ProtocolVersion, Role, Versions};
 
 /// Protocol state for one MCP connection over one newline-delimited byte stream.
 ///
@@ -134,10 +150,20 @@ impl<'s> Session<'s> {
     /// [`ConfigError`] when the configuration is inconsistent or a buffer is too small.
     pub fn new(config: &Config<'_>, storage: Storage<'s>, now: u64) -> Result<Self, ConfigError> {
         let l = config.limits;
+        let compiled = match config.role {
+            Role::Server => cfg!(feature = "server"),
+            Role::Client => cfg!(feature = "client"),
+        };
+        if !compiled {
+            return Err(ConfigError::RoleNotCompiled);
+        }
         if !config.capabilities.is_object() {
             return Err(ConfigError::CapabilitiesNotObject);
         }
-        if config.versions.is_empty() {
+        // Only the revisions of the compiled eras are served (the `legacy` and `modern`
+        // Cargo features); a configuration left with none has no versions.
+        let versions = compiled_versions(config.versions);
+        if versions.is_empty() {
             return Err(ConfigError::NoVersions);
         }
         if l.max_line == 0
@@ -227,7 +253,7 @@ impl<'s> Session<'s> {
         let mut core = Core {
             role: config.role,
             limits: l,
-            versions: config.versions,
+            versions,
             own_caps: Caps::from_json(config.capabilities),
             peer_caps: Caps::NONE,
             life: Lifecycle::SERVER,
@@ -244,6 +270,7 @@ impl<'s> Session<'s> {
             probe_timeout_ms: config.probe_timeout_ms,
             batch: BatchState::new(at + config.arena_bytes, config.batch_bytes),
         };
+        #[cfg(feature = "client")]
         if core.role == Role::Client {
             core.connect(now);
         }
@@ -505,6 +532,22 @@ impl<'a> ConfigText<'a> {
 }
 
 /// Transmit space an automatic reply to a line of `line` bytes may need.
+/// `wanted` without the revisions of an era this build leaves out (the `legacy` and
+/// `modern` Cargo features).
+fn compiled_versions(wanted: Versions) -> Versions {
+    let mut list = ProtocolVersion::ALL;
+    let mut n = 0;
+    for v in wanted.iter() {
+        if (v.is_legacy() && cfg!(feature = "legacy"))
+            || (!v.is_legacy() && cfg!(feature = "modern"))
+        {
+            list[n] = v;
+            n += 1;
+        }
+    }
+    Versions::of(&list[..n])
+}
+
 fn reply_reserve(line: usize, info: usize) -> usize {
     (line + 320).max(info + 640)
 }

@@ -5,7 +5,7 @@ use super::ConfigText;
 use super::events::{Entry, EventQueue};
 use super::meta::{
     KEY_CAPS, KEY_LOG_LEVEL, KEY_SERVER_INFO, KEY_SUBSCRIPTION, KEY_VERSION, L_PROMPTS,
-    L_RESOURCES, L_SUBSCRIBE, L_TOOLS, UNSUPPORTED_PROTOCOL_VERSION, uri_matches,
+    L_RESOURCES, L_SUBSCRIBE, L_TOOLS, uri_matches,
 };
 use super::route::Core;
 use super::types::Violation;
@@ -26,22 +26,29 @@ impl Core<'_> {
         let versions = self.versions;
         let r = self.push(|w| {
             let message = "Unsupported protocol version";
-            jsonrpc::encode_error_with(w, Some(id), UNSUPPORTED_PROTOCOL_VERSION, message, |w| {
-                w.begin_object();
-                w.key("supported");
-                self_versions(w, versions, modern_only);
-                w.key("requested");
-                match requested {
-                    Some(r) => w.string_raw(r),
-                    None => w.string(""),
-                }
-                w.end_object();
-            })
+            jsonrpc::encode_error_with(
+                w,
+                Some(id),
+                ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+                message,
+                |w| {
+                    w.begin_object();
+                    w.key("supported");
+                    self_versions(w, versions, modern_only);
+                    w.key("requested");
+                    match requested {
+                        Some(r) => w.string_raw(r),
+                        None => w.string(""),
+                    }
+                    w.end_object();
+                },
+            )
         });
         let _ = r;
         self.violation(ev, Violation::UnsupportedVersion);
     }
 
+    #[cfg(feature = "modern")]
     /// A request that claims the modern era (the server serves 2026-07-28): its envelope,
     /// version, method and the params the core checks, in that order; one the host must
     /// answer gets a slot and is queued as [`Event::Request`](super::Event::Request).
@@ -158,6 +165,7 @@ impl Core<'_> {
         }
     }
 
+    #[cfg(feature = "modern")]
     fn reply_discover(&mut self, id: Id<'_>) {
         let t = ConfigText::of(&self.info, &self.info_spans);
         let versions = self.versions;
@@ -197,6 +205,7 @@ impl Core<'_> {
         }
     }
 
+    #[cfg(feature = "modern")]
     fn open_listen(&mut self, ev: &mut EventQueue<'_>, id: Id<'_>, params: Json<'_>) {
         let Some(filter) = params.get("notifications").filter(|n| n.is_object()) else {
             self.reply_error(

@@ -228,11 +228,14 @@ impl Core<'_> {
         params: Option<Json<'_>>,
     ) {
         if self.role == Role::Server && !self.life.is_legacy() {
-            let serves_modern = self.versions.contains(ProtocolVersion::V2026_07_28);
-            let serves_legacy = self.versions.newest_legacy().is_some();
+            // (`Session::new` keeps only the revisions of the compiled eras.)
+            let serves_modern =
+                cfg!(feature = "modern") && self.versions.contains(ProtocolVersion::V2026_07_28);
+            let serves_legacy = cfg!(feature = "legacy") && self.versions.newest_legacy().is_some();
             let is = |m: Method| Method::from_json_str(name) == Some(m);
             if modern_claim(params) {
                 if serves_modern {
+                    #[cfg(feature = "modern")]
                     if let Some(p) = params {
                         self.on_modern_request(ev, id, name, p);
                     }
@@ -277,6 +280,8 @@ impl Core<'_> {
             self.violation(ev, Violation::UnexpectedMessage);
             return;
         }
+        // (Without `legacy` a server answered above; a client gets no requests.)
+        #[cfg(feature = "legacy")]
         self.on_legacy_request(ev, id, name, params);
     }
 
@@ -299,6 +304,7 @@ impl Core<'_> {
         let p = params.unwrap_or(Json::EMPTY_OBJECT);
         match method {
             Method::SubscriptionsAcknowledged => {
+                #[cfg(feature = "client")]
                 if self.role == Role::Client {
                     self.on_listen_ack(ev, p);
                 }
@@ -318,11 +324,12 @@ impl Core<'_> {
                     return;
                 };
                 let rid = Id::from_raw(rid.as_raw());
+                #[cfg(feature = "client")]
                 if self.role == Role::Client {
                     self.on_listen_cancelled(ev, rid);
-                } else {
-                    self.on_cancelled(ev, rid, p.get("reason").and_then(|r| r.as_str()));
+                    return;
                 }
+                self.on_cancelled(ev, rid, p.get("reason").and_then(|r| r.as_str()));
                 return;
             }
             Method::Progress => return self.on_progress(ev, now, p),
@@ -424,6 +431,7 @@ impl Core<'_> {
             self.violation(ev, Violation::UnknownResponseId);
             return;
         };
+        #[cfg(feature = "client")]
         if self.role == Role::Client
             && (self.life.probe_id() == Some(wire) || self.life.init_id() == Some(wire))
         {
@@ -443,6 +451,7 @@ impl Core<'_> {
         self.outbound.mark_answered(wire);
         let id = self.outbound.handle(i);
         match outcome {
+            #[cfg(feature = "client")]
             Ok(result) if self.life.is_modern() => self.on_modern_result(ev, i, result),
             Ok(result) => {
                 self.finish_outbound(i);
@@ -468,7 +477,11 @@ impl Core<'_> {
             return;
         }
         match self.life.lapse(now) {
+            #[cfg(feature = "client")]
             Some(Lapsed::Probe) => return self.probe_fallback(ev, now),
+            // (Only a client probes.)
+            #[cfg(not(feature = "client"))]
+            Some(Lapsed::Probe) => {}
             Some(Lapsed::Initialize) => return self.close(ev, CloseReason::InitializeTimedOut),
             None => {}
         }

@@ -145,6 +145,18 @@ pub enum Phase {
     Closed,
 }
 
+impl Phase {
+    /// A stable snake_case name for logs and bindings (`"initializing"`, `"operating"`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Phase::Initializing => "initializing",
+            Phase::AwaitingInitialized => "awaiting_initialized",
+            Phase::Operating => "operating",
+            Phase::Closed => "closed",
+        }
+    }
+}
+
 /// Something that happened, taken from [`Session::poll_event`](super::Session::poll_event).
 /// Borrowed text stays valid until the next mutating call on the session.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -371,6 +383,9 @@ pub enum ConfigError {
     },
     /// More than 65535 table slots.
     TableTooLarge,
+    /// The configuration asks for a role this build of the crate leaves out (the
+    /// `server` and `client` Cargo features).
+    RoleNotCompiled,
     /// The allocator could not provide the buffers
     /// ([`Storage::try_owned`](super::Storage::try_owned)).
     OutOfMemory {
@@ -392,6 +407,9 @@ impl fmt::Display for ConfigError {
                 write!(f, "{which} buffer too small: {required} bytes required")
             }
             ConfigError::TableTooLarge => f.write_str("request tables are limited to 65535 slots"),
+            ConfigError::RoleNotCompiled => {
+                f.write_str("this build of picomcp leaves out the configured role")
+            }
             ConfigError::OutOfMemory { required } => {
                 write!(f, "cannot allocate {required} bytes of session buffers")
             }
@@ -476,7 +494,7 @@ pub enum RespondError {
     ResultNotObject,
     /// The error code is in the range -32020..=-32099 that the spec reserves; use the
     /// dedicated commands for the codes it defines.
-    ReservedCode(i32),
+    ReservedCode(ErrorCode),
     /// An `input_required` result is allowed only for `tools/call`, `prompts/get` and
     /// `resources/read` of a 2026-07-28 request, with input requests the request's client
     /// capabilities allow.
@@ -490,7 +508,7 @@ impl fmt::Display for RespondError {
             RespondError::Full(e) => write!(f, "transmit queue full: {e}"),
             RespondError::ResultNotObject => f.write_str("a result must be a JSON object"),
             RespondError::ReservedCode(c) => {
-                write!(f, "error code {c} is reserved by the MCP specification")
+                write!(f, "error code {} is reserved by the MCP specification", c.0)
             }
             RespondError::InputNotAllowed => {
                 f.write_str("input_required is not allowed for this request")
@@ -564,13 +582,16 @@ impl fmt::Display for Violation {
                 write!(f, "line longer than {limit} bytes discarded")
             }
             Violation::UnknownMethod => f.write_str("request for an unknown method"),
-            Violation::NotNegotiated(m) => {
-                write!(f, "{m} needs a capability that was not negotiated")
-            }
-            Violation::NotInitialized(m) => write!(f, "{m} before initialize"),
+            Violation::NotNegotiated(m) => write!(
+                f,
+                "{m} is not allowed by the negotiated capabilities or the sender's role"
+            ),
+            Violation::NotInitialized(m) => write!(f, "{m} before the handshake"),
             Violation::DuplicateInitialize => f.write_str("second initialize"),
             Violation::DuplicateRequestId => f.write_str("request id reused while in flight"),
-            Violation::TooManyRequests => f.write_str("too many requests in flight"),
+            Violation::TooManyRequests => {
+                f.write_str("too many requests in flight (the inbound request table is full)")
+            }
             Violation::InvalidParams(m) => write!(f, "invalid params for {m}"),
             Violation::NotInVersion(m) => {
                 write!(f, "{m} does not exist in the negotiated revision")
@@ -583,19 +604,28 @@ impl fmt::Display for Violation {
                 f.write_str("progress for a token that names none of our requests")
             }
             Violation::UncorrelatedError { code } => {
-                write!(f, "error response without id (code {code})")
+                write!(
+                    f,
+                    "error response without an id (code {code}): the peer could not read something we sent"
+                )
             }
-            Violation::BatchNotAllowed => f.write_str("batch not allowed here"),
+            Violation::BatchNotAllowed => {
+                f.write_str("JSON-RPC batch, which the negotiated revision does not allow")
+            }
             Violation::ProgressNotIncreasing => f.write_str("progress did not increase"),
             Violation::BadEnvelope(m) => {
                 write!(f, "{m} with a missing or malformed _meta envelope")
             }
-            Violation::UnsupportedVersion => f.write_str("unsupported protocol version requested"),
+            Violation::UnsupportedVersion => {
+                f.write_str("request for a protocol version we do not serve")
+            }
             Violation::UnexpectedMessage => {
                 f.write_str("message not allowed in this era and direction")
             }
-            Violation::TooManySubscriptions => f.write_str("subscription limit reached"),
-            Violation::InvalidResult => f.write_str("invalid result for the request"),
+            Violation::TooManySubscriptions => f.write_str("subscription table or arena full"),
+            Violation::InvalidResult => f.write_str(
+                "invalid result for the request (unknown resultType, input_required where not allowed, or too many input rounds)",
+            ),
         }
     }
 }
@@ -647,7 +677,7 @@ impl CloseReason {
 impl fmt::Display for CloseReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CloseReason::PeerClosed => f.write_str("the peer closed the stream"),
+            CloseReason::PeerClosed => f.write_str("the peer closed its output"),
             CloseReason::UnsupportedVersion => {
                 f.write_str("the server chose a protocol version we do not support")
             }
@@ -657,9 +687,11 @@ impl fmt::Display for CloseReason {
             CloseReason::InitializeTimedOut => f.write_str("initialize timed out"),
             CloseReason::Local => f.write_str("closed locally"),
             CloseReason::PeerClosedDuringProbe => {
-                f.write_str("the server closed the stream during the server/discover probe")
+                f.write_str("the server closed its output during the server/discover probe")
             }
-            CloseReason::NoCommonVersion => f.write_str("no protocol version in common"),
+            CloseReason::NoCommonVersion => {
+                f.write_str("the server shares no protocol version with us")
+            }
         }
     }
 }

@@ -3,52 +3,36 @@
 //! `test_simple_prompt`. The core answers `initialize`, `server/discover`, `ping` and every
 //! lifecycle and capability error itself; this module only sees requests that passed.
 //!
-//! Answering happens in two steps because an [`Event`] borrows the session: [`App::take`]
-//! turns the request into an owned [`Job`] (copying the little it needs: the echo text
-//! goes to [`App::echo`]), the event is dropped, and [`App::answer`] writes the result
-//! straight into the session's transmit queue with `respond_with`.
+//! An event and the commands to answer it are disjoint borrows of the session
+//! (`Session::poll_event_split`), so [`answer`] reads the request's params straight from
+//! the event queue and writes the result straight into the transmit queue: nothing is
+//! copied, and `echo` takes any text that fits a line.
 
 use picomcp::error::ErrorCode;
 use picomcp::json::{Json, JsonWriter};
 use picomcp::protocol::{Method, ProtocolVersion};
-use picomcp::session::{InboundId, RespondError, Session};
-use serde::Deserialize;
-use serde_json_core::str::EscapedStr;
+use picomcp::session::{Commands, InboundId, RespondError};
 
 /// What `initialize`/`server/discover` declare: exactly what is implemented. No
 /// `listChanged` (the lists never change), no `subscribe`, no `logging`, no `completions`.
 pub const CAPABILITIES: &str = r#"{"tools":{},"resources":{},"prompts":{}}"#;
 
-/// Longest `echo` text, as escaped JSON, that fits in [`App::echo`]. Longer text gets an
-/// invalid-arguments answer. The event that carries the text borrows the session, so the
-/// text must be copied out before the answer can be written. A core API that hands out
-/// the event together with a responder (the event queue and the transmit queue are
-/// separate buffers) would remove this copy and the limit; until then this buffer is the
-/// largest RAM item after the session's own three.
-pub const ECHO_MAX: usize = 768;
-
-/// The tool list; `$add_output` is `add`'s `outputSchema` (2025-06-18 and later only).
-macro_rules! tools_json {
-    ($add_output:literal) => {
-        concat!(
-            r#"{"tools":["#,
-            r#"{"name":"echo","description":"Returns its text argument unchanged, as one text block.","#,
-            r#""inputSchema":{"type":"object","properties":{"text":{"type":"string","description":"The text to return"}},"required":["text"]}},"#,
-            r#"{"name":"add","description":"Adds two numbers. The sum comes back as structuredContent {\"sum\": a+b} and as the same JSON in a text block.","#,
-            r#""inputSchema":{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}"#,
-            $add_output,
-            r#"},"#,
-            r#"{"name":"test_simple_text","description":"Returns a simple text response (conformance fixture).","#,
-            r#""inputSchema":{"type":"object","properties":{}}}"#,
-            r#"]}"#
-        )
-    };
-}
-
-const TOOLS: &str = tools_json!(
-    r#","outputSchema":{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}"#
+/// The tool list is written in pieces ([`Body::Tools`]): `add` gets its `outputSchema`
+/// from 2025-06-18 on, and one copy of the text serves every revision.
+const ECHO_TOOL: &str = concat!(
+    r#"{"name":"echo","description":"Returns its text argument unchanged, as one text block.","#,
+    r#""inputSchema":{"type":"object","properties":{"text":{"type":"string","description":"The text to return"}},"required":["text"]}}"#,
 );
-const TOOLS_NO_OUTPUT_SCHEMA: &str = tools_json!("");
+const ADD_DESCRIPTION: &str = "Adds two numbers. The sum comes back as structuredContent {\"sum\": a+b} and as the same JSON in a text block.";
+const ADD_INPUT_SCHEMA: &str = r#"{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}"#;
+const ADD_OUTPUT_SCHEMA: &str =
+    r#"{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}"#;
+const SIMPLE_TEXT_TOOL: &str = concat!(
+    r#"{"name":"test_simple_text","description":"Returns a simple text response (conformance fixture).","#,
+    r#""inputSchema":{"type":"object","properties":{}}}"#,
+);
+/// Marks `tools/list` in [`Job::Result`].
+const TOOLS: &str = "";
 
 const RESOURCES: &str = concat!(
     r#"{"resources":[{"uri":"test://static-text","name":"static-text","#,
@@ -69,25 +53,16 @@ const SIMPLE_PROMPT: &str = concat!(
 );
 const SIMPLE_TEXT: &str = "This is a simple text response for testing.";
 
-/// `echo`'s arguments. `EscapedStr` borrows the text exactly as the client escaped it,
-/// so it can be copied and sent back without decoding (and without a size limit from
-/// an unescape buffer).
-#[derive(Deserialize)]
-struct EchoArgs<'a> {
-    #[serde(borrow)]
-    text: EscapedStr<'a>,
-}
-
-/// An answer to write, owned (it does not borrow the event).
-pub enum Job {
+/// An answer to write (it borrows the request's params).
+enum Job<'a> {
     /// Respond with this result object.
     Result(&'static str),
     /// Respond with a JSON-RPC error.
     Error(ErrorCode, &'static str),
     /// A tool result with one text block.
     ToolText(&'static str),
-    /// `echo`: the quoted, escaped text is in `App::echo[..n]`.
-    Echo(usize),
+    /// `echo`: the text as the client sent it (a JSON string, quotes and escapes kept).
+    Echo(Json<'a>),
     /// `add` of two integers whose sum fits an `i64`: exact.
     IntSum(i64),
     /// `add` otherwise, in `f64`.
@@ -96,215 +71,176 @@ pub enum Job {
     BadArguments(&'static str),
 }
 
-/// Application state next to the session.
-pub struct App {
-    /// The echo text, with its quotes, as received.
-    echo: [u8; ECHO_MAX + 2],
+/// Answers one request (`params` borrows the event, `c` the rest of the session).
+pub fn answer(
+    c: &mut Commands<'_, '_>,
+    id: InboundId,
+    method: Method,
+    params: Option<Json<'_>>,
+) -> Result<(), RespondError> {
+    let job = take(method, params);
+    write(c, id, job)
 }
 
-impl App {
-    pub const fn new() -> Self {
-        App {
-            echo: [0; ECHO_MAX + 2],
-        }
-    }
-
-    /// Decides the answer to a request (`params` borrows the event).
-    // Not inlined: in `drain` its frame (serde's) would be laid out next to `answer`'s
-    // instead of reusing it (measured: 180 bytes more stack).
-    #[inline(never)]
-    pub fn take(&mut self, method: Method, params: Option<Json<'_>>) -> Job {
-        let p = params.unwrap_or(Json::EMPTY_OBJECT);
-        match method {
-            Method::ToolsList => list(p, TOOLS),
-            Method::ToolsCall => self.call(p),
-            Method::ResourcesList => list(p, RESOURCES),
-            Method::ResourcesTemplatesList => list(p, TEMPLATES),
-            Method::ResourcesRead => match p.get("uri").and_then(|u| u.as_str()) {
-                Some(u) if u.eq_str("test://static-text") => Job::Result(STATIC_TEXT),
-                Some(_) => Job::Error(ErrorCode::RESOURCE_NOT_FOUND, "Resource not found"),
-                None => Job::Error(
-                    ErrorCode::INVALID_PARAMS,
-                    "Invalid params: \"uri\" must be a string",
-                ),
-            },
-            Method::PromptsList => list(p, PROMPTS),
-            Method::PromptsGet => match p.get("name").and_then(|n| n.as_str()) {
-                _ if p
-                    .get("arguments")
-                    .is_some_and(|a| !a.is_object() && !a.is_null()) =>
-                {
-                    Job::Error(
-                        ErrorCode::INVALID_PARAMS,
-                        "Invalid params: \"arguments\" must be an object",
-                    )
-                }
-                Some(n) if n.eq_str("test_simple_prompt") => Job::Result(SIMPLE_PROMPT),
-                Some(_) => Job::Error(ErrorCode::INVALID_PARAMS, "Invalid params: unknown prompt"),
-                None => Job::Error(
-                    ErrorCode::INVALID_PARAMS,
-                    "Invalid params: \"name\" must be a string",
-                ),
-            },
-            // Everything else the capabilities allow (nothing today) or a future method.
-            _ => Job::Error(ErrorCode::METHOD_NOT_FOUND, "Method not found"),
-        }
-    }
-
-    fn call(&mut self, p: Json<'_>) -> Job {
-        let Some(name) = p.get("name").and_then(|n| n.as_str()) else {
-            return Job::Error(
+/// Decides the answer to a request.
+// Not inlined: its frame would be laid out next to `write`'s instead of reusing it.
+#[inline(never)]
+fn take(method: Method, params: Option<Json<'_>>) -> Job<'_> {
+    let p = params.unwrap_or(Json::EMPTY_OBJECT);
+    match method {
+        Method::ToolsList => list(p, TOOLS),
+        Method::ToolsCall => call(p),
+        Method::ResourcesList => list(p, RESOURCES),
+        Method::ResourcesTemplatesList => list(p, TEMPLATES),
+        Method::ResourcesRead => match p.get("uri").and_then(|u| u.as_str()) {
+            Some(u) if u.eq_str("test://static-text") => Job::Result(STATIC_TEXT),
+            Some(_) => Job::Error(ErrorCode::RESOURCE_NOT_FOUND, "Resource not found"),
+            None => Job::Error(
                 ErrorCode::INVALID_PARAMS,
-                "Invalid params: \"name\" must be a string",
-            );
-        };
-        let args = match p.get("arguments") {
-            None => Json::EMPTY_OBJECT,
-            Some(a) if a.is_null() => Json::EMPTY_OBJECT,
-            Some(a) if a.is_object() => a,
-            // A malformed request rather than a bad argument value: a protocol error in
-            // every revision.
-            Some(_) => {
-                return Job::Error(
+                "Invalid params: \"uri\" must be a string",
+            ),
+        },
+        Method::PromptsList => list(p, PROMPTS),
+        Method::PromptsGet => match p.get("name").and_then(|n| n.as_str()) {
+            _ if p
+                .get("arguments")
+                .is_some_and(|a| !a.is_object() && !a.is_null()) =>
+            {
+                Job::Error(
                     ErrorCode::INVALID_PARAMS,
                     "Invalid params: \"arguments\" must be an object",
-                );
-            }
-        };
-        if name.eq_str("echo") {
-            // Typed arguments with serde-json-core. `EscapedStr` needs no unescape buffer;
-            // one is still needed for escaped strings in ignored extra members, and the
-            // echo buffer (unused until the text is copied below) serves, so the stack
-            // does not carry `Json::deserialize`'s 256-byte one.
-            match args.deserialize_with::<EchoArgs<'_>>(&mut self.echo) {
-                Ok(EchoArgs { text }) => {
-                    let raw = text.0.as_bytes();
-                    if raw.len() > ECHO_MAX {
-                        return Job::BadArguments(
-                            "Invalid arguments for tool echo: \"text\" is longer than this device accepts (768 bytes as JSON)",
-                        );
-                    }
-                    self.echo[0] = b'"';
-                    self.echo[1..=raw.len()].copy_from_slice(raw);
-                    self.echo[raw.len() + 1] = b'"';
-                    Job::Echo(raw.len() + 2)
-                }
-                Err(_) => Job::BadArguments(
-                    "Invalid arguments for tool echo: \"text\" is required and must be a string",
-                ),
-            }
-        } else if name.eq_str("add") {
-            let (Some(a), Some(b)) = (number(args.get("a")), number(args.get("b"))) else {
-                return Job::BadArguments(if number(args.get("a")).is_none() {
-                    "Invalid arguments for tool add: \"a\" is required and must be a number"
-                } else {
-                    "Invalid arguments for tool add: \"b\" is required and must be a number"
-                });
-            };
-            let int = |k| args.get(k).and_then(|v: Json<'_>| v.as_i64());
-            if let Some(sum) = int("a").zip(int("b")).and_then(|(a, b)| a.checked_add(b)) {
-                Job::IntSum(sum) // exact, like the other demos
-            } else if (a + b).is_finite() {
-                Job::Sum(a + b)
-            } else {
-                Job::BadArguments(
-                    "Invalid arguments for tool add: \"a\" + \"b\" is not a finite number",
                 )
             }
-        } else if name.eq_str("test_simple_text") {
-            Job::ToolText(SIMPLE_TEXT)
-        } else {
-            Job::Error(ErrorCode::INVALID_PARAMS, "Invalid params: unknown tool")
-        }
+            Some(n) if n.eq_str("test_simple_prompt") => Job::Result(SIMPLE_PROMPT),
+            Some(_) => Job::Error(ErrorCode::INVALID_PARAMS, "Invalid params: unknown prompt"),
+            None => Job::Error(
+                ErrorCode::INVALID_PARAMS,
+                "Invalid params: \"name\" must be a string",
+            ),
+        },
+        // Everything else the capabilities allow (nothing today) or a future method.
+        _ => Job::Error(ErrorCode::METHOD_NOT_FOUND, "Method not found"),
     }
+}
 
-    /// Writes the answer (the event is gone; the session is free again). Every result
-    /// goes through one `respond_with` call with one closure type: each distinct closure
-    /// would instantiate the core's generic transmit path again (about 0.3 KiB of flash
-    /// each).
-    pub fn answer(&self, s: &mut Session<'_>, id: InboundId, job: Job) -> Result<(), RespondError> {
-        // The revision that governs this request: per request in the modern era.
-        let modern = s.request_info(id).is_some_and(|i| i.modern);
-        let at_least = |v: ProtocolVersion| modern || s.version().is_some_and(|have| have >= v);
-        let structured = at_least(ProtocolVersion::V2025_06_18);
-        let tool_errors = at_least(ProtocolVersion::V2025_11_25);
-        let mut digits = ryu::Buffer::new();
-        let mut sum_text = [0u8; 48];
-        let mut int_text = [0u8; 24];
-        let body = match job {
-            Job::Error(code, message) => return s.respond_error(id, code, message, None),
-            // Before 2025-11-25 invalid arguments are a protocol error; from then on a
-            // tool execution error the model can read.
-            Job::BadArguments(message) if !tool_errors => {
-                return s.respond_error(id, ErrorCode::INVALID_PARAMS, message, None);
-            }
-            Job::BadArguments(message) => Body::Tool {
-                text: Text::Plain(message),
-                is_error: true,
-                sum: None,
-            },
-            Job::Result(text) => {
-                let text = if text == TOOLS && !structured {
-                    TOOLS_NO_OUTPUT_SCHEMA
-                } else {
-                    text
-                };
-                Body::Raw(Json::new(text).unwrap_or(Json::EMPTY_OBJECT))
-            }
-            Job::ToolText(text) => Body::Tool {
+fn call(p: Json<'_>) -> Job<'_> {
+    let Some(name) = p.get("name").and_then(|n| n.as_str()) else {
+        return Job::Error(
+            ErrorCode::INVALID_PARAMS,
+            "Invalid params: \"name\" must be a string",
+        );
+    };
+    let args = match p.get("arguments") {
+        None => Json::EMPTY_OBJECT,
+        Some(a) if a.is_null() => Json::EMPTY_OBJECT,
+        Some(a) if a.is_object() => a,
+        // A malformed request rather than a bad argument value: a protocol error in
+        // every revision.
+        Some(_) => {
+            return Job::Error(
+                ErrorCode::INVALID_PARAMS,
+                "Invalid params: \"arguments\" must be an object",
+            );
+        }
+    };
+    if name.eq_str("echo") {
+        // The text exactly as the client escaped it, quotes included: it is sent back
+        // without decoding (and without an unescape buffer's size limit).
+        let Some(text) = args.get("text").filter(|t| t.as_str().is_some()) else {
+            return Job::BadArguments(
+                "Invalid arguments for tool echo: \"text\" is required and must be a string",
+            );
+        };
+        Job::Echo(text)
+    } else if name.eq_str("add") {
+        let (Some(a), Some(b)) = (number(args.get("a")), number(args.get("b"))) else {
+            return Job::BadArguments(if number(args.get("a")).is_none() {
+                "Invalid arguments for tool add: \"a\" is required and must be a number"
+            } else {
+                "Invalid arguments for tool add: \"b\" is required and must be a number"
+            });
+        };
+        let int = |k| args.get(k).and_then(|v: Json<'_>| v.as_i64());
+        if let Some(sum) = int("a").zip(int("b")).and_then(|(a, b)| a.checked_add(b)) {
+            Job::IntSum(sum) // exact, like the other demos
+        } else if (a + b).is_finite() {
+            Job::Sum(a + b)
+        } else {
+            Job::BadArguments(
+                "Invalid arguments for tool add: \"a\" + \"b\" is not a finite number",
+            )
+        }
+    } else if name.eq_str("test_simple_text") {
+        Job::ToolText(SIMPLE_TEXT)
+    } else {
+        Job::Error(ErrorCode::INVALID_PARAMS, "Invalid params: unknown tool")
+    }
+}
+
+/// Writes the answer. Every result goes through one `respond_with` call with one
+/// closure type: each distinct closure would instantiate the core's generic transmit
+/// path again (about 0.3 KiB of flash each).
+fn write(s: &mut Commands<'_, '_>, id: InboundId, job: Job<'_>) -> Result<(), RespondError> {
+    // The revision that governs this request: per request in the modern era.
+    let modern = s.request_info(id).is_some_and(|i| i.modern);
+    let at_least = |v: ProtocolVersion| modern || s.version().is_some_and(|have| have >= v);
+    let structured = at_least(ProtocolVersion::V2025_06_18);
+    let tool_errors = at_least(ProtocolVersion::V2025_11_25);
+    let mut digits = ryu::Buffer::new();
+    let mut sum_text = [0u8; 48];
+    let mut int_text = [0u8; 24];
+    let body = match job {
+        Job::Error(code, message) => return s.respond_error(id, code, message, None),
+        // Before 2025-11-25 invalid arguments are a protocol error; from then on a
+        // tool execution error the model can read.
+        Job::BadArguments(message) if !tool_errors => {
+            return s.respond_error(id, ErrorCode::INVALID_PARAMS, message, None);
+        }
+        Job::BadArguments(message) => Body::Tool {
+            text: Text::Plain(message),
+            is_error: true,
+            sum: None,
+        },
+        Job::Result(TOOLS) => Body::Tools { structured },
+        Job::Result(text) => Body::Raw(json(text)),
+        Job::ToolText(text) => Body::Tool {
+            text: Text::Plain(text),
+            is_error: false,
+            sum: None,
+        },
+        Job::Echo(text) => Body::Tool {
+            text: Text::Json(text),
+            is_error: false,
+            sum: None,
+        },
+        Job::IntSum(_) | Job::Sum(_) => {
+            let number = match job {
+                Job::IntSum(n) => {
+                    let mut w = JsonWriter::new(&mut int_text);
+                    w.i64(n);
+                    let len = w.finish().unwrap_or(0);
+                    Json::new(core::str::from_utf8(&int_text[..len]).unwrap_or("0"))
+                        .unwrap_or(Json::NULL)
+                }
+                Job::Sum(x) => number_json(x, &mut digits),
+                _ => Json::NULL,
+            };
+            // The text block carries the same JSON as structuredContent.
+            let mut w = JsonWriter::new(&mut sum_text);
+            w.begin_object();
+            w.key("sum");
+            w.raw(number);
+            w.end_object();
+            let n = w.finish().unwrap_or(0);
+            let text = core::str::from_utf8(&sum_text[..n]).unwrap_or("{}");
+            Body::Tool {
                 text: Text::Plain(text),
                 is_error: false,
-                sum: None,
-            },
-            Job::Echo(n) => {
-                match core::str::from_utf8(&self.echo[..n])
-                    .ok()
-                    .and_then(|t| Json::new(t).ok())
-                {
-                    Some(text) => Body::Tool {
-                        text: Text::Json(text),
-                        is_error: false,
-                        sum: None,
-                    },
-                    None => {
-                        return s.respond_error(
-                            id,
-                            ErrorCode::INTERNAL_ERROR,
-                            "Internal error",
-                            None,
-                        );
-                    }
-                }
+                sum: structured.then_some(number),
             }
-            Job::IntSum(_) | Job::Sum(_) => {
-                let number = match job {
-                    Job::IntSum(n) => {
-                        let mut w = JsonWriter::new(&mut int_text);
-                        w.i64(n);
-                        let len = w.finish().unwrap_or(0);
-                        Json::new(core::str::from_utf8(&int_text[..len]).unwrap_or("0"))
-                            .unwrap_or(Json::NULL)
-                    }
-                    Job::Sum(x) => number_json(x, &mut digits),
-                    _ => Json::NULL,
-                };
-                // The text block carries the same JSON as structuredContent.
-                let mut w = JsonWriter::new(&mut sum_text);
-                w.begin_object();
-                w.key("sum");
-                w.raw(number);
-                w.end_object();
-                let n = w.finish().unwrap_or(0);
-                let text = core::str::from_utf8(&sum_text[..n]).unwrap_or("{}");
-                Body::Tool {
-                    text: Text::Plain(text),
-                    is_error: false,
-                    sum: structured.then_some(number),
-                }
-            }
-        };
-        s.respond_with(id, |w| body.write(w))
-    }
+        }
+    };
+    s.respond_with(id, |w| body.write(w))
 }
 
 /// The text of a tool result's text block.
@@ -321,6 +257,8 @@ enum Text<'a> {
 enum Body<'a> {
     /// A pre-rendered result object.
     Raw(Json<'a>),
+    /// The `tools/list` result; `add` has an `outputSchema` when `structured`.
+    Tools { structured: bool },
     /// `{"content":[{"type":"text","text":…}]}`, optionally with `"isError":true` or
     /// `"structuredContent":{"sum":…}`.
     Tool {
@@ -334,6 +272,28 @@ impl Body<'_> {
     fn write(&self, w: &mut JsonWriter<'_>) {
         let (text, is_error, sum) = match *self {
             Body::Raw(j) => return w.raw(j),
+            Body::Tools { structured } => {
+                w.begin_object();
+                w.key("tools");
+                w.begin_array();
+                w.raw(json(ECHO_TOOL));
+                w.begin_object();
+                w.key("name");
+                w.string("add");
+                w.key("description");
+                w.string(ADD_DESCRIPTION);
+                w.key("inputSchema");
+                w.raw(json(ADD_INPUT_SCHEMA));
+                if structured {
+                    w.key("outputSchema");
+                    w.raw(json(ADD_OUTPUT_SCHEMA));
+                }
+                w.end_object();
+                w.raw(json(SIMPLE_TEXT_TOOL));
+                w.end_array();
+                w.end_object();
+                return;
+            }
             Body::Tool {
                 text,
                 is_error,
@@ -368,8 +328,13 @@ impl Body<'_> {
     }
 }
 
+/// One of this module's constant JSON texts.
+fn json(text: &'static str) -> Json<'static> {
+    Json::new(text).unwrap_or(Json::EMPTY_OBJECT)
+}
+
 /// A list result; we never hand out cursors, so any cursor is invalid.
-fn list(params: Json<'_>, result: &'static str) -> Job {
+fn list(params: Json<'_>, result: &'static str) -> Job<'static> {
     if params.get("cursor").is_some_and(|c| !c.is_null()) {
         return Job::Error(ErrorCode::INVALID_PARAMS, "Invalid params: unknown cursor");
     }

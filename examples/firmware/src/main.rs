@@ -4,25 +4,29 @@
 //! UART0, which `run-qemu.sh` wires to the host's stdin/stdout, so the whole thing is
 //! an ordinary stdio MCP server any client can spawn. There is no heap and no global
 //! allocator: every byte the session uses is in the statics below, and the budget
-//! (flash ≤ 64 KiB, static RAM + stack ≤ 16 KiB) is measured by `check-budget.sh`.
+//! (static RAM + stack ≤ 12 KiB, flash: see README.md) is measured by `check-budget.sh`.
 //!
 //! - `uart.rs`: the UART over `embedded-io` (polled; why, and end-of-input framing).
 //! - `clock.rs`: a SysTick millisecond clock, the session's `now`.
 //! - `app.rs`: the tools, resource and prompt.
 //! - `stack.rs`: stack painting, for the measured high-water mark.
 //! - `diag.rs`: diagnostics and the command line, over semihosting (host stderr).
+//! - `mem.rs`: small `memcpy`/`memmove`/`memset` (flash).
 //!
-//! The loop: read what the UART has, un-stuff it, feed it to the session one line at a
-//! time, and after every step drain the session (write all pending output, answer every
-//! event). When there is nothing to do, sleep in `WFI` until the next byte or tick. At
-//! end of input: let the session finish, flush, report the stack high-water mark (at
-//! `--log-level info`), and exit through semihosting with status 0.
+//! The loop is the core's serial driver, `picomcp::device::Device`, on the UART seen
+//! through the relay's framing (`uart::Link`): it reads what the UART has, feeds it to
+//! the session, writes all pending output and hands every event to `answer_events`.
+//! When there is nothing to do, the firmware sleeps in `WFI` until the next byte or
+//! tick. At end of input: the session finishes, the UART is flushed, the stack
+//! high-water mark is reported (at `--log-level info`), and the emulator exits through
+//! semihosting with status 0.
 #![no_std]
 #![no_main]
 
 mod app;
 mod clock;
 mod diag;
+mod mem;
 mod stack;
 mod uart;
 
@@ -33,22 +37,25 @@ use cortex_m_rt::{ExceptionFrame, entry, exception};
 use cortex_m_semihosting::debug;
 use embedded_io::{ReadReady as _, Write as _};
 use picomcp::Limits;
+use picomcp::device::{Device, Status};
 use picomcp::error::ErrorCode;
 use picomcp::json::Json;
 use picomcp::session::{
-    Config, ConfigError, Event, EventSlot, InboundSlot, OutboundSlot, RespondError, Session, Slice, Storage,
+    Config, ConfigError, Event, EventSlot, InboundSlot, OutboundSlot, RespondError, Session, Slice,
+    Storage,
 };
 
-use app::{App, CAPABILITIES};
+use app::CAPABILITIES;
 use clock::Clock;
 use diag::{Arg, diag};
-use uart::{UART0, Uart, Unstuff};
+use uart::{Link, UART0, Uart};
 
 const NAME: &str = "picomcp-demo-fw";
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Longest accepted line (the receive buffer). `--max-line N` may lower it at run time.
-const MAX_LINE: usize = 4096;
+/// Three buffers scale with it; 2048 keeps them within the 12 KiB RAM budget.
+const MAX_LINE: usize = 2048;
 /// Smallest `--max-line` we accept (an `initialize` request must fit).
 const MIN_LINE: usize = 512;
 /// Transmit queue: the core's reserve for an automatic reply to a `MAX_LINE` line
@@ -58,8 +65,8 @@ const TX_LEN: usize = MAX_LINE + 320;
 /// Event queue text: one line (`Session::new` checks it); the events themselves sit in
 /// `EVENT_SLOTS` (one line queues at most four).
 const EV_LEN: usize = MAX_LINE;
-/// Inbound request table. Requests are answered before the next line is fed (and
-/// batches are off), so at most one is ever open.
+/// Inbound request table. The handler answers every request before the driver feeds
+/// more (and batches are off), so at most one is ever open; the next waits in the UART.
 const INBOUND: usize = 1;
 /// Outbound request table: this server never sends requests.
 const OUTBOUND: usize = 0;
@@ -69,8 +76,6 @@ const INFO_LEN: usize = 64 + 6 * (NAME.len() + VERSION.len()) + CAPABILITIES.len
 /// Room for the staged responses of one 2025-03-26 JSON-RPC batch (0 would answer
 /// every batch with -32600).
 const BATCH_BYTES: usize = 0;
-/// UART read chunk.
-const CHUNK: usize = 16;
 
 /// NVIC line of UART0's receive interrupt on the MPS2 AN385/AN386 images.
 const UART0_RX_IRQ: u16 = 0;
@@ -83,7 +88,6 @@ static mut EVENT_SLOTS: [EventSlot; 4] = [EventSlot::EMPTY; 4];
 static mut INFO: [u8; INFO_LEN] = [0; INFO_LEN];
 static mut IN_SLOTS: [InboundSlot; INBOUND] = [InboundSlot::EMPTY; INBOUND];
 static mut OUT_SLOTS: [OutboundSlot; OUTBOUND] = [];
-static mut APP: App = App::new();
 
 #[derive(Clone, Copy)]
 struct Irq(u16);
@@ -107,13 +111,11 @@ fn main() -> ! {
     };
     let mut clock = Clock::start(cp.SYST);
     // SAFETY: UART0 is ours alone.
-    let mut uart = unsafe { Uart::new(UART0) };
+    let uart = unsafe { Uart::new(UART0) };
     // SAFETY: its handler (`uart0_rx`) only acknowledges the UART interrupt.
     unsafe { NVIC::unmask(Irq(UART0_RX_IRQ)) };
 
-    let mut session = start(opts.max_line, clock.now());
-    // SAFETY: `main` runs once and never returns, so this is the only reference.
-    let app = unsafe { &mut *addr_of_mut!(APP) };
+    let session = start(opts.max_line, clock.now());
     diag!(
         Info,
         NAME,
@@ -124,40 +126,32 @@ fn main() -> ! {
         " bytes"
     );
 
-    let mut unstuff = Unstuff::default();
-    let mut chunk = [0u8; CHUNK];
+    // The session on the UART (through the relay's framing): `picomcp::device` runs the
+    // loop; this one only decides how to wait.
+    let mut device = Device::new(session, Link::new(uart));
+    let mut on_event = |s: &mut Session<'static>| answer_events(s);
     loop {
-        let ready = uart.read_ready().unwrap_or(false);
-        if ready {
-            let n = embedded_io::Read::read(&mut uart, &mut chunk).unwrap_or(0);
-            let (len, eof) = unstuff.decode(&mut chunk[..n]);
-            feed(&mut session, app, &mut uart, &mut clock, &chunk[..len]);
-            if eof {
-                session.handle_eof(clock.now());
-                drain(&mut session, app, &mut uart);
-                break;
+        match device.poll(clock.now(), &mut on_event) {
+            Ok(Status::Busy) => {}
+            Ok(Status::Idle(_)) => {
+                // Sleep until the next byte (UART RX interrupt) or tick (SysTick, which
+                // also serves any deadline). Interrupts are masked around the check, so a
+                // byte that lands between the check and the WFI still wakes it (a pending
+                // interrupt ends WFI even while masked) and is not left waiting for the
+                // next tick.
+                cortex_m::interrupt::disable();
+                if !device.port().read_ready().unwrap_or(true) {
+                    cortex_m::asm::wfi();
+                }
+                // SAFETY: re-enables what was disabled above; no critical section is open.
+                unsafe { cortex_m::interrupt::enable() };
             }
-            continue;
+            // End of input (or a port failure, which this UART does not have).
+            Ok(Status::Closed) | Err(_) => break,
         }
-        let now = clock.now();
-        if session.poll_timeout().is_some_and(|t| t <= now) {
-            session.handle_timeout(now);
-            drain(&mut session, app, &mut uart);
-            continue;
-        }
-        // Sleep until the next byte (UART RX interrupt) or tick (SysTick). Interrupts
-        // are masked around the check, so a byte that lands between the check and the
-        // WFI still wakes it (a pending interrupt ends WFI even while masked) and is
-        // not left waiting for the next tick.
-        cortex_m::interrupt::disable();
-        if !uart.read_ready().unwrap_or(true) {
-            cortex_m::asm::wfi();
-        }
-        // SAFETY: re-enables what was disabled above; no critical section is open.
-        unsafe { cortex_m::interrupt::enable() };
     }
 
-    let _ = uart.flush();
+    let _ = device.port().flush();
     let (used, area) = stack::high_water();
     diag!(Info, "end of input; exiting");
     diag!(
@@ -230,50 +224,16 @@ fn start(max_line: Option<usize>, now: u64) -> Session<'static> {
     }
 }
 
-/// Feeds received bytes to the session one line at a time (so at most one request is
-/// open when the events are drained), draining after every step.
-fn feed(s: &mut Session<'_>, app: &mut App, uart: &mut Uart, clock: &mut Clock, mut bytes: &[u8]) {
-    while !bytes.is_empty() {
-        let cut = bytes
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(bytes.len(), |i| i + 1);
-        let mut piece = &bytes[..cut];
-        while !piece.is_empty() {
-            let n = s.handle_bytes(clock.now(), piece);
-            piece = &piece[n..];
-            drain(s, app, uart);
-            if n == 0 {
-                // Queues are empty after a drain, so this only happens once the session
-                // is closed: nothing more will be read.
-                return;
-            }
-        }
-        bytes = &bytes[cut..];
-    }
-}
-
-/// Writes every pending byte and answers every event (the session's drain contract).
-fn drain(s: &mut Session<'_>, app: &mut App, uart: &mut Uart) {
-    loop {
-        let pending = s.pending_transmit();
-        if !pending.is_empty() {
-            let n = pending.len();
-            let _ = uart.write_all(pending);
-            s.advance_transmit(n);
-            continue;
-        }
-        let Some(event) = s.poll_event() else {
-            return;
-        };
-        let job = match event {
-            Event::Request { id, method, params } => {
-                diag!(Debug, "request ", method.as_str());
-                Some((id, method, app.take(method, params)))
-            }
+/// The event handler: answers every request (the driver calls it whenever events are
+/// queued, then writes what it queued). The event and the commands that answer it are
+/// disjoint borrows of the session (`poll_event_split`), so nothing is copied out.
+fn answer_events(s: &mut Session<'_>) {
+    while let Some((event, mut commands)) = s.poll_event_split() {
+        let (id, method, params) = match event {
+            Event::Request { id, method, params } => (id, method, params),
             Event::Negotiated { version, .. } => {
                 diag!(Info, "negotiated protocol ", version.as_str());
-                None
+                continue;
             }
             // (No `{:?}` here: Debug formatting of the core's enums costs kilobytes of flash.)
             Event::PeerViolation(_) => {
@@ -281,25 +241,22 @@ fn drain(s: &mut Session<'_>, app: &mut App, uart: &mut Uart) {
                     Warn,
                     "peer violation (any error reply it needs is already queued)"
                 );
-                None
+                continue;
             }
             Event::Closed(_) => {
                 diag!(Info, "session closed");
-                None
+                continue;
             }
-            _ => None,
+            _ => continue,
         };
-        // The event is gone: answer.
-        let Some((id, method, job)) = job else {
-            continue;
-        };
-        if let Err(e) = app.answer(s, id, job) {
+        diag!(Debug, "request ", method.as_str());
+        if let Err(e) = app::answer(&mut commands, id, method, params) {
             let why = match e {
                 RespondError::Full(_) => ": transmit queue full",
                 _ => "",
             };
             diag!(Warn, "cannot answer ", method.as_str(), why);
-            let _ = s.respond_error(
+            let _ = commands.respond_error(
                 id,
                 ErrorCode::INTERNAL_ERROR,
                 "Internal error: the result does not fit",

@@ -30,6 +30,8 @@
 //! becomes `0x10 0x10`, `0x04` (EOT) becomes `0x10 0x04`, and the client closing its
 //! side is a lone `0x04`. [`Unstuff`] reverses that, so every byte value still reaches
 //! the session unchanged (the bad-input tests send raw control bytes on purpose).
+//! [`Link`] is the UART seen through [`Unstuff`]: the port the session's
+//! [`picomcp::device::Device`] driver serves on, where end of input is `read` → 0.
 
 use core::convert::Infallible;
 use core::ptr::{read_volatile, write_volatile};
@@ -180,5 +182,60 @@ impl Unstuff {
             out += 1;
         }
         (out, false)
+    }
+}
+
+/// The UART with the relay's framing undone: a serial port whose `read` returns 0 at end
+/// of input, as `embedded_io` defines it (what [`picomcp::device::Device`] expects).
+pub struct Link {
+    pub uart: Uart,
+    unstuff: Unstuff,
+    /// End of input was seen: every later `read` returns 0.
+    eof: bool,
+}
+
+impl Link {
+    pub fn new(uart: Uart) -> Self {
+        Link {
+            uart,
+            unstuff: Unstuff::default(),
+            eof: false,
+        }
+    }
+}
+
+impl embedded_io::ErrorType for Link {
+    type Error = Infallible;
+}
+
+impl embedded_io::ReadReady for Link {
+    fn read_ready(&mut self) -> Result<bool, Infallible> {
+        Ok(self.eof || self.uart.rx_full())
+    }
+}
+
+impl embedded_io::Read for Link {
+    /// Blocks until at least one data byte (or end of input) is there. A chunk that was
+    /// only stuffing (a lone DLE) is not end of input: read on.
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize, Infallible> {
+        while !self.eof && !buf.is_empty() {
+            let n = embedded_io::Read::read(&mut self.uart, buf)?;
+            let (len, eof) = self.unstuff.decode(&mut buf[..n]);
+            self.eof = eof;
+            if len > 0 {
+                return Ok(len);
+            }
+        }
+        Ok(0)
+    }
+}
+
+impl embedded_io::Write for Link {
+    fn write(&mut self, buf: &[u8]) -> Result<usize, Infallible> {
+        embedded_io::Write::write(&mut self.uart, buf)
+    }
+
+    fn flush(&mut self) -> Result<(), Infallible> {
+        embedded_io::Write::flush(&mut self.uart)
     }
 }

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use picomcp_core::protocol::{METHODS, MethodKind, ProtocolVersion, Versions};
+use picomcp_core::protocol::{FEATURES, METHODS, MethodKind, ProtocolVersion, Versions};
 
 use crate::convert::versions_to_c;
 
@@ -12,8 +12,9 @@ use crate::convert::versions_to_c;
 pub fn render() -> String {
     let mut s = String::new();
     s.push_str(
-        "//! @generated from the core's method table (`picomcp::protocol::METHODS`) and\n\
-         //! revision list (`ProtocolVersion::ALL`) by the test `generated_tables_in_sync`.\n\
+        "//! @generated from the core's method table (`picomcp::protocol::METHODS`), revision\n\
+         //! list (`ProtocolVersion::ALL`) and feature table (`picomcp::protocol::FEATURES`)\n\
+         //! by the test `generated_tables_in_sync`.\n\
          //! Do not edit: run `ffi/gen-header.sh` (or `PICOMCP_REGENERATE=1 cargo test -p\n\
          //! picomcp-ffi generated_tables`).\n\n",
     );
@@ -65,6 +66,25 @@ pub fn render() -> String {
         versions_to_c(Versions::ALL)
     )
     .unwrap();
+    s.push_str(
+        "\n/// One difference between protocol revisions: a row of the core's feature table.\n\
+         /// Ask `picomcp_version_has(version, feature, &yes)` instead of comparing revisions;\n\
+         /// `picomcp_feature_name` gives the name the Python and Node bindings use.\n\
+         #[repr(u32)]\n#[derive(Debug, Clone, Copy, PartialEq, Eq)]\npub enum picomcp_feature {\n",
+    );
+    for (i, f) in FEATURES.iter().enumerate() {
+        let list: Vec<&str> = f.versions.iter().map(|v| v.as_str()).collect();
+        writeln!(
+            s,
+            "    /// `{}` ({}): {}.",
+            f.name,
+            list.join(", "),
+            f.summary
+        )
+        .unwrap();
+        writeln!(s, "    {:?} = {i},", f.feature).unwrap();
+    }
+    s.push_str("}\n");
     s
 }
 

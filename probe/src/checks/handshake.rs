@@ -1,15 +1,12 @@
 //! The handshake (`server/discover` or `initialize`) and what it told about the server.
 
 use picomcp::json::JsonKind;
-use picomcp::protocol::ProtocolVersion;
+use picomcp::protocol::{ProtocolVersion, meta};
 
 use super::cache_problem;
 use crate::client::{Incoming, Probe};
 use crate::report::Outcome;
 use crate::text::{elapsed_ms, parse_json, string_member};
-
-/// 2026-07-28: the result `_meta` key with the server's identity.
-pub(crate) const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 
 impl Probe {
     /// Waits for the `initialize` result and `notifications/initialized`.
@@ -82,7 +79,7 @@ impl ServerInfo {
         let r = parse_json(result).ok();
         let meta_info = r
             .and_then(|r| r.get("_meta"))
-            .and_then(|m| m.get(SERVER_INFO_KEY));
+            .and_then(|m| m.get(meta::SERVER_INFO));
         let info = meta_info.or_else(|| r.and_then(|r| r.get("serverInfo")));
         let is_string = |key: &str| {
             info.and_then(|i| i.get(key))

@@ -21,6 +21,7 @@ Two layers:
 """
 
 from ._native import (
+    FEATURES,
     PROTOCOL_VERSIONS,
     ConfigError,
     Event,
@@ -30,10 +31,12 @@ from ._native import (
     SendError,
     Session,
     __version__,
+    features,
 )
 from .server import Context, McpError, Server, ToolError
 
 __all__ = [
+    "FEATURES",
     "PROTOCOL_VERSIONS",
     "ConfigError",
     "Context",
@@ -47,4 +50,5 @@ __all__ = [
     "Session",
     "ToolError",
     "__version__",
+    "features",
 ]

@@ -31,6 +31,32 @@ _EventKind: TypeAlias = Literal[
     "closed",
     "unknown",
 ]
+_Feature: TypeAlias = Literal[
+    "batches",
+    "tool_annotations",
+    "audio_content",
+    "progress_message",
+    "completions_capability",
+    "title",
+    "output_schema",
+    "structured_content",
+    "resource_links",
+    "completion_context",
+    "elicitation",
+    "elicitation_modes",
+    "elicitation_enums",
+    "icons",
+    "argument_errors_as_tool_results",
+    "sampling_tools",
+    "error_without_id",
+    "tasks",
+    "tool_execution",
+    "url_elicitation_required_error",
+    "server_requests",
+    "input_required",
+    "result_type",
+    "resource_not_found_invalid_params",
+]
 # A JSON object: a dict (serialised with json.dumps), or str/bytes already holding JSON text.
 _JsonObject: TypeAlias = dict[str, Any] | str | bytes
 
@@ -56,6 +82,15 @@ class _RequestInfo(TypedDict):
 
 PROTOCOL_VERSIONS: list[str]
 """Every protocol revision the core knows, oldest first."""
+
+FEATURES: list[str]
+"""The names of every difference between revisions the core's feature table knows, in
+table order (each is a `_Feature`)."""
+
+def features(version: str) -> list[_Feature]:
+    """The names of the features protocol revision `version` has (`"output_schema"`,
+    `"argument_errors_as_tool_results"`, ...): the core's table of what each revision
+    changes. Ask it instead of comparing revisions (`ValueError` for an unknown one)."""
 
 __version__: str
 """The version of the picomcp package this module was built with."""
@@ -91,7 +126,7 @@ class Event:
         """Handle of the peer's request (for `respond`) or of ours (from `send_request`)."""
     @property
     def method(self) -> str | None:
-        """Wire method name (`"tools/call"`)."""
+        """Wire method name (`"tools/call"`); on `peer_violation` the method it names, if any."""
     @property
     def params(self) -> dict[str, Any] | None:
         """Request/notification params, as Python values."""

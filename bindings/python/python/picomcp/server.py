@@ -32,7 +32,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from ._native import Event, QueueFull, RespondError, Session
+from ._native import PROTOCOL_VERSIONS, Event, QueueFull, RespondError, Session, features
 
 __all__ = ["Context", "McpError", "Server", "ToolError"]
 
@@ -41,10 +41,14 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 RESOURCE_NOT_FOUND = -32002
 
-# Revisions whose tools report bad arguments as a tool result (SEP-1303) rather than -32602.
-_ARGS_AS_TOOL_ERROR = ("2025-11-25", "2026-07-28")
-# Revisions that know tool output schemas and structured content.
-_HAS_OUTPUT_SCHEMA = ("2025-06-18", "2025-11-25", "2026-07-28")
+# What each revision has (the core's feature table), by revision.
+_FEATURES = {v: frozenset(features(v)) for v in PROTOCOL_VERSIONS}
+
+
+def _has(version: str | None, feature: str) -> bool:
+    """True when the negotiated revision has ``feature`` (a name in ``picomcp.FEATURES``)."""
+    return feature in _FEATURES.get(version or "", ())
+
 
 _LEVELS = ("error", "warn", "info", "debug")
 
@@ -209,8 +213,9 @@ class Context:
 def _listing(version: str | None, **fields: Any) -> dict:
     """A list entry: the fields that have a value, without those the negotiated revision
     does not know (``title`` and ``outputSchema`` came with 2025-06-18)."""
-    if version not in _HAS_OUTPUT_SCHEMA:
+    if not _has(version, "title"):
         fields.pop("title", None)
+    if not _has(version, "output_schema"):
         fields.pop("outputSchema", None)
     return {k: v for k, v in fields.items() if v is not None}
 
@@ -733,7 +738,7 @@ class Server:
         problem = check_arguments(tool.input_schema, args)
         if problem is not None:
             message = "Invalid arguments for tool %s: %s" % (name, problem)
-            if ctx.version in _ARGS_AS_TOOL_ERROR:
+            if _has(ctx.version, "argument_errors_as_tool_results"):
                 return {"content": [{"type": "text", "text": message}], "isError": True}
             raise McpError(INVALID_PARAMS, message)
         try:
@@ -845,7 +850,7 @@ def _tool_result(out: Any, version: str | None) -> dict:
     """A tool's return value as a ``tools/call`` result."""
     if isinstance(out, dict):
         result = dict(out)
-        if version not in _HAS_OUTPUT_SCHEMA:
+        if not _has(version, "structured_content"):
             result.pop("structuredContent", None)
         return result
     if isinstance(out, list):

@@ -7,7 +7,7 @@ use std::fmt;
 
 use picomcp::error::ErrorCode;
 use picomcp::json::{Json, JsonStr, JsonWriter};
-use picomcp::protocol::{Method, ProtocolVersion};
+use picomcp::protocol::{Feature, Method, ProtocolVersion};
 use picomcp::session::{InboundId, OutboundId, RequestOptions, RespondError, SendError, Session};
 
 use super::catalog::{self, Tool};
@@ -144,8 +144,7 @@ impl Server {
                 },
             ),
             Tool::ElicitationEnums => {
-                let schema = if s.version() == Some(picomcp::protocol::ProtocolVersion::V2025_06_18)
-                {
+                let schema = if !super::has(s, Feature::ElicitationEnums) {
                     ELICIT_ENUMS_FLAT
                 } else {
                     ELICIT_ENUMS

@@ -2,7 +2,7 @@
 //! rendered once at startup (so `tools/list` and friends copy bytes and allocate nothing).
 
 use picomcp::json::{Json, JsonStr, JsonWriter};
-use picomcp::protocol::ProtocolVersion;
+use picomcp::protocol::{Feature, ProtocolVersion};
 
 /// A 1×1 red PNG.
 pub(crate) const PNG_BASE64: &str =
@@ -339,7 +339,7 @@ impl Catalog {
 
     /// The `tools/list` result for the negotiated revision.
     pub(crate) fn tools(&self, version: Option<ProtocolVersion>) -> Json<'static> {
-        if version.is_some_and(|v| v >= ProtocolVersion::V2025_06_18) {
+        if version.is_some_and(|v| v.has(Feature::Title) && v.has(Feature::OutputSchema)) {
             self.tools_current
         } else {
             self.tools_early

@@ -3,7 +3,7 @@
 
 use picomcp::error::ErrorCode;
 use picomcp::json::{Json, JsonKind, JsonStr, JsonWriter};
-use picomcp::protocol::ProtocolVersion;
+use picomcp::protocol::Feature;
 use picomcp::session::{InboundId, RespondError, Session};
 
 use super::catalog::{self, Body, PNG_BASE64, Prompt, RESOURCES, TEMPLATE};
@@ -26,7 +26,7 @@ fn uri_param<'a, 'b>(
 
 /// Resource not found: -32002 up to 2025-11-25, -32602 from 2026-07-28; `data` is `{uri}`.
 fn not_found(s: &mut Session<'_>, id: InboundId, raw: JsonStr<'_>) -> Result<(), RespondError> {
-    let code = if super::at_least(s, ProtocolVersion::V2026_07_28) {
+    let code = if super::has(s, Feature::ResourceNotFoundInvalidParams) {
         ErrorCode::INVALID_PARAMS
     } else {
         ErrorCode::RESOURCE_NOT_FOUND

@@ -42,7 +42,7 @@ use std::process::ExitCode;
 use picomcp::Limits;
 use picomcp::error::ErrorCode;
 use picomcp::json::Json;
-use picomcp::protocol::{Method, ProtocolVersion, Versions};
+use picomcp::protocol::{Feature, Method, Versions};
 use picomcp::session::{Change, Config, Event, InboundId, RespondError, Session, Storage};
 use picomcp_stdio::{Driver, Step};
 
@@ -382,9 +382,9 @@ fn finish(s: &mut Session<'_>, id: InboundId, method: Method, result: Result<(),
     }
 }
 
-/// True when the negotiated revision is `v` or newer.
-fn at_least(s: &Session<'_>, v: ProtocolVersion) -> bool {
-    s.version().is_some_and(|have| have >= v)
+/// True when the negotiated revision has `f` (the core's table of what revisions change).
+fn has(s: &Session<'_>, f: Feature) -> bool {
+    s.version().is_some_and(|v| v.has(f))
 }
 
 /// Error and timeout answers to our requests, as text for the waiting tool call.

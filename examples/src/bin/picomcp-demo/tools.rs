@@ -6,12 +6,12 @@ use std::fmt;
 
 use picomcp::error::ErrorCode;
 use picomcp::json::{Json, JsonWriter};
-use picomcp::protocol::{LogLevel, ProtocolVersion};
+use picomcp::protocol::{Feature, LogLevel};
 use picomcp::session::{InboundId, RespondError, SendError, Session};
 
 use super::catalog::{self, PNG_BASE64, Tool, WAV_BASE64};
 use super::diag::stack_format;
-use super::{Server, at_least};
+use super::{Server, has};
 
 /// Delayed work for one open request.
 #[derive(Clone, Copy)]
@@ -102,7 +102,7 @@ impl Server {
                 image_block(w);
                 end_content(w, false);
             }),
-            Tool::Audio if !at_least(s, ProtocolVersion::V2025_03_26) => respond_text(
+            Tool::Audio if !has(s, Feature::AudioContent) => respond_text(
                 s,
                 id,
                 "Audio content needs protocol revision 2025-03-26 or later",
@@ -436,7 +436,7 @@ fn add(s: &mut Session<'_>, id: InboundId, args: Json<'_>) -> Result<(), Respond
     sum.write(&mut w);
     let n = w.finish().unwrap_or(0);
     let text = std::str::from_utf8(&buf[..n]).unwrap_or("{}");
-    let structured = at_least(s, ProtocolVersion::V2025_06_18);
+    let structured = has(s, Feature::StructuredContent);
     s.respond_with(id, |w| {
         begin_content(w);
         text_block(w, text);
@@ -465,7 +465,7 @@ pub(crate) fn invalid_arguments(
     id: InboundId,
     message: &str,
 ) -> Result<(), RespondError> {
-    if at_least(s, ProtocolVersion::V2025_11_25) {
+    if has(s, Feature::ArgumentErrorsAsToolResults) {
         respond_text(s, id, message, true)
     } else {
         s.respond_error(id, ErrorCode::INVALID_PARAMS, message, None)

@@ -1,0 +1,195 @@
+//! The fast path of the envelope scan (64-bit targets): valid messages in one pass, no
+//! error reporting.
+//!
+//! [`scan`] reads the top-level object the way the exact scan of
+//! [`parse`](super::parse) does (the same member spans, duplicates and error-object
+//! members), but built on the scanner's fast path
+//! ([`scan_fast`](crate::json::scan_fast)), which keeps offsets in registers and returns
+//! `Option` instead of carrying a `JsonError` through every token. It returns `None` for
+//! anything it does not accept: invalid JSON, an escaped member name, nesting the fast
+//! scanner leaves to the exact one. The caller then runs the exact scan from the start,
+//! so the two together give exactly the exact scan's results and errors; only valid
+//! messages, nearly all of the traffic, take this path.
+
+use super::parse::{ENVELOPE, ERROR_MEMBERS, Member, Spans};
+use crate::json::MAX_DEPTH_CAP;
+use crate::json::scan_fast::{skip_ws, string_end, value_end};
+use crate::json::short_eq;
+
+/// Scans the object at `pos` (at `{`) as a whole message's envelope, recording the
+/// envelope members in `top` and the first `error` member's object members in
+/// `error_object` (both must be [`Spans::NONE`]). Returns the offset after the closing
+/// `}`, or `None` when the exact scan must decide (then `top` and `error_object` hold
+/// partial results that the caller discards).
+#[inline]
+pub(super) fn scan(
+    b: &[u8],
+    pos: usize,
+    max_depth: usize,
+    top: &mut Spans,
+    error_object: &mut Spans,
+) -> Option<usize> {
+    members::<true>(b, pos, 1, max_depth, &ENVELOPE, top, error_object)
+}
+
+/// An object at nesting level `depth` whose members named in `names` are recorded in
+/// `found`; with `ERROR_OBJECT`, the first `error` member's object goes to `error_object`.
+#[inline(always)]
+fn members<const ERROR_OBJECT: bool>(
+    b: &[u8],
+    pos: usize,
+    depth: usize,
+    max_depth: usize,
+    names: &[&str],
+    found: &mut Spans,
+    error_object: &mut Spans,
+) -> Option<usize> {
+    if max_depth < depth || b.get(pos) != Some(&b'{') {
+        return None;
+    }
+    // Containers a member value may open.
+    let room = max_depth.min(MAX_DEPTH_CAP).saturating_sub(depth);
+    let mut pos = skip_ws(b, pos + 1);
+    if b.get(pos) == Some(&b'}') {
+        return Some(pos + 1);
+    }
+    loop {
+        if b.get(pos) != Some(&b'"') {
+            return None;
+        }
+        let key_start = pos + 1;
+        let key_end = string_end(b, key_start)?;
+        pos = key_end + 1;
+        if b.get(pos) != Some(&b':') {
+            pos = skip_ws(b, pos);
+            if b.get(pos) != Some(&b':') {
+                return None;
+            }
+        }
+        pos = skip_ws(b, pos + 1);
+        let key = b.get(key_start..key_end)?;
+        // A name with an escape could still equal one of `names` once unescaped: that
+        // rare case is the exact scan's.
+        let which = match names.iter().position(|n| short_eq(n.as_bytes(), key)) {
+            Some(i) => 1u8 << i,
+            None if key.contains(&b'\\') => return None,
+            None => 0,
+        };
+        found.dup |= found.seen & which;
+        found.seen |= which;
+        let value_start = pos;
+        pos = if ERROR_OBJECT
+            && which == 1 << Member::Error as u8
+            && found.dup & which == 0
+            && b.get(pos) == Some(&b'{')
+        {
+            let mut unused = Spans::NONE;
+            members::<false>(
+                b,
+                pos,
+                depth + 1,
+                max_depth,
+                &ERROR_MEMBERS,
+                error_object,
+                &mut unused,
+            )?
+        } else if b.get(pos) == Some(&b'"') {
+            // Most envelope values are short strings: no call into the value scanner.
+            string_end(b, pos + 1)? + 1
+        } else {
+            value_end(b, pos, room)?
+        };
+        // Every value is complete here: one that is not followed by `,` or `}` fails below.
+        if found.complete & which == 0 && which != 0 {
+            found.complete |= which;
+            found.spans[which.trailing_zeros() as usize] = (value_start, pos);
+        }
+        pos = skip_ws(b, pos);
+        match b.get(pos) {
+            Some(b',') => pos = skip_ws(b, pos + 1),
+            Some(b'}') => return Some(pos + 1),
+            _ => return None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::vec::Vec;
+
+    use super::super::parse::scan_envelope_exact;
+    use super::*;
+
+    /// Where the fast path accepts, it agrees with the exact scan in every recorded span,
+    /// flag and the end offset; on the valid inputs it accepts.
+    fn agree(line: &[u8], max_depth: usize) -> bool {
+        // The callers start at the `{`, after any whitespace.
+        let at = skip_ws(line, 0);
+        let (mut top, mut err) = (Spans::NONE, Spans::NONE);
+        let fast = scan(line, at, max_depth, &mut top, &mut err);
+        let (etop, eerr, exact) = scan_envelope_exact(line, at, max_depth);
+        if let Some(end) = fast {
+            assert_eq!(
+                exact,
+                Ok(end),
+                "{}",
+                std::string::String::from_utf8_lossy(line)
+            );
+            assert_eq!(
+                (top, err),
+                (etop, eerr),
+                "{}",
+                std::string::String::from_utf8_lossy(line)
+            );
+        }
+        fast.is_some()
+    }
+
+    #[test]
+    fn agrees_with_the_exact_scan() {
+        let valid: &[&str] = &[
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":"a\"b","method":"tools/call","params":{"name":"x","arguments":{"t":"a\\b\n","n":[1,2.5e3,-0,true,false,null,{}]}}}"#,
+            r#" { "jsonrpc" : "2.0" , "id" : 7 , "result" : { "a" : [ ] } } "#,
+            r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"m","data":{"k":[1]},"code":1}}"#,
+            r#"{"id":1,"id":2,"method":"a","method":{"x":1},"params":[],"other":{"id":3}}"#,
+            r#"{"jsonrpc":"2.0","error":{"code":1},"error":{"message":"second"}}"#,
+            r#"{"jsonrpc":"2.0","error":[1,2],"id":null}"#,
+            r#"{}"#,
+            r#"{"a":{"b":{"c":{"d":[[[[1]]]]}}},"params":"\u00e9\u20ac"}"#,
+        ];
+        // Left to the exact scan: escaped names, surrogate escapes.
+        let exact_only: &[&str] = &[
+            r#"{"jsonrpc":"2.0","\u0069d":1,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"s":"\ud83d\ude00"}}"#,
+        ];
+        for line in valid {
+            assert!(agree(line.as_bytes(), 64), "fast path refused {line}");
+            // Tight nesting limits: at the limit and one below.
+            for depth in 0..8 {
+                agree(line.as_bytes(), depth);
+            }
+        }
+        for line in exact_only {
+            assert!(!agree(line.as_bytes(), 64), "fast path took {line}");
+        }
+        // Every prefix, and every byte replaced by bytes that matter to the grammar.
+        for line in valid.iter().chain(exact_only) {
+            let b = line.as_bytes();
+            for n in 0..b.len() {
+                agree(&b[..n], 64);
+            }
+            for i in 0..b.len() {
+                for c in [
+                    b'"', b'\\', b'{', b'}', b'[', b']', b',', b':', b' ', b'1', b'x', 0x01,
+                ] {
+                    let mut m: Vec<u8> = b.to_vec();
+                    m[i] = c;
+                    agree(&m, 64);
+                    agree(&m, 2);
+                }
+            }
+        }
+    }
+}
