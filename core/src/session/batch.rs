@@ -64,8 +64,13 @@ impl Core<'_> {
             } else {
                 "Invalid Request: batches are allowed only in protocol version 2025-03-26"
             };
-            self.reply_error(None, ErrorCode::INVALID_REQUEST, msg);
-            self.violation(ev, Violation::BatchNotAllowed);
+            self.refuse(
+                ev,
+                None,
+                ErrorCode::INVALID_REQUEST,
+                msg,
+                Violation::BatchNotAllowed,
+            );
             return;
         }
         self.batch.open = true;
@@ -81,22 +86,24 @@ impl Core<'_> {
                     .take(k)
                     .any(|e| matches!(e, Ok(Message::Request(p)) if p.id.same(&r.id)))
             {
-                self.reply_error(
+                self.refuse(
+                    ev,
                     Some(r.id),
                     ErrorCode::INVALID_REQUEST,
                     "Invalid Request: duplicate id of a request in flight",
+                    Violation::DuplicateRequestId,
                 );
-                self.violation(ev, Violation::DuplicateRequestId);
                 continue;
             }
             match element {
                 Ok(Message::Request(r)) if r.method.eq_str("initialize") => {
-                    self.reply_error(
+                    self.refuse(
+                        ev,
                         Some(r.id),
                         ErrorCode::INVALID_REQUEST,
                         "Invalid Request: initialize must not be batched",
+                        Violation::DuplicateInitialize,
                     );
-                    self.violation(ev, Violation::DuplicateInitialize);
                 }
                 Ok(Message::Request(r)) => {
                     let (before, _) = self.inbound.opened();

@@ -26,14 +26,19 @@ impl Core<'_> {
         let Some(method) =
             Method::from_json_str(name).filter(|m| m.spec().kind == MethodKind::Request)
         else {
-            self.reply_error(Some(id), ErrorCode::METHOD_NOT_FOUND, "Method not found");
-            self.violation(ev, Violation::UnknownMethod);
+            self.refuse(
+                ev,
+                Some(id),
+                ErrorCode::METHOD_NOT_FOUND,
+                "Method not found",
+                Violation::UnknownMethod,
+            );
             return;
         };
         if method == Method::Ping {
             if self.inbound.in_flight(&id) {
                 let why = super::inbound::Refused::DuplicateId;
-                return self.refuse(ev, id, method, why);
+                return self.refuse_unslotted(ev, id, method, why);
             }
             return self.reply_empty(id);
         }
@@ -55,21 +60,23 @@ impl Core<'_> {
             return;
         }
         if self.role == Role::Server && version.is_none() {
-            self.reply_error(
+            self.refuse(
+                ev,
                 Some(id),
                 ErrorCode::INVALID_REQUEST,
                 "Invalid Request: server not initialized",
+                Violation::NotInitialized(method),
             );
-            self.violation(ev, Violation::NotInitialized(method));
             return;
         }
         if !self.gate_ok(method, self.role) {
-            self.reply_error(
+            self.refuse(
+                ev,
                 Some(id),
                 ErrorCode::METHOD_NOT_FOUND,
                 "Method not found: capability not declared",
+                Violation::NotNegotiated(method),
             );
-            self.violation(ev, Violation::NotNegotiated(method));
             return;
         }
         match method {
@@ -88,7 +95,7 @@ impl Core<'_> {
                         };
                         ev.push(entry, &[params.map_or("", |p| p.as_raw())]);
                     }
-                    Err(why) => self.refuse(ev, id, method, why),
+                    Err(why) => self.refuse_unslotted(ev, id, method, why),
                 }
             }
         }
@@ -98,22 +105,24 @@ impl Core<'_> {
     /// [`Event::Negotiated`](super::Event::Negotiated).
     fn on_initialize(&mut self, ev: &mut EventQueue<'_>, id: Id<'_>, params: Option<Json<'_>>) {
         if !matches!(self.life, super::Lifecycle::Waiting { .. }) {
-            self.reply_error(
+            self.refuse(
+                ev,
                 Some(id),
                 ErrorCode::INVALID_REQUEST,
                 "Invalid Request: already initialized",
+                Violation::DuplicateInitialize,
             );
-            self.violation(ev, Violation::DuplicateInitialize);
             return;
         }
         let params = params.unwrap_or(Json::EMPTY_OBJECT);
         let Some(requested) = params.get("protocolVersion").and_then(|v| v.as_str()) else {
-            self.reply_error(
+            self.refuse(
+                ev,
                 Some(id),
                 ErrorCode::INVALID_PARAMS,
                 "Invalid params: protocolVersion must be a string",
+                Violation::InvalidParams(Method::Initialize),
             );
-            self.violation(ev, Violation::InvalidParams(Method::Initialize));
             return;
         };
         let chosen = ProtocolVersion::from_json_str(requested)
@@ -166,12 +175,13 @@ impl Core<'_> {
                 self.reply_empty(id);
             }
             None => {
-                self.reply_error(
+                self.refuse(
+                    ev,
                     Some(id),
                     ErrorCode::INVALID_PARAMS,
                     "Invalid params: unknown log level",
+                    Violation::InvalidParams(Method::LoggingSetLevel),
                 );
-                self.violation(ev, Violation::InvalidParams(Method::LoggingSetLevel));
             }
         }
     }
@@ -187,12 +197,13 @@ impl Core<'_> {
         params: Option<Json<'_>>,
     ) {
         let Some(uri) = params.and_then(|p| p.get("uri")).and_then(|u| u.as_str()) else {
-            self.reply_error(
+            self.refuse(
+                ev,
                 Some(id),
                 ErrorCode::INVALID_PARAMS,
                 "Invalid params: uri must be a string",
+                Violation::InvalidParams(method),
             );
-            self.violation(ev, Violation::InvalidParams(method));
             return;
         };
         let same = |o: u16, b: &[u8]| {
@@ -208,12 +219,13 @@ impl Core<'_> {
                 .arena
                 .add(&mut self.info, LEGACY_OWNER, uri.raw().as_bytes())
         {
-            self.reply_error(
+            self.refuse(
+                ev,
                 Some(id),
                 ErrorCode::INTERNAL_ERROR,
                 "Internal error: subscription limit reached",
+                Violation::TooManySubscriptions,
             );
-            self.violation(ev, Violation::TooManySubscriptions);
             return;
         }
         if method == Method::ResourcesUnsubscribe {

@@ -98,8 +98,13 @@ impl Core<'_> {
                 m
             }
             _ => {
-                self.reply_error(Some(id), ErrorCode::METHOD_NOT_FOUND, "Method not found");
-                self.violation(ev, Violation::UnknownMethod);
+                self.refuse(
+                    ev,
+                    Some(id),
+                    ErrorCode::METHOD_NOT_FOUND,
+                    "Method not found",
+                    Violation::UnknownMethod,
+                );
                 return;
             }
         };
@@ -111,12 +116,13 @@ impl Core<'_> {
             },
         };
         if !gated {
-            self.reply_error(
+            self.refuse(
+                ev,
                 Some(id),
                 ErrorCode::METHOD_NOT_FOUND,
                 "Method not found: capability not advertised",
+                Violation::NotNegotiated(method),
             );
-            self.violation(ev, Violation::NotNegotiated(method));
             return;
         }
         // The params the core checks itself.
@@ -129,12 +135,13 @@ impl Core<'_> {
             {
                 Some(l) => Some(l),
                 None => {
-                    self.reply_error(
+                    self.refuse(
+                        ev,
                         Some(id),
                         ErrorCode::INVALID_PARAMS,
                         "Invalid params: unknown logLevel",
+                        Violation::InvalidParams(method),
                     );
-                    self.violation(ev, Violation::InvalidParams(method));
                     return;
                 }
             },
@@ -161,7 +168,7 @@ impl Core<'_> {
                 };
                 ev.push(entry, &[params.as_raw()]);
             }
-            Err(why) => self.refuse(ev, id, method, why),
+            Err(why) => self.refuse_unslotted(ev, id, method, why),
         }
     }
 
@@ -208,12 +215,13 @@ impl Core<'_> {
     #[cfg(feature = "modern")]
     fn open_listen(&mut self, ev: &mut EventQueue<'_>, id: Id<'_>, params: Json<'_>) {
         let Some(filter) = params.get("notifications").filter(|n| n.is_object()) else {
-            self.reply_error(
+            self.refuse(
+                ev,
                 Some(id),
                 ErrorCode::INVALID_PARAMS,
                 "Invalid params: notifications must be an object",
+                Violation::InvalidParams(Method::SubscriptionsListen),
             );
-            self.violation(ev, Violation::InvalidParams(Method::SubscriptionsListen));
             return;
         };
         let flag = |k: &str| filter.get(k).and_then(|v| v.as_bool()) == Some(true);
@@ -240,17 +248,18 @@ impl Core<'_> {
             bits |= L_SUBSCRIBE;
         }
         if uri_bytes > self.arena.free() {
-            self.reply_error(
+            self.refuse(
+                ev,
                 Some(id),
                 ErrorCode::INTERNAL_ERROR,
                 "Internal error: subscription limit reached",
+                Violation::TooManySubscriptions,
             );
-            self.violation(ev, Violation::TooManySubscriptions);
             return;
         }
         let index = match self.inbound.open(&id, Method::SubscriptionsListen, params) {
             Ok(i) => i,
-            Err(why) => return self.refuse(ev, id, Method::SubscriptionsListen, why),
+            Err(why) => return self.refuse_unslotted(ev, id, Method::SubscriptionsListen, why),
         };
         let slot = self.inbound.slot_mut(index);
         slot.modern = true;

@@ -100,6 +100,20 @@ impl Core<'_> {
         let _ = self.push(f);
     }
 
+    /// Refuses a peer's message: answers it with a JSON-RPC error (when it has an id to
+    /// echo) and reports the peer's fault `v` as an event.
+    pub(crate) fn refuse(
+        &mut self,
+        ev: &mut EventQueue<'_>,
+        id: Option<Id<'_>>,
+        code: ErrorCode,
+        message: &str,
+        v: Violation,
+    ) {
+        self.reply_error(id, code, message);
+        self.violation(ev, v);
+    }
+
     pub(crate) fn reply_error(&mut self, id: Option<Id<'_>>, code: ErrorCode, message: &str) {
         self.reply(|w| jsonrpc::encode_error(w, id, code, message, None));
     }
@@ -110,7 +124,7 @@ impl Core<'_> {
     }
 
     /// A request that got no slot: the error reply and the violation.
-    pub(crate) fn refuse(
+    pub(crate) fn refuse_unslotted(
         &mut self,
         ev: &mut EventQueue<'_>,
         id: Id<'_>,
@@ -119,12 +133,13 @@ impl Core<'_> {
     ) {
         match why {
             Refused::DuplicateId => {
-                self.reply_error(
+                self.refuse(
+                    ev,
                     Some(id),
                     ErrorCode::INVALID_REQUEST,
                     "Invalid Request: duplicate id of a request in flight",
+                    Violation::DuplicateRequestId,
                 );
-                self.violation(ev, Violation::DuplicateRequestId);
             }
             Refused::Full => {
                 let msg = if method == Method::SubscriptionsListen {
@@ -132,8 +147,13 @@ impl Core<'_> {
                 } else {
                     "Internal error: too many requests in flight"
                 };
-                self.reply_error(Some(id), ErrorCode::INTERNAL_ERROR, msg);
-                self.violation(ev, Violation::TooManyRequests);
+                self.refuse(
+                    ev,
+                    Some(id),
+                    ErrorCode::INTERNAL_ERROR,
+                    msg,
+                    Violation::TooManyRequests,
+                );
             }
         }
     }
@@ -169,12 +189,13 @@ impl Core<'_> {
             Message::Response(r) => self.on_response(ev, now, Some(r.id), Ok(r.result)),
             Message::Error(e) => self.on_response(ev, now, e.id, Err(e.error)),
             Message::Batch(_) => {
-                self.reply_error(
+                self.refuse(
+                    ev,
                     None,
                     ErrorCode::INVALID_REQUEST,
                     "Invalid Request: nested batch",
+                    Violation::BatchNotAllowed,
                 );
-                self.violation(ev, Violation::BatchNotAllowed);
             }
         }
     }
@@ -244,8 +265,7 @@ impl Core<'_> {
                 // A legacy-only server: answer the probe at once so that clients fall
                 // back to `initialize` without waiting.
                 if is(Method::ServerDiscover) {
-                    self.reply_error(Some(id), ErrorCode::METHOD_NOT_FOUND, "Method not found: this server speaks the legacy protocol only (initialize)");
-                    self.violation(ev, Violation::NotNegotiated(Method::ServerDiscover));
+                    self.refuse(ev, Some(id), ErrorCode::METHOD_NOT_FOUND, "Method not found: this server speaks the legacy protocol only (initialize)", Violation::NotNegotiated(Method::ServerDiscover));
                     return;
                 }
             } else if self.life.is_modern()

@@ -118,10 +118,20 @@ pub struct Storage<'s> {
 
 impl Storage<'_> {
     /// A number of event slots that suits an event text queue of `event_bytes` bytes (one
-    /// per 64 bytes, at least 16): what [`owned`](Storage::owned) and the C API use.
+    /// per 64 bytes, at least 16 and at most 1024): what [`owned`](Storage::owned) and the
+    /// C API use. The cap keeps a large line limit from committing memory for slots no
+    /// stream can fill between two drains (1 MiB lines would otherwise take 32,768 slots,
+    /// 1 MiB of written memory); when the slots run out first, `handle_bytes` takes fewer
+    /// bytes until the host drains, as with a full text queue.
     pub const fn event_slots_for(event_bytes: usize) -> usize {
         let n = event_bytes / 64;
-        if n < 16 { 16 } else { n }
+        if n < 16 {
+            16
+        } else if n > 1024 {
+            1024
+        } else {
+            n
+        }
     }
 }
 
