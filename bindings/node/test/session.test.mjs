@@ -344,13 +344,12 @@ test('cancellation', T, () => {
   pair.drive()
   assert.deepEqual(pair.take('server'), [{ kind: 'cancelled', id: req.id, reason: 'no longer needed' }])
   assert.equal(pair.server.requestInfo(req.id).cancelled, true)
-  // The core freed the slot itself; until the slot serves a newer request the handle
-  // still names the cancelled request, and a late answer is harmless: nothing is sent,
-  // nothing thrown.
+  // The core freed the slot itself. The host's first (late) answer is harmless: nothing
+  // is sent, nothing thrown, and it forgets the handle; a second answer is a mistake.
   pair.server.respond(req.id, { content: [] })
   assert.deepEqual(pair.server.pollTransmit(), EMPTY)
-  assert.equal(pair.server.requestInfo(req.id).cancelled, true)
-  pair.server.respond(req.id, { content: [] })
+  assert.equal(pair.server.requestInfo(req.id), null)
+  assert.throws(() => pair.server.respond(req.id, { content: [] }), RespondError)
   assert.deepEqual(pair.server.pollTransmit(), EMPTY)
   pair.drive()
   assert.deepEqual(pair.take('client'), [])

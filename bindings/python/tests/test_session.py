@@ -225,13 +225,13 @@ def test_cancellation(pair):
     (ev,) = pair.take("server")
     assert (ev.kind, ev.id, ev.reason) == ("cancelled", req.id, "no longer needed")
     assert pair.server.request_info(req.id)["cancelled"] is True
-    # The core freed the slot itself; until the slot serves a newer request the handle
-    # still names the cancelled request, and a late answer is harmless: nothing is sent,
-    # nothing raised (docs: CHANGELOG, "the core frees its slot").
+    # The core freed the slot itself. The host's first (late) answer is harmless: nothing
+    # is sent, nothing raised, and it forgets the handle; a second answer is a mistake.
     pair.server.respond(req.id, {"content": []})
     assert pair.server.poll_transmit() == b""
-    assert pair.server.request_info(req.id)["cancelled"] is True
-    pair.server.respond(req.id, {"content": []})
+    assert pair.server.request_info(req.id) is None
+    with pytest.raises(RespondError):
+        pair.server.respond(req.id, {"content": []})
     assert pair.server.poll_transmit() == b""
     pair.drive()
     assert pair.take("client") == []
