@@ -55,17 +55,7 @@ pub fn encode_error(
     message: &str,
     data: Option<Json<'_>>,
 ) {
-    head(w);
-    if let Some(id) = id {
-        w.key("id");
-        w.raw(id.as_json());
-    }
-    w.key("error");
-    w.begin_object();
-    w.key("code");
-    w.i64(code.0 as i64);
-    w.key("message");
-    w.string(message);
+    error_start(w, id, code, message);
     if let Some(d) = data {
         w.key("data");
         w.raw(d);
@@ -128,6 +118,15 @@ pub fn encode_error_with(
     message: &str,
     data: impl FnOnce(&mut JsonWriter<'_>),
 ) {
+    error_start(w, id, code, message);
+    w.key("data");
+    data(w);
+    w.end_object();
+    w.end_object();
+}
+
+/// The envelope of an error response up to its `message`, with the error object left open.
+fn error_start(w: &mut JsonWriter<'_>, id: Option<Id<'_>>, code: ErrorCode, message: &str) {
     head(w);
     if let Some(id) = id {
         w.key("id");
@@ -139,10 +138,6 @@ pub fn encode_error_with(
     w.i64(code.0 as i64);
     w.key("message");
     w.string(message);
-    w.key("data");
-    data(w);
-    w.end_object();
-    w.end_object();
 }
 
 #[cfg(test)]
