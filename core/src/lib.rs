@@ -21,7 +21,11 @@ pub mod json;
 pub mod jsonrpc;
 mod limits;
 pub mod protocol;
+pub mod schema;
+#[cfg(feature = "server")]
+pub mod server;
 pub mod session;
+pub mod uri;
 
 pub use error::{ErrorCode, InsufficientSize};
 pub use limits::Limits;

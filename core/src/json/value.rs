@@ -330,6 +330,14 @@ pub struct JsonStr<'a> {
     escaped: bool,
 }
 
+impl JsonStr<'static> {
+    /// The empty string.
+    pub const EMPTY: JsonStr<'static> = JsonStr {
+        raw: "",
+        escaped: false,
+    };
+}
+
 impl<'a> JsonStr<'a> {
     /// Wraps the inside of a string the scanner has validated.
     pub(crate) fn from_validated(raw: &'a str, escaped: bool) -> Self {

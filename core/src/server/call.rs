@@ -1,0 +1,369 @@
+//! The four calls (`tools/call`, `resources/read`, `prompts/get`, `completion/complete`):
+//! checked here, answered here when they fail, handed to the host as a [`Call`] when
+//! they pass.
+
+use super::defs::{Prompt, ResourceTemplate};
+use super::message::line;
+use super::{Server, has, result};
+use crate::error::ErrorCode;
+use crate::json::{Json, JsonKind, JsonStr, JsonWriter};
+use crate::protocol::{Feature, ProtocolVersion};
+use crate::schema::Schema;
+use crate::session::{Commands, InboundId, RespondError};
+use crate::uri::{UriTemplate, Vars};
+
+/// Longest URI with JSON escapes that `resources/read` decodes (a plain URI, the usual
+/// case, has no limit but the line's).
+pub const MAX_ESCAPED_URI: usize = 512;
+
+/// A request for the host, checked by the layer.
+#[derive(Debug)]
+pub enum Call<'e> {
+    /// `tools/call`.
+    Tool(ToolCall<'e>),
+    /// `resources/read`.
+    Read(ReadCall<'e>),
+    /// `prompts/get`.
+    Prompt(PromptCall<'e>),
+    /// `completion/complete`.
+    Complete(CompleteCall<'e>),
+}
+
+impl Call<'_> {
+    /// The request to answer.
+    pub fn id(&self) -> InboundId {
+        match self {
+            Call::Tool(c) => c.id,
+            Call::Read(c) => c.id,
+            Call::Prompt(c) => c.id,
+            Call::Complete(c) => c.id,
+        }
+    }
+}
+
+/// `tools/call` of a known tool whose arguments match its `inputSchema`. Answer with
+/// [`Server::respond_tool`].
+#[derive(Debug, Clone, Copy)]
+pub struct ToolCall<'e> {
+    /// The request.
+    pub id: InboundId,
+    /// Index of the tool in [`Catalog::tools`](super::Catalog::tools).
+    pub tool: usize,
+    /// The arguments (an object; `{}` when the request had none).
+    pub arguments: Json<'e>,
+    /// The request's `_meta`, if any.
+    pub meta: Option<Json<'e>>,
+}
+
+/// What a `resources/read` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadTarget {
+    /// A resource, by index in [`Catalog::resources`](super::Catalog::resources).
+    Resource(usize),
+    /// A URI that matches a template, by index in
+    /// [`Catalog::templates`](super::Catalog::templates).
+    Template(usize),
+}
+
+/// `resources/read` of a URI that names a resource or matches a template. Answer with
+/// [`Server::respond_read`].
+#[derive(Debug)]
+pub struct ReadCall<'e> {
+    /// The request.
+    pub id: InboundId,
+    /// What the URI names.
+    pub target: ReadTarget,
+    uri: UriText<'e>,
+}
+
+impl<'e> ReadCall<'e> {
+    /// The URI, decoded.
+    pub fn uri(&self) -> &str {
+        self.uri.as_str()
+    }
+
+    /// The template's variables, for a [`ReadTarget::Template`] (still percent-encoded:
+    /// decode with [`crate::uri::percent_decode`]).
+    pub fn vars<'a, 's>(&'s self, server: &Server<'a>) -> Option<Vars<'a, 's>> {
+        let ReadTarget::Template(i) = self.target else {
+            return None;
+        };
+        let t = server.catalog.templates.get(i)?;
+        UriTemplate::new(t.uri_template).ok()?.match_uri(self.uri())
+    }
+}
+
+/// A URI as the request gave it: borrowed when it had no escapes, decoded into the call
+/// otherwise.
+#[derive(Debug)]
+enum UriText<'e> {
+    Plain(&'e str),
+    Decoded {
+        buf: [u8; MAX_ESCAPED_URI],
+        len: usize,
+    },
+}
+
+impl UriText<'_> {
+    fn as_str(&self) -> &str {
+        match self {
+            UriText::Plain(s) => s,
+            UriText::Decoded { buf, len } => core::str::from_utf8(&buf[..*len]).unwrap_or(""),
+        }
+    }
+}
+
+/// `prompts/get` of a known prompt with every required argument, all strings. Answer
+/// with [`Server::respond_prompt`].
+#[derive(Debug, Clone, Copy)]
+pub struct PromptCall<'e> {
+    /// The request.
+    pub id: InboundId,
+    /// Index of the prompt in [`Catalog::prompts`](super::Catalog::prompts).
+    pub prompt: usize,
+    /// The arguments (an object of strings; `{}` when the request had none).
+    pub arguments: Json<'e>,
+}
+
+impl<'e> PromptCall<'e> {
+    /// The argument called `name`.
+    pub fn argument(&self, name: &str) -> Option<JsonStr<'e>> {
+        self.arguments.get(name).and_then(|v| v.as_str())
+    }
+}
+
+/// What a `completion/complete` completes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompleteTarget {
+    /// An argument of a prompt, by index in [`Catalog::prompts`](super::Catalog::prompts).
+    Prompt(usize),
+    /// A variable of a template, by index in
+    /// [`Catalog::templates`](super::Catalog::templates).
+    Template(usize),
+}
+
+/// `completion/complete` of a completable prompt argument or template variable. Answer
+/// with [`Server::respond_completion`].
+#[derive(Debug, Clone, Copy)]
+pub struct CompleteCall<'e> {
+    /// The request.
+    pub id: InboundId,
+    /// The prompt or template.
+    pub target: CompleteTarget,
+    /// The argument (or variable) name.
+    pub argument: JsonStr<'e>,
+    /// What the user typed so far.
+    pub value: JsonStr<'e>,
+    /// `context` (2025-06-18 on: `{"arguments": {...}}`, the values already chosen).
+    pub context: Option<Json<'e>>,
+}
+
+type Outcome<'e> = Result<Option<Call<'e>>, RespondError>;
+
+fn invalid(cmds: &mut Commands<'_, '_>, id: InboundId, message: &str) -> Outcome<'static> {
+    cmds.respond_error(id, ErrorCode::INVALID_PARAMS, message, None)?;
+    Ok(None)
+}
+
+/// The `arguments` object: absent or `null` is `{}`; anything but an object is `None`.
+fn arguments<'e>(params: Json<'e>) -> Option<Json<'e>> {
+    match params.get("arguments") {
+        None => Some(Json::EMPTY_OBJECT),
+        Some(a) if a.is_null() => Some(Json::EMPTY_OBJECT),
+        Some(a) if a.is_object() => Some(a),
+        Some(_) => None,
+    }
+}
+
+pub(super) fn tool<'e>(
+    s: &Server<'_>,
+    cmds: &mut Commands<'_, '_>,
+    id: InboundId,
+    params: Json<'e>,
+    version: Option<ProtocolVersion>,
+) -> Outcome<'e> {
+    let Some(name) = params.get("name").and_then(|n| n.as_str()) else {
+        return invalid(cmds, id, "Invalid params: `name` must be a string");
+    };
+    let Some(index) = s.catalog.tools.iter().position(|t| name.eq_str(t.name)) else {
+        return invalid(cmds, id, line!(256, "Unknown tool: {name}").as_str());
+    };
+    let Some(args) = arguments(params) else {
+        return invalid(cmds, id, "Invalid params: `arguments` must be an object");
+    };
+    let tool = &s.catalog.tools[index];
+    if let Err(e) = Schema::trusted(Json::from_validated(tool.input_schema)).validate(args) {
+        let message = line!(384, "Invalid arguments for tool {}: {e}", tool.name);
+        if has(version, Feature::ArgumentErrorsAsToolResults) {
+            // SEP-1303: the model sees the mistake and can correct it.
+            cmds.respond_with(id, |w| result::error_text(w, message.as_str()))?;
+        } else {
+            cmds.respond_error(id, ErrorCode::INVALID_PARAMS, message.as_str(), None)?;
+        }
+        return Ok(None);
+    }
+    Ok(Some(Call::Tool(ToolCall {
+        id,
+        tool: index,
+        arguments: args,
+        meta: params.get("_meta"),
+    })))
+}
+
+pub(super) fn read<'e>(
+    s: &Server<'_>,
+    cmds: &mut Commands<'_, '_>,
+    id: InboundId,
+    params: Json<'e>,
+) -> Outcome<'e> {
+    let Some(raw) = params.get("uri").and_then(|u| u.as_str()) else {
+        return invalid(cmds, id, "Invalid params: `uri` must be a string");
+    };
+    let uri = match raw.as_plain() {
+        Some(p) => UriText::Plain(p),
+        None => {
+            let mut buf = [0u8; MAX_ESCAPED_URI];
+            match raw.unescape_into(&mut buf) {
+                Ok(t) => {
+                    let len = t.len();
+                    UriText::Decoded { buf, len }
+                }
+                Err(_) => return not_found(cmds, id, raw),
+            }
+        }
+    };
+    let text = uri.as_str();
+    let target = if let Some(i) = s.catalog.resources.iter().position(|r| r.uri == text) {
+        ReadTarget::Resource(i)
+    } else if let Some(i) = s.catalog.templates.iter().position(|t| matches(t, text)) {
+        ReadTarget::Template(i)
+    } else {
+        return not_found(cmds, id, raw);
+    };
+    Ok(Some(Call::Read(ReadCall { id, target, uri })))
+}
+
+fn matches(t: &ResourceTemplate<'_>, uri: &str) -> bool {
+    UriTemplate::new(t.uri_template).is_ok_and(|t| t.match_uri(uri).is_some())
+}
+
+/// -32002 with `data: {"uri": ...}` (the session sends -32602 in 2026-07-28).
+fn not_found<'e>(cmds: &mut Commands<'_, '_>, id: InboundId, uri: JsonStr<'_>) -> Outcome<'e> {
+    let message = line!(600, "Resource not found: {uri}");
+    let mut buf = [0u8; MAX_ESCAPED_URI * 2 + 16];
+    let mut w = JsonWriter::new(&mut buf);
+    w.begin_object();
+    w.key("uri");
+    w.string_raw(uri);
+    w.end_object();
+    let data = match w.finish() {
+        Ok(n) => core::str::from_utf8(&buf[..n]).ok().map(Json::from_validated),
+        Err(_) => None,
+    };
+    cmds.respond_error(id, ErrorCode::RESOURCE_NOT_FOUND, message.as_str(), data)?;
+    Ok(None)
+}
+
+pub(super) fn prompt<'e>(
+    s: &Server<'_>,
+    cmds: &mut Commands<'_, '_>,
+    id: InboundId,
+    params: Json<'e>,
+) -> Outcome<'e> {
+    let Some(name) = params.get("name").and_then(|n| n.as_str()) else {
+        return invalid(cmds, id, "Invalid params: `name` must be a string");
+    };
+    let Some(index) = s.catalog.prompts.iter().position(|p| name.eq_str(p.name)) else {
+        return invalid(cmds, id, line!(256, "Invalid params: unknown prompt {name}").as_str());
+    };
+    let Some(args) = arguments(params) else {
+        return invalid(cmds, id, "Invalid params: `arguments` must be an object");
+    };
+    if let Some((key, _)) = args.members().find(|(_, v)| v.kind() != JsonKind::String) {
+        let message = line!(256, "Invalid params: argument `{key}` must be a string");
+        return invalid(cmds, id, message.as_str());
+    }
+    let def: &Prompt<'_> = &s.catalog.prompts[index];
+    if let Some(a) = def
+        .arguments
+        .iter()
+        .find(|a| a.required && args.get(a.name).is_none())
+    {
+        let message = line!(256, "Invalid params: missing required argument `{}`", a.name);
+        return invalid(cmds, id, message.as_str());
+    }
+    Ok(Some(Call::Prompt(PromptCall {
+        id,
+        prompt: index,
+        arguments: args,
+    })))
+}
+
+pub(super) fn complete<'e>(
+    s: &Server<'_>,
+    cmds: &mut Commands<'_, '_>,
+    id: InboundId,
+    params: Json<'e>,
+) -> Outcome<'e> {
+    let reference = params.get("ref").unwrap_or(Json::NULL);
+    let kind = reference.get("type").and_then(|t| t.as_str());
+    let argument_obj = params.get("argument").unwrap_or(Json::NULL);
+    let (Some(kind), Some(argument)) = (kind, argument_obj.get("name").and_then(|n| n.as_str()))
+    else {
+        return invalid(
+            cmds,
+            id,
+            "Invalid params: `ref.type` and `argument.name` must be strings",
+        );
+    };
+    let value = argument_obj
+        .get("value")
+        .and_then(|v| v.as_str())
+        .unwrap_or(JsonStr::EMPTY);
+    let target = if kind.eq_str("ref/prompt") {
+        let found = reference
+            .get("name")
+            .and_then(|n| n.as_str())
+            .and_then(|n| s.catalog.prompts.iter().position(|p| n.eq_str(p.name)));
+        let Some(i) = found else {
+            return invalid(cmds, id, "Invalid params: unknown prompt");
+        };
+        let completable = s.catalog.prompts[i]
+            .arguments
+            .iter()
+            .any(|a| a.completable && argument.eq_str(a.name));
+        completable.then_some(CompleteTarget::Prompt(i))
+    } else if kind.eq_str("ref/resource") {
+        let Some(uri) = reference.get("uri").and_then(|u| u.as_str()) else {
+            return invalid(cmds, id, "Invalid params: `ref.uri` must be a string");
+        };
+        if let Some(i) = s.catalog.templates.iter().position(|t| uri.eq_str(t.uri_template)) {
+            let t = &s.catalog.templates[i];
+            let declared = UriTemplate::new(t.uri_template)
+                .is_ok_and(|tpl| tpl.var_names().any(|v| argument.eq_str(v)));
+            (t.completable && declared).then_some(CompleteTarget::Template(i))
+        } else if s.catalog.resources.iter().any(|r| uri.eq_str(r.uri)) {
+            None // a plain resource has nothing to complete
+        } else {
+            return invalid(cmds, id, "Invalid params: unknown resource");
+        }
+    } else {
+        return invalid(
+            cmds,
+            id,
+            "Invalid params: `ref.type` must be ref/prompt or ref/resource",
+        );
+    };
+    let Some(target) = target else {
+        // Nothing the host completes: no suggestions.
+        cmds.respond_with(id, |w| result::completion(w, &[], Some(0), false))?;
+        return Ok(None);
+    };
+    Ok(Some(Call::Complete(CompleteCall {
+        id,
+        target,
+        argument,
+        value,
+        context: params.get("context"),
+    })))
+}

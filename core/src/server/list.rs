@@ -1,0 +1,333 @@
+//! The four list requests, a page at a time, with only the fields the revision has.
+//!
+//! A cursor is opaque to the client: `<offset>-<fingerprint>`, where the fingerprint
+//! (FNV-1a, 32 bits) covers the list's kind, the page size and every entry's name or URI.
+//! A cursor from another list, from before the table changed, or not ours at all is
+//! stale and answered -32602 (the spec's answer to an invalid cursor).
+
+use super::defs::{Prompt, Resource, ResourceTemplate, Tool};
+use super::{Server, has};
+use crate::error::ErrorCode;
+use crate::json::{Json, JsonWriter};
+use crate::protocol::{Feature, ProtocolVersion};
+use crate::session::{Commands, InboundId, RespondError};
+
+type Outcome<'e> = Result<Option<super::Call<'e>>, RespondError>;
+
+/// One of the four lists: its result key and how to write one entry.
+trait Listed {
+    const KEY: &'static str;
+    const KIND: u8;
+    /// What makes the entry unique (name or URI), for the cursor's fingerprint.
+    fn id(&self) -> &str;
+    fn write(&self, w: &mut JsonWriter<'_>, v: Option<ProtocolVersion>);
+}
+
+pub(super) fn tools<'e>(
+    s: &Server<'_>,
+    cmds: &mut Commands<'_, '_>,
+    id: InboundId,
+    params: Json<'_>,
+) -> Outcome<'e> {
+    page(s, cmds, id, params, s.catalog.tools)
+}
+
+pub(super) fn resources<'e>(
+    s: &Server<'_>,
+    cmds: &mut Commands<'_, '_>,
+    id: InboundId,
+    params: Json<'_>,
+) -> Outcome<'e> {
+    page(s, cmds, id, params, s.catalog.resources)
+}
+
+pub(super) fn templates<'e>(
+    s: &Server<'_>,
+    cmds: &mut Commands<'_, '_>,
+    id: InboundId,
+    params: Json<'_>,
+) -> Outcome<'e> {
+    page(s, cmds, id, params, s.catalog.templates)
+}
+
+pub(super) fn prompts<'e>(
+    s: &Server<'_>,
+    cmds: &mut Commands<'_, '_>,
+    id: InboundId,
+    params: Json<'_>,
+) -> Outcome<'e> {
+    page(s, cmds, id, params, s.catalog.prompts)
+}
+
+fn page<'e, T: Listed>(
+    s: &Server<'_>,
+    cmds: &mut Commands<'_, '_>,
+    id: InboundId,
+    params: Json<'_>,
+    items: &[T],
+) -> Outcome<'e> {
+    let size = s.options.page_size;
+    let fp = fingerprint(T::KIND, size, items);
+    let start = match params.get("cursor") {
+        None => 0,
+        Some(c) if c.is_null() => 0,
+        Some(c) => match c.as_str().and_then(|c| c.as_plain()).and_then(|c| parse(c, fp)) {
+            Some(offset) if offset < items.len() => offset,
+            _ => {
+                cmds.respond_error(
+                    id,
+                    ErrorCode::INVALID_PARAMS,
+                    "Invalid params: invalid or expired cursor",
+                    None,
+                )?;
+                return Ok(None);
+            }
+        },
+    };
+    let end = start.saturating_add(size).min(items.len());
+    let version = cmds.version();
+    cmds.respond_with(id, |w| {
+        w.begin_object();
+        w.key(T::KEY);
+        w.begin_array();
+        for item in &items[start..end] {
+            item.write(w, version);
+        }
+        w.end_array();
+        if end < items.len() {
+            w.key("nextCursor");
+            let mut buf = [0u8; 32];
+            w.string(format(&mut buf, end, fp));
+        }
+        w.end_object();
+    })?;
+    Ok(None)
+}
+
+fn fingerprint<T: Listed>(kind: u8, page_size: usize, items: &[T]) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    let mut eat = |b: u8| {
+        h ^= u32::from(b);
+        h = h.wrapping_mul(0x0100_0193);
+    };
+    eat(kind);
+    for b in (page_size as u64).to_le_bytes() {
+        eat(b);
+    }
+    for item in items {
+        for b in item.id().bytes() {
+            eat(b);
+        }
+        eat(0);
+    }
+    h
+}
+
+/// `<offset>-<fingerprint as 8 hex digits>`.
+fn format(buf: &mut [u8; 32], offset: usize, fp: u32) -> &str {
+    let mut n = 0;
+    let mut digits = [0u8; 20];
+    let mut d = 0;
+    let mut v = offset;
+    loop {
+        digits[d] = b'0' + (v % 10) as u8;
+        d += 1;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    while d > 0 {
+        d -= 1;
+        buf[n] = digits[d];
+        n += 1;
+    }
+    buf[n] = b'-';
+    n += 1;
+    for i in (0..8).rev() {
+        buf[n] = b"0123456789abcdef"[((fp >> (i * 4)) & 0xf) as usize];
+        n += 1;
+    }
+    core::str::from_utf8(&buf[..n]).unwrap_or("")
+}
+
+fn parse(cursor: &str, fp: u32) -> Option<usize> {
+    let (offset, hex) = cursor.split_once('-')?;
+    if offset.is_empty() || offset.len() > 19 || hex.len() != 8 {
+        return None;
+    }
+    if !offset.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let offset: usize = offset.parse().ok()?;
+    let got = u32::from_str_radix(hex, 16).ok()?;
+    (got == fp && offset > 0).then_some(offset)
+}
+
+/// Writes `"key": <json text>` for an optional JSON field (checked at start-up).
+fn raw(w: &mut JsonWriter<'_>, key: &str, text: Option<&str>) {
+    if let Some(t) = text {
+        w.key(key);
+        w.raw(Json::from_validated(t));
+    }
+}
+
+fn string(w: &mut JsonWriter<'_>, key: &str, text: Option<&str>) {
+    if let Some(t) = text {
+        w.key(key);
+        w.string(t);
+    }
+}
+
+impl Listed for Tool<'_> {
+    const KEY: &'static str = "tools";
+    const KIND: u8 = b't';
+    fn id(&self) -> &str {
+        self.name
+    }
+    fn write(&self, w: &mut JsonWriter<'_>, v: Option<ProtocolVersion>) {
+        w.begin_object();
+        w.key("name");
+        w.string(self.name);
+        if has(v, Feature::Title) {
+            string(w, "title", self.title);
+        }
+        string(w, "description", self.description);
+        w.key("inputSchema");
+        w.raw(Json::from_validated(self.input_schema));
+        if has(v, Feature::OutputSchema) {
+            raw(w, "outputSchema", self.output_schema);
+        }
+        if has(v, Feature::ToolAnnotations) {
+            raw(w, "annotations", self.annotations);
+        }
+        if has(v, Feature::Icons) {
+            raw(w, "icons", self.icons);
+        }
+        if has(v, Feature::ToolExecution) {
+            raw(w, "execution", self.execution);
+        }
+        meta(w, v, self.meta);
+        w.end_object();
+    }
+}
+
+/// `_meta` on definitions arrived with `title`, in 2025-06-18.
+fn meta(w: &mut JsonWriter<'_>, v: Option<ProtocolVersion>, text: Option<&str>) {
+    if has(v, Feature::Title) {
+        raw(w, "_meta", text);
+    }
+}
+
+impl Listed for Resource<'_> {
+    const KEY: &'static str = "resources";
+    const KIND: u8 = b'r';
+    fn id(&self) -> &str {
+        self.uri
+    }
+    fn write(&self, w: &mut JsonWriter<'_>, v: Option<ProtocolVersion>) {
+        w.begin_object();
+        w.key("uri");
+        w.string(self.uri);
+        w.key("name");
+        w.string(self.name);
+        if has(v, Feature::Title) {
+            string(w, "title", self.title);
+        }
+        string(w, "description", self.description);
+        string(w, "mimeType", self.mime_type);
+        if let Some(size) = self.size {
+            w.key("size");
+            w.u64(size);
+        }
+        raw(w, "annotations", self.annotations);
+        if has(v, Feature::Icons) {
+            raw(w, "icons", self.icons);
+        }
+        meta(w, v, self.meta);
+        w.end_object();
+    }
+}
+
+impl Listed for ResourceTemplate<'_> {
+    const KEY: &'static str = "resourceTemplates";
+    const KIND: u8 = b'T';
+    fn id(&self) -> &str {
+        self.uri_template
+    }
+    fn write(&self, w: &mut JsonWriter<'_>, v: Option<ProtocolVersion>) {
+        w.begin_object();
+        w.key("uriTemplate");
+        w.string(self.uri_template);
+        w.key("name");
+        w.string(self.name);
+        if has(v, Feature::Title) {
+            string(w, "title", self.title);
+        }
+        string(w, "description", self.description);
+        string(w, "mimeType", self.mime_type);
+        raw(w, "annotations", self.annotations);
+        if has(v, Feature::Icons) {
+            raw(w, "icons", self.icons);
+        }
+        meta(w, v, self.meta);
+        w.end_object();
+    }
+}
+
+impl Listed for Prompt<'_> {
+    const KEY: &'static str = "prompts";
+    const KIND: u8 = b'p';
+    fn id(&self) -> &str {
+        self.name
+    }
+    fn write(&self, w: &mut JsonWriter<'_>, v: Option<ProtocolVersion>) {
+        w.begin_object();
+        w.key("name");
+        w.string(self.name);
+        if has(v, Feature::Title) {
+            string(w, "title", self.title);
+        }
+        string(w, "description", self.description);
+        if !self.arguments.is_empty() {
+            w.key("arguments");
+            w.begin_array();
+            for a in self.arguments {
+                w.begin_object();
+                w.key("name");
+                w.string(a.name);
+                if has(v, Feature::Title) {
+                    string(w, "title", a.title);
+                }
+                string(w, "description", a.description);
+                w.key("required");
+                w.bool(a.required);
+                w.end_object();
+            }
+            w.end_array();
+        }
+        if has(v, Feature::Icons) {
+            raw(w, "icons", self.icons);
+        }
+        meta(w, v, self.meta);
+        w.end_object();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursor_round_trip() {
+        let mut buf = [0u8; 32];
+        let c = format(&mut buf, 100, 0xdead_beef);
+        assert_eq!(c, "100-deadbeef");
+        assert_eq!(parse(c, 0xdead_beef), Some(100));
+        assert_eq!(parse(c, 0xdead_beee), None);
+        assert_eq!(parse("0-deadbeef", 0xdead_beef), None);
+        assert_eq!(parse("+1-deadbeef", 0xdead_beef), None);
+        assert_eq!(parse("1-deadbee", 0xdead_beef), None);
+        assert_eq!(parse("", 0xdead_beef), None);
+    }
+}

@@ -1,0 +1,244 @@
+//! The server application layer: what a server offers as tables of definitions, and the
+//! requests about them answered or checked once, here, for every language.
+//!
+//! A [`Server`] sits above a [`Session`](crate::session::Session). The host hands it each
+//! event; the layer
+//!
+//! - answers `tools/list`, `resources/list`, `resources/templates/list` and `prompts/list`
+//!   itself, a page at a time ([`Options::page_size`], opaque cursors), with only the
+//!   fields the negotiated revision has;
+//! - checks `tools/call` (the tool exists, the arguments match its `inputSchema`),
+//!   `resources/read` (the URI names a resource or matches a template), `prompts/get`
+//!   (required arguments given, all of them strings) and `completion/complete` (the
+//!   reference exists), and answers what fails as the revision asks;
+//! - hands everything that passed to the host as one [`Call`], carrying the index of the
+//!   definition it concerns;
+//! - shapes the host's answers ([`Server::respond_tool`], [`Server::respond_read`],
+//!   [`Server::respond_prompt`], [`Server::respond_completion`]) for the revision:
+//!   structured content is validated against the tool's `outputSchema` and also written
+//!   as a JSON text block.
+//!
+//! It owns nothing and allocates nothing: it borrows the host's [`Catalog`] and answers
+//! through the session's [`Commands`].
+//!
+//! ```
+//! use picomcp::json::Json;
+//! use picomcp::server::{Call, Catalog, Handled, Options, Server, Tool, ToolResult};
+//! use picomcp::session::{Config, Session, StaticStorage};
+//!
+//! const TOOLS: &[Tool<'static>] = &[Tool::new(
+//!     "echo",
+//!     r#"{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}"#,
+//! )];
+//! let server = Server::new(Catalog { tools: TOOLS, ..Catalog::default() }, Options::default())
+//!     .expect("valid definitions");
+//! let mut caps = [0u8; picomcp::server::CAPABILITIES_MAX];
+//! let caps = server.capabilities(&mut caps).expect("room");
+//! let config = Config::server("demo", "1.0", caps);
+//! let mut mem: StaticStorage<4096, 8192, 8192, 8, 4, 1024> = StaticStorage::new();
+//! let mut session = Session::new(&config, mem.as_storage(), 0).unwrap();
+//! session.handle_bytes(0, br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}
+//! "#);
+//! while let Some((event, mut cmds)) = session.poll_event_split() {
+//!     if let Handled::Call(Call::Tool(call)) = server.handle(event, &mut cmds) {
+//!         let text = call.arguments.get("text").and_then(|t| t.as_str()).unwrap();
+//!         server.respond_tool(&mut cmds, call.id, call.tool, &ToolResult::text(text)).unwrap();
+//!     }
+//! }
+//! let out = core::str::from_utf8(session.pending_transmit()).unwrap();
+//! assert!(out.contains(r#""content":[{"type":"text","text":"hi"}]"#), "{out}");
+//! ```
+
+mod call;
+mod check;
+mod defs;
+mod list;
+mod message;
+mod result;
+
+use crate::json::{Json, JsonWriter};
+use crate::protocol::{Feature, Method, ProtocolVersion};
+use crate::session::{Commands, Event};
+
+pub use call::{Call, MAX_ESCAPED_URI, CompleteCall, CompleteTarget, PromptCall, ReadCall, ReadTarget, ToolCall};
+pub use check::{DefinitionError, DefinitionErrorKind, Table};
+pub use defs::{Catalog, Prompt, PromptArgument, Resource, ResourceTemplate, Tool};
+pub use result::{
+    Completion, Content, PromptMessage, ResourceContents, ResultError, Role, Text, ToolResult,
+};
+
+/// Bytes [`Server::capabilities`] needs at most.
+pub const CAPABILITIES_MAX: usize = 160;
+
+/// How the layer serves the tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Definitions per page of a list result (at least 1). Default 100.
+    pub page_size: usize,
+    /// Declare `listChanged` for the tables that exist (the host announces changes with
+    /// [`Session::notify`](crate::session::Session::notify)). Default true.
+    pub list_changed: bool,
+    /// Declare `resources.subscribe` (the core keeps the subscriptions). Default false.
+    pub subscribe: bool,
+    /// Declare `logging` (the core answers `logging/setLevel`). Default true.
+    pub logging: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options::DEFAULT
+    }
+}
+
+impl Options {
+    /// The defaults: pages of 100, `listChanged`, logging, no subscriptions.
+    pub const DEFAULT: Options = Options {
+        page_size: 100,
+        list_changed: true,
+        subscribe: false,
+        logging: true,
+    };
+}
+
+/// A checked [`Catalog`] and how to serve it. Cheap to copy: it borrows the tables.
+#[derive(Debug, Clone, Copy)]
+pub struct Server<'a> {
+    catalog: Catalog<'a>,
+    options: Options,
+}
+
+/// What [`Server::handle`] did with an event.
+#[derive(Debug)]
+pub enum Handled<'e> {
+    /// The layer answered it (a list, or an error reply to a call that failed its checks).
+    Answered,
+    /// A call for the host to answer.
+    Call(Call<'e>),
+    /// Not the layer's: the event, for the host.
+    Event(Event<'e>),
+}
+
+impl<'a> Server<'a> {
+    /// Checks every definition once: names present and unique, JSON parts valid and of
+    /// the right kind, schemas valid ([`crate::schema::Schema::new`]), templates valid
+    /// ([`crate::uri::UriTemplate::new`]).
+    ///
+    /// # Errors
+    /// The first [`DefinitionError`]: which table, which entry, what is wrong.
+    pub fn new(catalog: Catalog<'a>, options: Options) -> Result<Self, DefinitionError> {
+        check::catalog(&catalog, &options)?;
+        Ok(Server { catalog, options })
+    }
+
+    /// The tables.
+    pub fn catalog(&self) -> &Catalog<'a> {
+        &self.catalog
+    }
+
+    /// The options.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// The checked `inputSchema` of tool `tool`: what a helper asks for the defaults to
+    /// fill in ([`Schema::missing_defaults`](crate::schema::Schema::missing_defaults)).
+    pub fn input_schema(&self, tool: usize) -> Option<crate::schema::Schema<'a>> {
+        let t = self.catalog.tools.get(tool)?;
+        Some(crate::schema::Schema::trusted(Json::from_validated(t.input_schema)))
+    }
+
+    /// The server capabilities that what is registered implies, as JSON for
+    /// [`Config::server`](crate::session::Config::server): `tools`, `resources`,
+    /// `prompts` for the tables that are not empty (with `listChanged` and `subscribe` as
+    /// [`Options`] say), `completions` once a prompt argument or template is completable,
+    /// `logging` unless turned off.
+    ///
+    /// # Errors
+    /// [`InsufficientSize`](crate::InsufficientSize) when `buf` is shorter than what is
+    /// needed ([`CAPABILITIES_MAX`] is always enough).
+    pub fn capabilities<'b>(
+        &self,
+        buf: &'b mut [u8],
+    ) -> Result<Json<'b>, crate::InsufficientSize> {
+        let c = &self.catalog;
+        let o = &self.options;
+        let mut w = JsonWriter::new(buf);
+        w.begin_object();
+        let table = |w: &mut JsonWriter<'_>, name: &str, present: bool, subscribe: bool| {
+            if present {
+                w.key(name);
+                w.begin_object();
+                if subscribe {
+                    w.key("subscribe");
+                    w.bool(true);
+                }
+                if o.list_changed {
+                    w.key("listChanged");
+                    w.bool(true);
+                }
+                w.end_object();
+            }
+        };
+        table(&mut w, "tools", !c.tools.is_empty(), false);
+        let resources = !c.resources.is_empty() || !c.templates.is_empty();
+        table(&mut w, "resources", resources, o.subscribe);
+        table(&mut w, "prompts", !c.prompts.is_empty(), false);
+        let completable = c.templates.iter().any(|t| t.completable)
+            || c
+                .prompts
+                .iter()
+                .any(|p| p.arguments.iter().any(|a| a.completable));
+        if completable {
+            w.key("completions");
+            w.begin_object();
+            w.end_object();
+        }
+        if o.logging {
+            w.key("logging");
+            w.begin_object();
+            w.end_object();
+        }
+        w.end_object();
+        let n = w.finish()?;
+        let text = core::str::from_utf8(&buf[..n]).unwrap_or("{}");
+        Ok(Json::from_validated(text))
+    }
+
+    /// Handles one event: answers the list requests, checks the calls and answers those
+    /// that fail, and returns the rest.
+    ///
+    /// An answer the transmit queue has no room for is answered -32603 when even that
+    /// fits (the client is never left waiting while there is room to say so); drain the
+    /// queue more often if that happens.
+    pub fn handle<'e>(&self, event: Event<'e>, cmds: &mut Commands<'_, '_>) -> Handled<'e> {
+        let Event::Request { id, method, params } = event else {
+            return Handled::Event(event);
+        };
+        let params = params.unwrap_or(Json::EMPTY_OBJECT);
+        let version = cmds.version();
+        let outcome = match method {
+            Method::ToolsList => list::tools(self, cmds, id, params),
+            Method::ResourcesList => list::resources(self, cmds, id, params),
+            Method::ResourcesTemplatesList => list::templates(self, cmds, id, params),
+            Method::PromptsList => list::prompts(self, cmds, id, params),
+            Method::ToolsCall => call::tool(self, cmds, id, params, version),
+            Method::ResourcesRead => call::read(self, cmds, id, params),
+            Method::PromptsGet => call::prompt(self, cmds, id, params),
+            Method::CompletionComplete => call::complete(self, cmds, id, params),
+            _ => return Handled::Event(event),
+        };
+        match outcome {
+            Ok(Some(call)) => Handled::Call(call),
+            Ok(None) => Handled::Answered,
+            Err(e) => {
+                message::internal_error(cmds, id, e);
+                Handled::Answered
+            }
+        }
+    }
+}
+
+/// Whether `version` (the negotiated one; none yet counts as the newest) has `f`.
+pub(crate) fn has(version: Option<ProtocolVersion>, f: Feature) -> bool {
+    version.is_none_or(|v| v.has(f))
+}
