@@ -34,10 +34,12 @@
 //!     .expect("valid definitions");
 //! let mut caps = [0u8; picomcp::server::CAPABILITIES_MAX];
 //! let caps = server.capabilities(&mut caps).expect("room");
-//! let config = Config::server("demo", "1.0", caps);
-//! let mut mem: StaticStorage<4096, 8192, 8192, 8, 4, 1024> = StaticStorage::new();
+//! let mut config = Config::server("demo", "1.0", caps);
+//! config.limits.max_line = 4096;
+//! (config.arena_bytes, config.batch_bytes) = (1024, 1024);
+//! let mut mem: StaticStorage<4096, 8192, 8192, 8, 4, 4096> = StaticStorage::new();
 //! let mut session = Session::new(&config, mem.as_storage(), 0).unwrap();
-//! session.handle_bytes(0, br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}
+//! session.handle_bytes(0, br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
 //! "#);
 //! while let Some((event, mut cmds)) = session.poll_event_split() {
 //!     if let Handled::Call(Call::Tool(call)) = server.handle(event, &mut cmds) {
