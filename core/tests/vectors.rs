@@ -5,10 +5,10 @@ mod common;
 use common::take_output;
 use picomcp::json::Json;
 use picomcp::protocol::{Method, ProtocolVersion, Versions};
+use picomcp::server::{CAPABILITIES_MAX, Server};
 use picomcp::session::{
     Change, Config, Event, InboundId, OutboundId, RequestOptions, Session, StaticStorage,
 };
-use picomcp::server::{CAPABILITIES_MAX, Server};
 use serde_json::{Value, json};
 
 #[path = "common/served.rs"]

@@ -28,7 +28,10 @@ fn json_text(v: &Value, key: &str) -> Option<&'static str> {
 }
 
 fn list(v: &Value, key: &str) -> Vec<Value> {
-    v.get(key).and_then(Value::as_array).cloned().unwrap_or_default()
+    v.get(key)
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
 }
 
 /// The layer over the catalog a session line's `"server"` member describes.
@@ -99,7 +102,9 @@ pub fn server(spec: &Value) -> Server<'static> {
         .collect();
     let d = Options::DEFAULT;
     let options = Options {
-        page_size: spec["page_size"].as_u64().map_or(d.page_size, |n| n as usize),
+        page_size: spec["page_size"]
+            .as_u64()
+            .map_or(d.page_size, |n| n as usize),
         list_changed: spec["list_changed"].as_bool().unwrap_or(d.list_changed),
         subscribe: spec["subscribe"].as_bool().unwrap_or(d.subscribe),
         logging: spec["logging"].as_bool().unwrap_or(d.logging),
@@ -242,7 +247,8 @@ pub fn respond(
         }
         ("respond_read", Last::Read(id)) => {
             let items: Vec<_> = list(v, "contents").iter().map(contents).collect();
-            srv.respond_read(&mut cmds, id, &items).map_err(ResultError::from)
+            srv.respond_read(&mut cmds, id, &items)
+                .map_err(ResultError::from)
         }
         ("respond_prompt", Last::Prompt(id, prompt)) => {
             let msgs: Vec<_> = list(v, "messages")
@@ -268,7 +274,8 @@ pub fn respond(
                 total: v.get("total").and_then(Value::as_u64).map(|n| n as usize),
                 has_more: v["hasMore"] == true,
             };
-            srv.respond_completion(&mut cmds, id, &c).map_err(ResultError::from)
+            srv.respond_completion(&mut cmds, id, &c)
+                .map_err(ResultError::from)
         }
         (step, call) => panic!("{step} does not answer {call:?}"),
     };
