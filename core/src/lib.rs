@@ -22,6 +22,7 @@ pub mod jsonrpc;
 mod limits;
 pub mod protocol;
 pub mod session;
+pub mod uri;
 
 pub use error::{ErrorCode, InsufficientSize};
 pub use limits::Limits;
