@@ -6,13 +6,17 @@
 //! - `framing`: `[cap] [flags] [split offsets: 2 bytes each] stream...`
 //! - `json_scanner`: the JSON text itself.
 //! - `jsonrpc_parse`: `[limits selector] line...`
+//! - `uri_template`: `template \0 uri` (see [`uri_template`]).
+//! - `roots`: `[rules] roots (newline-separated) \0 target` (see [`roots`]).
 //! - `server_session` / `client_session`: `[config] [chunk seed] command...` (see
 //!   [`session`]).
 
 pub mod framing;
 pub mod json_scanner;
 pub mod jsonrpc_parse;
+pub mod roots;
 pub mod session;
+pub mod uri_template;
 pub mod wire;
 
 /// A tiny deterministic generator (xorshift64*), for choices derived from the input.
