@@ -227,9 +227,10 @@ impl<'a> UriTemplate<'a> {
             let before_fragment = uri.split('#').next().unwrap_or("");
             let (path, query) = before_fragment
                 .split_once('?')
-                .unwrap_or((before_fragment, ""));
+                .unwrap_or((before_fragment, &before_fragment[before_fragment.len()..]));
             for pair in query.split('&') {
-                let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+                // A parameter without `=` has an empty value (kept a slice of `uri`).
+                let (name, value) = pair.split_once('=').unwrap_or((pair, &pair[pair.len()..]));
                 if name.is_empty() {
                     continue;
                 }
