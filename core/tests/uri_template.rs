@@ -361,6 +361,18 @@ fn matching_table() {
             Some(&[("path", "a/b"), ("q", "1")]),
         ),
         ("{+path}{?q}", "?q=1", None),
+        // a `{?…}` before the tail makes the whole template strict (fuzz finding)
+        (
+            "fi{+p}{?a,b}n.ae{?s,l}",
+            "fiORU?a=N6&b=Nn.ae?s=1W&l=efg",
+            Some(&[
+                ("p", "ORU"),
+                ("a", "N6"),
+                ("b", "N"),
+                ("s", "1W"),
+                ("l", "efg"),
+            ]),
+        ),
         // strict query (a literal '?' before): in place, required
         (
             "?fixed=yes{&x}",

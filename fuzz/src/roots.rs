@@ -8,7 +8,7 @@
 //! - the answer is the first containing root: `Ok(Some(i))` means root `i` alone
 //!   contains the target too;
 //! - case-insensitive rules contain at least what case-sensitive ones do;
-//! - a contained target stays contained with `/a` appended (by a root at or before the
+//! - a contained target stays contained with `/a` appended (`a` after a final separator) (by a root at or before the
 //!   same index: an earlier root may be exactly `target/a`), and its root still
 //!   contains it with `/a/..` appended.
 
@@ -50,12 +50,13 @@ pub fn run(data: &[u8]) {
         };
         assert!(matches!(contains(list.iter().copied(), target, wider), Ok(Some(_))));
     }
-    let deeper = format!("{target}/a");
+    let sep = if target.ends_with(['/', '\\']) { "" } else { "/" };
+    let deeper = format!("{target}{sep}a");
     match contains(list.iter().copied(), &deeper, rules) {
         Ok(Some(j)) => assert!(j <= i, "{deeper:?} in root {j}, {target:?} in {i}"),
         other => panic!("{target:?} is in root {i} but {deeper:?} gives {other:?}"),
     }
-    let back = format!("{target}/a/..");
+    let back = format!("{deeper}/..");
     assert!(
         matches!(contains([list[i]], &back, rules), Ok(Some(0))),
         "{back:?}"

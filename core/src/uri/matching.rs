@@ -185,9 +185,12 @@ impl<'a> Layout<'a> {
         // but a separator); the tail must start with `{?…}`, else strict.
         l.q = l.n;
         if k < l.n && first_query[k] {
-            let path_fragment = l.caps[..k].iter().any(|c| c.op == Operator::Fragment);
+            // A `{?…}` or `{#…}` before the tail writes a `?` or `#` the cut would take.
+            let path_qf = l.caps[..k]
+                .iter()
+                .any(|c| matches!(c.op, Operator::Fragment | Operator::Query));
             // `path_has_qf` looked at every literal: the tail itself has none.
-            if !path_has_qf && !path_fragment {
+            if !path_has_qf && !path_qf {
                 l.q = k;
                 l.runs[k] = Run {
                     lit: l.runs[k].lit,

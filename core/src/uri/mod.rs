@@ -36,7 +36,7 @@
 //!   with a non-empty value (`users/{id}` does not match `users/`); `{;x}` may be bare
 //!   (`;x`, an empty value) and a strict `{?x}`/`{&x}` may be `x=`.
 //! - **The query tail is order-free.** When a template ends with `{?…}` (maybe followed by
-//!   `{&…}`) and has no `?`/`#` before, the URI is cut at its first `#` and then its first
+//!   `{&…}`) and has no `?`/`#` (literal, `{?…}` or `{#…}`) before, the URI is cut at its first `#` and then its first
 //!   `?`; the part before must match the rest of the template, and the query gives the
 //!   tail's variables in any order, each optional (absent: [`Vars::get`] is `None`),
 //!   unknown parameters ignored, the first of duplicates kept, names compared raw, a
