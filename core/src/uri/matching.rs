@@ -240,10 +240,10 @@ impl<'a> UriTemplate<'a> {
                 // First occurrence wins; names are compared raw (an encoded `%71` is not
                 // `q`: expansion never encodes names, and decoding them would let
                 // `%71=evil&q=real` shadow `q`).
-                if let Some(i) = (l.q..l.n).find(|&i| l.caps[i].name == name) {
-                    if vars.values[i].is_none() {
-                        vars.values[i] = Some(value);
-                    }
+                if let Some(i) = (l.q..l.n).find(|&i| l.caps[i].name == name)
+                    && vars.values[i].is_none()
+                {
+                    vars.values[i] = Some(value);
                 }
             }
             path
@@ -332,8 +332,7 @@ fn left_to_right<'u>(
         return None;
     }
     let mut pos = l.runs[0].len();
-    for i in 0..hi {
-        let (cap, next) = (l.caps[i], &l.runs[i + 1]);
+    for (i, (cap, next)) in l.caps[..hi].iter().zip(&l.runs[1..=hi]).enumerate() {
         let min = usize::from(!may_be_empty(cap.op));
         let mut latest = pos;
         while latest < s.len() && !stops(cap.op, s[latest]) {
