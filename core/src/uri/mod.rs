@@ -73,4 +73,4 @@ mod template;
 
 pub use matching::find_match;
 pub use percent::{DecodeError, percent_decode};
-pub use template::{MAX_VARS, Operator, TemplateError, TemplateErrorKind, UriTemplate, Vars};
+pub use template::{MAX_VARS, TemplateError, TemplateErrorKind, UriTemplate, Vars};

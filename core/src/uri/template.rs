@@ -19,7 +19,7 @@ pub const MAX_VARS: usize = 16;
 
 /// An expression's operator (RFC 6570 §2.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Operator {
+pub(crate) enum Operator {
     /// `{var}`: simple string expansion.
     Simple,
     /// `{+var}`: reserved expansion (reserved characters kept).
