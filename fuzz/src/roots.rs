@@ -48,9 +48,16 @@ pub fn run(data: &[u8]) {
             case_insensitive: true,
             ..rules
         };
-        assert!(matches!(contains(list.iter().copied(), target, wider), Ok(Some(_))));
+        assert!(matches!(
+            contains(list.iter().copied(), target, wider),
+            Ok(Some(_))
+        ));
     }
-    let sep = if target.ends_with(['/', '\\']) { "" } else { "/" };
+    let sep = if target.ends_with(['/', '\\']) {
+        ""
+    } else {
+        "/"
+    };
     let deeper = format!("{target}{sep}a");
     match contains(list.iter().copied(), &deeper, rules) {
         Ok(Some(j)) => assert!(j <= i, "{deeper:?} in root {j}, {target:?} in {i}"),

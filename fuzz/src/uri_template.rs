@@ -56,7 +56,12 @@ pub fn run(data: &[u8]) {
                 .collect()
         })
         .collect();
-    let lookup = |n: &str| names.iter().position(|&m| m == n).map(|i| values[i].as_str());
+    let lookup = |n: &str| {
+        names
+            .iter()
+            .position(|&m| m == n)
+            .map(|i| values[i].as_str())
+    };
     let expanded = expand_checked(&t, lookup);
     let vars = t.match_uri(&expanded).unwrap_or_else(|| {
         panic!("{text:?} does not match its own expansion {expanded:?} (values {values:?})")
@@ -79,7 +84,9 @@ fn expand_checked<'v>(t: &UriTemplate<'_>, value: impl Fn(&str) -> Option<&'v st
     };
     assert!(required > small.len());
     let mut buf = vec![0u8; required];
-    let s = t.expand(&value, &mut buf).expect("the reported size is enough");
+    let s = t
+        .expand(&value, &mut buf)
+        .expect("the reported size is enough");
     assert_eq!(s.len(), required);
     s.to_owned()
 }
