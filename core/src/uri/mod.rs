@@ -56,10 +56,11 @@
 //! - **Bounded cost.** No backtracking: a match is at most (URI length × template length)
 //!   byte comparisons.
 //!
-//! Round trip: for values made of ASCII letters and digits, `match_uri(expand(v))`
-//! always matches, and re-expanding what it found gives the same URI (the fuzz target
-//! `uri_template` checks both); values with separators may come back split differently
-//! (`{.ext}` with `tar.gz`), as RFC 6570 §1.4 warns.
+//! Round trip: when every variable has a non-empty value of ASCII letters and digits,
+//! `match_uri(expand(v))` always matches, and when the values it found need no
+//! encoding, expanding them gives the same URI again (the fuzz target `uri_template`
+//! checks both). Other values may come back split differently (`{.ext}` with `tar.gz`
+//! is `.tar.gz`, which `{.ext}` does not match), as RFC 6570 §1.4 warns.
 //!
 //! # Roots containment
 //!
