@@ -32,6 +32,7 @@ from ._native import (
     Session,
     __version__,
     features,
+    roots_contain,
 )
 from .server import Context, McpError, Server, ToolError
 
@@ -51,4 +52,5 @@ __all__ = [
     "ToolError",
     "__version__",
     "features",
+    "roots_contain",
 ]
