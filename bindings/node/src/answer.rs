@@ -36,7 +36,12 @@ pub(crate) fn contents<'a>(
     let mime_type = match j.get("mimeType") {
         None => None,
         Some(m) if m.is_null() => None,
-        Some(m) => Some(strings.text(m.as_str().ok_or_else(|| bad(what, "need a string `mimeType`"))?)),
+        Some(m) => Some(
+            strings.text(
+                m.as_str()
+                    .ok_or_else(|| bad(what, "need a string `mimeType`"))?,
+            ),
+        ),
     };
     let (data, blob) = match (string(j, "text"), string(j, "blob")) {
         (Some(t), None) => (t, false),
@@ -61,10 +66,14 @@ pub(crate) fn block<'a>(j: Json<'a>, strings: &'a Strings) -> napi::Result<Conte
     let kind = string(j, "type");
     let s = |key| string(j, key).map(|v| strings.text(v));
     let block = match kind.map(|k| k.raw()) {
-        Some("text") if only(j, &["type", "text"]) => string(j, "text").map(|t| Content::Text(Text::Json(t))),
+        Some("text") if only(j, &["type", "text"]) => {
+            string(j, "text").map(|t| Content::Text(Text::Json(t)))
+        }
         Some(k @ ("image" | "audio")) if only(j, &["type", "data", "mimeType"]) => {
             match (s("data"), s("mimeType")) {
-                (Some(data), Some(mime_type)) if k == "image" => Some(Content::Image { data, mime_type }),
+                (Some(data), Some(mime_type)) if k == "image" => {
+                    Some(Content::Image { data, mime_type })
+                }
                 (Some(data), Some(mime_type)) => Some(Content::Audio { data, mime_type }),
                 _ => None,
             }
@@ -80,21 +89,23 @@ pub(crate) fn block<'a>(j: Json<'a>, strings: &'a Strings) -> napi::Result<Conte
                 _ => None,
             }
         }
-        Some("resource") if only(j, &["type", "resource"]) => {
-            match j.get("resource") {
-                Some(r) if r.is_object() && only(r, &["uri", "mimeType", "text", "blob"]) => {
-                    contents(r, strings).ok().map(Content::Resource)
-                }
-                _ => None,
+        Some("resource") if only(j, &["type", "resource"]) => match j.get("resource") {
+            Some(r) if r.is_object() && only(r, &["uri", "mimeType", "text", "blob"]) => {
+                contents(r, strings).ok().map(Content::Resource)
             }
-        }
+            _ => None,
+        },
         _ => None,
     };
     Ok(block.unwrap_or(Content::Json(j)))
 }
 
 /// The blocks of an array.
-pub(crate) fn blocks<'a>(j: Json<'a>, strings: &'a Strings, what: &str) -> napi::Result<Vec<Content<'a>>> {
+pub(crate) fn blocks<'a>(
+    j: Json<'a>,
+    strings: &'a Strings,
+    what: &str,
+) -> napi::Result<Vec<Content<'a>>> {
     if j.kind() != JsonKind::Array {
         return Err(bad(what, "must be an array of content blocks"));
     }
@@ -112,7 +123,9 @@ pub(crate) fn message<'a>(j: Json<'a>, strings: &'a Strings) -> napi::Result<Pro
         Some("assistant") => Role::Assistant,
         _ => return Err(bad(what, "needs `role` \"user\" or \"assistant\"")),
     };
-    let content = j.get("content").ok_or_else(|| bad(what, "needs `content`"))?;
+    let content = j
+        .get("content")
+        .ok_or_else(|| bad(what, "needs `content`"))?;
     Ok(PromptMessage {
         role,
         content: block(content, strings)?,

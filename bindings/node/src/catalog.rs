@@ -28,7 +28,10 @@ struct At<'a, 's> {
 
 impl<'a> At<'a, 'a> {
     fn bad(&self, key: &str, what: &str) -> napi::Error {
-        err("TypeError", format!("server catalog: {}.{key} must be {what}", self.path))
+        err(
+            "TypeError",
+            format!("server catalog: {}.{key} must be {what}", self.path),
+        )
     }
 
     fn string(&self, key: &str) -> napi::Result<Option<&'a str>> {
@@ -48,14 +51,20 @@ impl<'a> At<'a, 'a> {
 
     /// A JSON member as its text (the layer checks its kind).
     fn json(&self, key: &str) -> Option<&'a str> {
-        self.obj.get(key).filter(|v| !v.is_null()).map(|v| v.as_raw())
+        self.obj
+            .get(key)
+            .filter(|v| !v.is_null())
+            .map(|v| v.as_raw())
     }
 
     fn flag(&self, key: &str) -> napi::Result<Option<bool>> {
         match self.obj.get(key) {
             None => Ok(None),
             Some(v) if v.is_null() => Ok(None),
-            Some(v) => v.as_bool().map(Some).ok_or_else(|| self.bad(key, "a boolean")),
+            Some(v) => v
+                .as_bool()
+                .map(Some)
+                .ok_or_else(|| self.bad(key, "a boolean")),
         }
     }
 
@@ -84,7 +93,10 @@ fn table<'a>(root: &At<'a, 'a>, key: &str) -> napi::Result<Vec<At<'a, 'a>>> {
         .map(|(i, e)| {
             let path = format!("{}.{key}[{i}]", root.path);
             if !e.is_object() {
-                return Err(err("TypeError", format!("server catalog: {path} must be an object")));
+                return Err(err(
+                    "TypeError",
+                    format!("server catalog: {path} must be an object"),
+                ));
             }
             Ok(At {
                 obj: e,
@@ -100,7 +112,8 @@ const ANY_OBJECT: &str = r#"{"type":"object"}"#;
 
 /// Reads the catalog text; its strings with escapes are decoded into `strings`.
 pub(crate) fn parse<'a>(text: &'a str, strings: &'a Strings) -> napi::Result<Parsed<'a>> {
-    let obj = Json::new(text).map_err(|e| err("TypeError", format!("server catalog: invalid JSON: {e}")))?;
+    let obj = Json::new(text)
+        .map_err(|e| err("TypeError", format!("server catalog: invalid JSON: {e}")))?;
     if !obj.is_object() {
         return Err(err("TypeError", "server catalog must be a JSON object"));
     }
@@ -111,7 +124,10 @@ pub(crate) fn parse<'a>(text: &'a str, strings: &'a Strings) -> napi::Result<Par
     };
     let mut tools = Vec::new();
     for t in table(&root, "tools")? {
-        let mut d = Tool::new(t.required("name")?, t.json("inputSchema").unwrap_or(ANY_OBJECT));
+        let mut d = Tool::new(
+            t.required("name")?,
+            t.json("inputSchema").unwrap_or(ANY_OBJECT),
+        );
         d.title = t.string("title")?;
         d.description = t.string("description")?;
         d.output_schema = t.json("outputSchema");

@@ -8,9 +8,8 @@
 use napi_derive::napi;
 use picomcp::json::{Json, JsonKind};
 use picomcp::server::{
-    CAPABILITIES_MAX, Call, Catalog, CompleteTarget, Completion, Handled, Prompt,
-    PromptArgument, ReadTarget, Resource, ResourceTemplate, ResultError, Server, Tool,
-    ToolResult,
+    CAPABILITIES_MAX, Call, Catalog, CompleteTarget, Completion, Handled, Prompt, PromptArgument,
+    ReadTarget, Resource, ResourceTemplate, ResultError, Server, Tool, ToolResult,
 };
 use picomcp::session::{Event as CoreEvent, EventId, InboundId};
 
@@ -66,7 +65,11 @@ fn result_error(e: ResultError) -> napi::Error {
 fn parse<'t>(text: &'t str, what: &str, kind: JsonKind) -> napi::Result<Json<'t>> {
     let j = Json::new(text).map_err(|e| err("TypeError", format!("{what}: invalid JSON: {e}")))?;
     if j.kind() != kind {
-        let expected = if kind == JsonKind::Array { "an array" } else { "an object" };
+        let expected = if kind == JsonKind::Array {
+            "an array"
+        } else {
+            "an object"
+        };
         return Err(err("TypeError", format!("{what} must be {expected}")));
     }
     Ok(j)
@@ -310,7 +313,12 @@ impl NativeServer {
             .collect::<napi::Result<Vec<_>>>()?;
         let mut cmds = session.core.commands();
         self.server
-            .respond_prompt(&mut cmds, InboundId::from_bits(id), prompt as usize, &messages)
+            .respond_prompt(
+                &mut cmds,
+                InboundId::from_bits(id),
+                prompt as usize,
+                &messages,
+            )
             .map_err(result_error)
     }
 
@@ -331,7 +339,12 @@ impl NativeServer {
             Some(t) if t.fract() == 0.0 && (0.0..=9_007_199_254_740_991.0).contains(&t) => {
                 Some(t as usize)
             }
-            Some(_) => return Err(err("TypeError", "total must be a whole number of at least 0")),
+            Some(_) => {
+                return Err(err(
+                    "TypeError",
+                    "total must be a whole number of at least 0",
+                ));
+            }
         };
         let completion = Completion {
             values: &values,
