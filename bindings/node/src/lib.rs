@@ -1,16 +1,23 @@
-//! The native half of the `picomcp` npm package: the core session for Node.
+//! The native half of the `picomcp` npm package: the core session and the core's server
+//! application layer for Node.
 //!
-//! A thin wrapper: every byte goes through [`picomcp::session::Session`]; nothing here
-//! parses JSON-RPC or tracks the lifecycle. JSON crosses the boundary as text, validated
+//! A thin wrapper: every byte goes through [`picomcp::session::Session`], every list,
+//! call check and result shape through [`picomcp::server::Server`]; nothing here parses
+//! JSON-RPC, tracks the lifecycle or validates arguments. JSON crosses the boundary as text, validated
 //! by the core on the way in; `lib/index.js` turns it into JavaScript values (one
 //! `JSON.parse`/`JSON.stringify` each way) and errors into the package's error classes.
 
 #![deny(clippy::all)]
 
+mod answer;
+mod arena;
+mod catalog;
 mod event;
+mod server;
 mod session;
 
 pub use event::Event;
+pub use server::NativeServer;
 pub use session::{NativeSession, SessionOptions};
 
 /// The protocol revisions the core knows, oldest first.
