@@ -47,6 +47,39 @@ def camel(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("_"))
 
 
+# The members the Rust runner reads of a block of each kind it names (it drops the rest);
+# any other block is passed whole.
+BLOCK_MEMBERS = {
+    "text": ("type", "text"),
+    "image": ("type", "data", "mimeType"),
+    "audio": ("type", "data", "mimeType"),
+    "resource_link": ("type", "uri", "name", "mimeType", "description"),
+    "resource": ("type", "resource"),
+}
+CONTENTS_MEMBERS = ("uri", "mimeType", "text", "blob")
+
+
+def contents(r: dict) -> dict:
+    """Resource contents as the Rust runner reads them (``blob`` wins over ``text``)."""
+    out = {k: r[k] for k in CONTENTS_MEMBERS if k in r}
+    if "blob" in out:
+        out.pop("text", None)
+    elif "text" not in out:
+        out["text"] = ""
+    return out
+
+
+def block(b: dict) -> dict:
+    """A content block as the Rust runner reads it."""
+    members = BLOCK_MEMBERS.get(b.get("type"))
+    if members is None:
+        return sorted_value(b)  # Content::Json of its serde_json text
+    out = {k: b[k] for k in members if k in b}
+    if out["type"] == "resource":
+        out["resource"] = contents(out.get("resource", {}))
+    return out
+
+
 def layer_of(spec: dict) -> ServerLayer:
     def tables(key: str) -> list:
         out = []
@@ -148,8 +181,7 @@ class Runner:
         self.s = make_session(spec, self.layer)
         self.now = 0
         self.sent: deque = deque()
-        # A server-layer session passes every event through the layer as it comes (what
-        # the layer answers is sent at once); what reaches the host waits here.
+        # A server-layer session: the events the layer handed on (calls and other events).
         self.events: deque = deque()
         self.last_request = None
         self.last_outbound = None
@@ -157,13 +189,16 @@ class Runner:
         self.last_call = None
         self.last_error = None
 
+    def pump(self) -> None:
+        """Passes every pending event through the layer (before each ``expect_*`` step, as
+        the Rust runner does); what it hands on waits in ``events``."""
+        while True:
+            e = self.layer.poll_event(self.s)
+            if e is None:
+                break
+            self.events.append(e)
+
     def take_output(self) -> None:
-        if self.layer is not None:
-            while True:
-                e = self.layer.poll_event(self.s)
-                if e is None:
-                    break
-                self.events.append(e)
         out = self.s.poll_transmit()
         self.sent.extend(ln.decode("utf-8") for ln in out.split(b"\n") if ln)
 
@@ -173,18 +208,18 @@ class Runner:
         return self.s.poll_event()
 
     def refused(self, e: Exception) -> None:
-        """What the Rust runner records for a refused answer of the layer."""
-        if isinstance(e, ResultError):
-            self.last_error = e.kind
-        else:
-            self.last_error = "Respond(%s)" % e.kind
+        """What the Rust runner records for a refused answer of the layer: the
+        ``ResultError`` variant name (``Respond`` for a session refusal)."""
+        self.last_error = e.kind if isinstance(e, ResultError) else "Respond"
 
     def run(self) -> None:
         for n, line in enumerate(self.steps[1:]):
             ctx = "%s step %d %s" % (self.name, n + 2, line)
-            self.take_output()
             step = json.loads(line)
             (k, v), = step.items()
+            if self.layer is not None and k.startswith("expect_"):
+                self.pump()
+            self.take_output()
             getattr(self, "step_" + k, lambda v, ctx: pytest.fail("%s: unknown step %s" % (ctx, k)))(v, ctx)
 
     # ---- steps ----
@@ -283,7 +318,7 @@ class Runner:
 
     def step_respond_tool(self, v, ctx) -> None:
         c = self.call()
-        content = sorted_value(v["content"]) if "content" in v else None
+        content = [block(b) for b in v["content"]] if "content" in v else None
         structured = text(v["structured"]) if "structured" in v else None
         try:
             self.layer.respond_tool(self.s, c.id, c.index, content, structured,
@@ -293,14 +328,17 @@ class Runner:
 
     def step_respond_read(self, v, ctx) -> None:
         try:
-            self.layer.respond_read(self.s, self.call().id, sorted_value(v["contents"]))
+            self.layer.respond_read(self.s, self.call().id,
+                                    [contents(r) for r in v.get("contents", [])])
         except (RespondError, QueueFull) as e:
             self.refused(e)
 
     def step_respond_prompt(self, v, ctx) -> None:
         c = self.call()
         try:
-            self.layer.respond_prompt(self.s, c.id, c.index, sorted_value(v["messages"]))
+            messages = [{"role": "assistant" if m.get("role") == "assistant" else "user",
+                         "content": block(m["content"])} for m in v.get("messages", [])]
+            self.layer.respond_prompt(self.s, c.id, c.index, messages)
         except (ResultError, RespondError, QueueFull) as e:
             self.refused(e)
 
