@@ -51,12 +51,6 @@ impl Codec {
             .extract::<String>()
     }
 
-    /// JSON text for any Python value with every non-ASCII character escaped (`\\uXXXX`):
-    /// the one form of a `str` holding a lone surrogate.
-    pub(crate) fn ascii_text(&self, py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<String> {
-        self.dumps.bind(py).call1((obj,))?.extract::<String>()
-    }
-
     /// JSON text for a value that must be an object (a result, params): a `dict` (or any
     /// value `json.dumps` takes), or `str`/`bytes` already holding JSON text.
     pub(crate) fn object_text(&self, py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<String> {

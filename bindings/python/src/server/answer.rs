@@ -2,7 +2,7 @@
 //! in the protocol's shape), copied into owned Rust values the core's result types can
 //! borrow.
 
-use picomcp::json::{Json, JsonStr};
+use picomcp::json::Json;
 use picomcp::server::{Content, PromptMessage, ResourceContents, Role, Text};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -10,31 +10,17 @@ use pyo3::types::{PyDict, PyString};
 
 use crate::json::Codec;
 
-/// Text of a block: plain, or (a Python `str` holding a lone surrogate, which has no
-/// UTF-8 form) a JSON string literal with `\u` escapes, written as it is.
-pub(crate) enum OwnedText {
-    Plain(String),
-    Escaped(String),
-}
+/// Text of a block. A Python `str` holding a lone surrogate has no UTF-8 form (and the
+/// core refuses its `\u` escape as JSON): it raises `UnicodeEncodeError`.
+pub(crate) struct OwnedText(String);
 
 impl OwnedText {
-    fn from_str(codec: &Codec, s: &Bound<'_, PyString>) -> PyResult<Self> {
-        match s.to_cow() {
-            Ok(t) => Ok(OwnedText::Plain(t.into_owned())),
-            Err(_) => Ok(OwnedText::Escaped(codec.ascii_text(s.py(), s.as_any())?)),
-        }
+    fn from_str(s: &Bound<'_, PyString>) -> PyResult<Self> {
+        Ok(OwnedText(s.to_cow()?.into_owned()))
     }
 
     fn view(&self) -> Text<'_> {
-        match self {
-            OwnedText::Plain(s) => Text::Plain(s),
-            OwnedText::Escaped(s) => Text::Json(
-                Json::new(s)
-                    .ok()
-                    .and_then(|j| j.as_str())
-                    .unwrap_or(JsonStr::EMPTY),
-            ),
-        }
+        Text::Plain(&self.0)
     }
 }
 
@@ -152,7 +138,7 @@ fn members<'py>(v: &Bound<'py, PyAny>, what: &str) -> PyResult<Members<'py>> {
 }
 
 /// Resource contents in exactly the protocol's shape, else `None`.
-fn contents_of(codec: &Codec, m: &Members<'_>) -> PyResult<Option<OwnedContents>> {
+fn contents_of(m: &Members<'_>) -> PyResult<Option<OwnedContents>> {
     if !m.only(&["uri", "mimeType", "text", "blob"]) {
         return Ok(None);
     }
@@ -166,8 +152,8 @@ fn contents_of(codec: &Codec, m: &Members<'_>) -> PyResult<Option<OwnedContents>
         m.dict.contains("text")?,
         m.dict.contains("blob")?,
     ) {
-        (Some(t), None, true, false) => (OwnedText::from_str(codec, &t)?, false),
-        (None, Some(b), false, true) => (OwnedText::Plain(b), true),
+        (Some(t), None, true, false) => (OwnedText::from_str(&t)?, false),
+        (None, Some(b), false, true) => (OwnedText(b), true),
         _ => return Ok(None),
     };
     Ok(Some(OwnedContents {
@@ -179,9 +165,9 @@ fn contents_of(codec: &Codec, m: &Members<'_>) -> PyResult<Option<OwnedContents>
 }
 
 /// One `resources/read` contents item: `{"uri", "mimeType"?, "text" | "blob"}`.
-pub(crate) fn contents(codec: &Codec, v: &Bound<'_, PyAny>) -> PyResult<OwnedContents> {
+pub(crate) fn contents(v: &Bound<'_, PyAny>) -> PyResult<OwnedContents> {
     let m = members(v, "resource contents")?;
-    contents_of(codec, &m)?.ok_or_else(|| {
+    contents_of(&m)?.ok_or_else(|| {
         PyValueError::new_err(
             "resource contents must be {\"uri\": str, \"mimeType\": str (optional), \
              and one of \"text\": str or \"blob\": str (base64)}",
@@ -202,7 +188,7 @@ pub(crate) fn block(
     let kind = m.string("type");
     let typed = match kind.as_deref() {
         Some("text") if m.only(&["type", "text"]) => match m.str("text") {
-            Some(t) => Some(OwnedContent::Text(OwnedText::from_str(codec, &t)?)),
+            Some(t) => Some(OwnedContent::Text(OwnedText::from_str(&t)?)),
             None => None,
         },
         Some(k @ ("image" | "audio")) if m.only(&["type", "data", "mimeType"]) => {
@@ -234,7 +220,7 @@ pub(crate) fn block(
         }
         Some("resource") if m.only(&["type", "resource"]) => match m.dict.get_item("resource")? {
             Some(r) if r.is_instance_of::<PyDict>() => {
-                contents_of(codec, &members(&r, "resource")?)?.map(OwnedContent::Resource)
+                contents_of(&members(&r, "resource")?)?.map(OwnedContent::Resource)
             }
             _ => None,
         },

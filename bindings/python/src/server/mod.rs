@@ -236,7 +236,7 @@ impl ServerLayer {
         }
         let owned = contents
             .try_iter()?
-            .map(|c| answer::contents(&self.codec, &c?))
+            .map(|c| answer::contents(&c?))
             .collect::<PyResult<Vec<_>>>()?;
         let views: Vec<_> = owned.iter().map(|c| c.view()).collect();
         let mut cmds = session.core.commands();
