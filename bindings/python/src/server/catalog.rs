@@ -1,9 +1,11 @@
 //! The definitions a Python program hands over, kept as owned text beside the core
 //! `Server<'static>` that borrows them.
 
+use core::ptr::NonNull;
 use picomcp::server::{
     Catalog, Options, Prompt, PromptArgument, Resource, ResourceTemplate, Server, Tool,
 };
+
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
@@ -11,43 +13,62 @@ use pyo3::types::{PyDict, PyString};
 use crate::errors::ConfigError;
 use crate::json::Codec;
 
-/// Owned text and tables, never changed once built: the core server borrows them.
+/// One allocation lent out as `&'static T` and freed when this is dropped.
 ///
-/// Every string lives in its own `Box<str>` and every table in its own `Box<[_]>`: heap
-/// allocations that do not move when the vectors holding the boxes grow or when this
-/// struct moves.
+/// The box is leaked at once (`Box::leak`), so nothing moves or re-borrows it uniquely
+/// while the shared views exist; only `drop` turns it back into a box, once, to free it.
+struct Kept<T: ?Sized + 'static>(NonNull<T>);
+
+impl<T: ?Sized + 'static> Kept<T> {
+    fn new(b: Box<T>) -> (Self, &'static T) {
+        let p = NonNull::from(Box::leak(b));
+        // SAFETY: `p` is a live, initialised allocation that nothing writes to and that
+        // is freed only when this `Kept` is dropped. The view must not outlive the
+        // `Kept`: `Definitions` keeps every `Kept` beside the `Server<'static>` holding
+        // the views, drops the server first (field order), and never lets a view out
+        // (what reaches Python is copied).
+        let view = unsafe { p.as_ref() };
+        (Kept(p), view)
+    }
+}
+
+impl<T: ?Sized + 'static> Drop for Kept<T> {
+    fn drop(&mut self) {
+        // SAFETY: the pointer came from `Box::leak` in `Kept::new` and is freed here
+        // only, once; every view of it died with the server dropped before this.
+        drop(unsafe { Box::from_raw(self.0.as_ptr()) });
+    }
+}
+
+// SAFETY: `Kept<T>` owns its allocation like a `Box<T>` and only ever shares it
+// read-only, so it may move to and be shared by other threads whenever `T: Sync`.
+unsafe impl<T: ?Sized + Sync + 'static> Send for Kept<T> {}
+// SAFETY: as above.
+unsafe impl<T: ?Sized + Sync + 'static> Sync for Kept<T> {}
+
+/// The text and argument tables the definitions borrow.
 #[derive(Default)]
 struct Owned {
-    text: Vec<Box<str>>,
-    arguments: Vec<Box<[PromptArgument<'static>]>>,
+    text: Vec<Kept<str>>,
+    arguments: Vec<Kept<[PromptArgument<'static>]>>,
 }
 
 impl Owned {
-    /// Keeps `s` and returns a view of it that lives as long as `self`.
+    /// Keeps `s`; the view lives as long as `self` (see [`Kept`]).
     fn keep(&mut self, s: String) -> &'static str {
-        let b: Box<str> = s.into_boxed_str();
-        let ptr: *const str = &*b;
-        self.text.push(b);
-        // SAFETY: `ptr` points into the heap allocation of the box just pushed. `Owned`
-        // never removes, replaces or mutates a box (it only pushes, while the catalog is
-        // built), and moving a `Box` (when `text` grows, or `Owned` moves) does not move
-        // its allocation, so the text stays valid and unchanged for as long as `Owned`
-        // lives. The `'static` views never leave `Definitions`, which owns both the views
-        // (in `server`) and this `Owned`: everything handed to Python is copied out.
-        unsafe { &*ptr }
+        let (kept, view) = Kept::new(s.into_boxed_str());
+        self.text.push(kept);
+        view
     }
 
-    /// Keeps a table of prompt arguments (see [`Owned::keep`]).
+    /// Keeps a table of prompt arguments (see [`Kept`]).
     fn keep_arguments(
         &mut self,
         args: Vec<PromptArgument<'static>>,
     ) -> &'static [PromptArgument<'static>] {
-        let b = args.into_boxed_slice();
-        let ptr: *const [PromptArgument<'static>] = &*b;
-        self.arguments.push(b);
-        // SAFETY: as in `keep`: the boxed slice's allocation is never moved, mutated or
-        // freed before `Owned` is dropped.
-        unsafe { &*ptr }
+        let (kept, view) = Kept::new(args.into_boxed_slice());
+        self.arguments.push(kept);
+        view
     }
 }
 
@@ -55,10 +76,10 @@ impl Owned {
 pub(crate) struct Definitions {
     // Declared (and so dropped) before what it borrows.
     server: Server<'static>,
-    _tools: Box<[Tool<'static>]>,
-    _resources: Box<[Resource<'static>]>,
-    _templates: Box<[ResourceTemplate<'static>]>,
-    _prompts: Box<[Prompt<'static>]>,
+    _tools: Kept<[Tool<'static>]>,
+    _resources: Kept<[Resource<'static>]>,
+    _templates: Kept<[ResourceTemplate<'static>]>,
+    _prompts: Kept<[Prompt<'static>]>,
     _owned: Owned,
 }
 
@@ -240,20 +261,15 @@ pub(crate) fn build(
         p.arguments = owned.keep_arguments(list);
         prompt_table.push(p);
     }
-    let tools = tool_table.into_boxed_slice();
-    let resources = resource_table.into_boxed_slice();
-    let templates = template_table.into_boxed_slice();
-    let prompts = prompt_table.into_boxed_slice();
-    // SAFETY: the four boxed slices are moved into `Definitions` beside the server that
-    // borrows them and are never changed or moved out; moving a `Box` does not move its
-    // allocation. Their elements borrow `owned`'s text (see `Owned::keep`).
-    let catalog = unsafe {
-        Catalog {
-            tools: &*(&*tools as *const [Tool<'static>]),
-            resources: &*(&*resources as *const [Resource<'static>]),
-            templates: &*(&*templates as *const [ResourceTemplate<'static>]),
-            prompts: &*(&*prompts as *const [Prompt<'static>]),
-        }
+    let (tools, tools_view) = Kept::new(tool_table.into_boxed_slice());
+    let (resources, resources_view) = Kept::new(resource_table.into_boxed_slice());
+    let (templates, templates_view) = Kept::new(template_table.into_boxed_slice());
+    let (prompts, prompts_view) = Kept::new(prompt_table.into_boxed_slice());
+    let catalog = Catalog {
+        tools: tools_view,
+        resources: resources_view,
+        templates: templates_view,
+        prompts: prompts_view,
     };
     let server = Server::new(catalog, options).map_err(|e| ConfigError::new_err(e.to_string()))?;
     Ok(Definitions {
