@@ -159,6 +159,15 @@ export interface RequestOptionsJs {
   maxTotalMs?: number
 }
 
+/**
+ * Whether `target` (an absolute path or a `file:` URI) lies inside one of `roots` (the
+ * `file:` URIs of the client's `roots/list`): the index of the first root that contains
+ * it, or null. The core's rules (`picomcp::uri::roots`); a target or root it cannot
+ * judge (a `%2F` inside a name, NUL, bad escapes, a foreign host, a query) throws a
+ * TypeError.
+ */
+export declare function rootsContain(roots: Array<string>, target: string, caseInsensitive?: boolean | undefined | null, windows?: boolean | undefined | null): number | null
+
 /** How a session is set up. JSON members are text. */
 export interface SessionOptions {
   /** `"server"` or `"client"`. */

@@ -839,3 +839,4 @@ module.exports.NativeSession = nativeBinding.NativeSession
 module.exports.featureNames = nativeBinding.featureNames
 module.exports.features = nativeBinding.features
 module.exports.protocolVersions = nativeBinding.protocolVersions
+module.exports.rootsContain = nativeBinding.rootsContain

@@ -67,6 +67,20 @@ export declare const FEATURES: Feature[]
  * changes. Ask it instead of comparing revisions. Throws a TypeError for an unknown one.
  */
 export declare function features(version: ProtocolVersion | string): Feature[]
+/** Options of `rootsContain`. */
+export interface RootsOptions {
+  /** Compare names ignoring case (macOS, Windows). Default false. */
+  caseInsensitive?: boolean
+  /** Windows paths: `\` separators, drive letters. Default false. */
+  windows?: boolean
+}
+/**
+ * Whether `target` (an absolute path or a `file:` URI) lies inside one of `roots` (the
+ * `file:` URIs of the client's `roots/list`): the index of the first root that contains
+ * it, or null. The core's rules: `..` may not leave the root, `%2e%2e` is `..`; a `%2F`
+ * inside a name, NUL, bad escapes, a foreign host or a query throw a TypeError.
+ */
+export declare function rootsContain(roots: string[], target: string, options?: RootsOptions): number | null
 /** The package version. */
 export declare const version: string
 

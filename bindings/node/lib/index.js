@@ -117,6 +117,13 @@ module.exports = {
   FEATURES: native.featureNames(),
   /** The names of the features protocol revision `version` has (the core's table). */
   features: (version) => call(() => native.features(version)),
+  /**
+   * The index of the first of `roots` (file: URIs) that contains `target` (a path or
+   * file: URI), or null; options `{ caseInsensitive, windows }`. TypeError when it
+   * cannot judge (the core's `picomcp::uri::roots` rules).
+   */
+  rootsContain: (roots, target, options) => call(() =>
+    native.rootsContain(roots, target, options?.caseInsensitive ?? false, options?.windows ?? false)),
   version: require('../package.json').version
 }
 // The server helper needs Session; load it last.

@@ -42,3 +42,25 @@ pub fn features(version: String) -> napi::Result<Vec<&'static str>> {
         .map(|f| f.name())
         .collect())
 }
+
+/// Whether `target` (an absolute path or a `file:` URI) lies inside one of `roots` (the
+/// `file:` URIs of the client's `roots/list`): the index of the first root that contains
+/// it, or null. The core's rules (`picomcp::uri::roots`); a target or root it cannot
+/// judge (a `%2F` inside a name, NUL, bad escapes, a foreign host, a query) throws a
+/// TypeError.
+#[napi_derive::napi]
+pub fn roots_contain(
+    roots: Vec<String>,
+    target: String,
+    case_insensitive: Option<bool>,
+    windows: Option<bool>,
+) -> napi::Result<Option<u32>> {
+    let rules = picomcp::uri::roots::PathRules {
+        case_insensitive: case_insensitive.unwrap_or(false),
+        windows: windows.unwrap_or(false),
+    };
+    match picomcp::uri::roots::contains(roots.iter().map(String::as_str), &target, rules) {
+        Ok(found) => Ok(found.map(|i| u32::try_from(i).unwrap_or(u32::MAX))),
+        Err(e) => Err(napi::Error::from_reason(format!("TypeError: {e}"))),
+    }
+}

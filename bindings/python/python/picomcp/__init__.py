@@ -38,6 +38,7 @@ from ._native import (
     Session,
     __version__,
     features,
+    roots_contain,
 )
 from .server import Context, McpError, Server, ToolError
 
@@ -60,4 +61,5 @@ __all__ = [
     "ToolError",
     "__version__",
     "features",
+    "roots_contain",
 ]

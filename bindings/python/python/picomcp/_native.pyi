@@ -96,6 +96,17 @@ def features(version: str) -> list[_Feature]:
     `"argument_errors_as_tool_results"`, ...): the core's table of what each revision
     changes. Ask it instead of comparing revisions (`ValueError` for an unknown one)."""
 
+def roots_contain(
+    roots: list[str], target: str, case_insensitive: bool = False, windows: bool = False
+) -> int | None:
+    """Whether `target` (an absolute path or a `file:` URI) lies inside one of `roots` (the
+    `file:` URIs of the client's `roots/list`): the index of the first root that contains
+    it, or `None`. The core's rules (`picomcp::uri::roots`): `..` may not leave the root,
+    `%2e%2e` is `..`, a `%2F` inside a name, NUL, bad escapes, a foreign host or a query
+    raise `ValueError` (so does an invalid root when no valid one contains the target).
+    `case_insensitive` compares names ignoring case; `windows` adds `\\` separators and
+    drive letters."""
+
 __version__: str
 """The version of the picomcp package this module was built with."""
 
