@@ -161,7 +161,6 @@ class Context:
         return bool(self._server._command(self.session.log, level, data, logger, self.request_id))
 
 
-
 def _present(**fields: Any) -> dict:
     """The fields that have a value."""
     return {k: v for k, v in fields.items() if v is not None}
@@ -567,9 +566,6 @@ class Server:
                 if not fut.done():
                     fut.set_exception(McpError(-32000, "connection closed"))
             self._asks.clear()
-
-    # ---- requests ----
-
 
     # ---- calls ----
 
