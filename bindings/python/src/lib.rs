@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 mod errors;
 mod event;
 mod json;
+mod server;
 mod session;
 
 /// The names of the features protocol revision `version` has (`"output_schema"`,
@@ -53,11 +54,14 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_class::<session::Session>()?;
     m.add_class::<event::Event>()?;
+    m.add_class::<server::ServerLayer>()?;
+    m.add_class::<server::Call>()?;
     m.add("PicomcpError", py.get_type::<errors::PicomcpError>())?;
     m.add("ConfigError", py.get_type::<errors::ConfigError>())?;
     m.add("SendError", py.get_type::<errors::SendError>())?;
     m.add("RespondError", py.get_type::<errors::RespondError>())?;
     m.add("QueueFull", py.get_type::<errors::QueueFull>())?;
+    m.add("ResultError", py.get_type::<errors::ResultError>())?;
     m.add(
         "PROTOCOL_VERSIONS",
         picomcp::protocol::ProtocolVersion::ALL.map(|v| v.as_str()),
