@@ -21,6 +21,7 @@ pub mod json;
 pub mod jsonrpc;
 mod limits;
 pub mod protocol;
+pub mod schema;
 pub mod session;
 
 pub use error::{ErrorCode, InsufficientSize};
