@@ -127,6 +127,16 @@ impl Types {
         Self::from_name(s.unescape_into(&mut buf).ok()?)
     }
 
+    /// The set holding the one type `name` ("string", "integer", …).
+    pub fn of_str(name: &str) -> Option<Types> {
+        Self::from_name(name).map(Types)
+    }
+
+    /// Whether every type of `other` is in this set.
+    pub fn contains(self, other: Types) -> bool {
+        self.0 & other.0 == other.0
+    }
+
     fn from_name(name: &str) -> Option<u8> {
         Some(match name {
             "null" => Self::NULL,
@@ -186,7 +196,7 @@ pub enum Expected {
     Const,
     /// `enum`: the values (JSON text) are the detail.
     Enum,
-    /// `minimum`.
+    /// `minimum` (the detail is the bound as written in the schema).
     Minimum(f64),
     /// `maximum`.
     Maximum(f64),
@@ -280,11 +290,11 @@ impl fmt::Display for Invalid {
             Expected::NoAdditional => write!(f, "unexpected property \"{d}\""),
             Expected::Const => write!(f, "expected the value {d}"),
             Expected::Enum => write!(f, "expected one of {d}"),
-            Expected::Minimum(n) => write!(f, "expected a number >= {n}"),
-            Expected::Maximum(n) => write!(f, "expected a number <= {n}"),
-            Expected::ExclusiveMinimum(n) => write!(f, "expected a number > {n}"),
-            Expected::ExclusiveMaximum(n) => write!(f, "expected a number < {n}"),
-            Expected::MultipleOf(n) => write!(f, "expected a multiple of {n}"),
+            Expected::Minimum(_) => write!(f, "expected a number >= {d}"),
+            Expected::Maximum(_) => write!(f, "expected a number <= {d}"),
+            Expected::ExclusiveMinimum(_) => write!(f, "expected a number > {d}"),
+            Expected::ExclusiveMaximum(_) => write!(f, "expected a number < {d}"),
+            Expected::MultipleOf(_) => write!(f, "expected a multiple of {d}"),
             Expected::MinLength(n) => write!(f, "expected at least {n} character{}", plural(n)),
             Expected::MaxLength(n) => write!(f, "expected at most {n} character{}", plural(n)),
             Expected::MinItems(n) => write!(f, "expected at least {n} item{}", plural(n)),

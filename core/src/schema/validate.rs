@@ -270,7 +270,11 @@ impl<'s> Validator<'s> {
             Kw::MultipleOf => {
                 if let (Some(x), Some(m)) = (Num::of(i), Num::of(v)) {
                     if !is_multiple_of(x, m) {
-                        return fail(kw, Expected::MultipleOf(m.as_f64()));
+                        return fail_with(
+                            kw,
+                            Expected::MultipleOf(m.as_f64()),
+                            Detail::Raw(v.as_raw()),
+                        );
                     }
                 }
             }
@@ -553,6 +557,10 @@ impl<'s> Validator<'s> {
             Kw::ExclusiveMinimum => (ord == Ordering::Greater, Expected::ExclusiveMinimum(bf)),
             _ => (ord == Ordering::Less, Expected::ExclusiveMaximum(bf)),
         };
-        if ok { Ok(()) } else { fail(kw, expected) }
+        if ok {
+            Ok(())
+        } else {
+            fail_with(kw, expected, Detail::Raw(v.as_raw()))
+        }
     }
 }
