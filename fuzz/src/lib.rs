@@ -6,12 +6,14 @@
 //! - `framing`: `[cap] [flags] [split offsets: 2 bytes each] stream...`
 //! - `json_scanner`: the JSON text itself.
 //! - `jsonrpc_parse`: `[limits selector] line...`
+//! - `schema_validate`: `schema \0 instance` (see [`schema_validate`]).
 //! - `server_session` / `client_session`: `[config] [chunk seed] command...` (see
 //!   [`session`]).
 
 pub mod framing;
 pub mod json_scanner;
 pub mod jsonrpc_parse;
+pub mod schema_validate;
 pub mod session;
 pub mod wire;
 
