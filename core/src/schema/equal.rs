@@ -91,10 +91,10 @@ impl Num {
         if v.kind() != JsonKind::Number {
             return None;
         }
-        if v.is_integer() {
-            if let Ok(i) = v.as_raw().parse::<i128>() {
-                return Some(Num::Int(i));
-            }
+        if v.is_integer()
+            && let Ok(i) = v.as_raw().parse::<i128>()
+        {
+            return Some(Num::Int(i));
         }
         v.as_f64().map(Num::Float)
     }

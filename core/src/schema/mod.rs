@@ -90,6 +90,10 @@ impl<'a> Schema<'a> {
     ///
     /// # Errors
     /// [`SchemaError`] with the JSON Pointer of the problem in the schema.
+    #[allow(
+        clippy::result_large_err,
+        reason = "no heap: the error carries its JSON Pointer inline (POINTER_CAPACITY bytes)"
+    )]
     pub fn new(text: &'a str) -> Result<Schema<'a>, SchemaError> {
         let root = Json::with_max_depth(text, MAX_TEXT_DEPTH).map_err(|e| SchemaError {
             at: InlineStr::new(),
@@ -102,6 +106,10 @@ impl<'a> Schema<'a> {
     ///
     /// # Errors
     /// [`SchemaError`] with the JSON Pointer of the problem in the schema.
+    #[allow(
+        clippy::result_large_err,
+        reason = "no heap: the error carries its JSON Pointer inline (POINTER_CAPACITY bytes)"
+    )]
     pub fn from_json(root: Json<'a>) -> Result<Schema<'a>, SchemaError> {
         check::check(root)?;
         Ok(Schema { root })
@@ -117,6 +125,10 @@ impl<'a> Schema<'a> {
     ///
     /// # Errors
     /// [`Invalid`]: the instance's JSON Pointer, the keyword and what was expected.
+    #[allow(
+        clippy::result_large_err,
+        reason = "no heap: the error carries its JSON Pointer inline (POINTER_CAPACITY bytes)"
+    )]
     pub fn validate(&self, instance: Json<'_>) -> Result<(), Invalid> {
         validate::validate(self.root, self.root, instance)
     }

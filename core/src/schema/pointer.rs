@@ -175,7 +175,7 @@ pub(crate) fn resolve<'a>(root: Json<'a>, reference: JsonStr<'_>) -> Resolved<'a
     if chars.next() != Some('#') {
         return Resolved::NotLocal;
     }
-    let frag = chars.as_str_lossless();
+    let frag = chars.utf8_bytes();
     let mut bytes = Percent::new(frag);
     match bytes.peek() {
         None => return Resolved::Found(root, Place::Schema),
@@ -222,14 +222,14 @@ pub(crate) fn resolve<'a>(root: Json<'a>, reference: JsonStr<'_>) -> Resolved<'a
 }
 
 /// The fragment after `#`: `Unescape` hands back characters; this is the decoded rest.
-trait AsStrLossless {
-    fn as_str_lossless(self) -> Decoded<Self>
+trait Utf8Bytes {
+    fn utf8_bytes(self) -> Decoded<Self>
     where
         Self: Sized;
 }
 
-impl<I: Iterator<Item = char> + Clone> AsStrLossless for I {
-    fn as_str_lossless(self) -> Decoded<Self> {
+impl<I: Iterator<Item = char> + Clone> Utf8Bytes for I {
+    fn utf8_bytes(self) -> Decoded<Self> {
         Decoded {
             chars: self,
             pending: [0; 4],
@@ -355,7 +355,7 @@ impl<I: Iterator<Item = u8> + Clone> Token<I> {
         if let Some(plain) = key.as_plain() {
             return self.bytes().eq(plain.bytes());
         }
-        self.bytes().eq(key.chars().as_str_lossless())
+        self.bytes().eq(key.chars().utf8_bytes())
     }
 
     /// The token as an array index (decimal, no leading zeros).

@@ -71,6 +71,10 @@ struct Validator<'s> {
 }
 
 /// Validates `instance` against the checked schema `schema` of document `root`.
+#[allow(
+    clippy::result_large_err,
+    reason = "no heap: the error carries its JSON Pointer inline (POINTER_CAPACITY bytes)"
+)]
 pub(crate) fn validate(
     root: Json<'_>,
     schema: Json<'_>,
@@ -268,14 +272,14 @@ impl<'s> Validator<'s> {
                 return self.bound(kw, v, s, i);
             }
             Kw::MultipleOf => {
-                if let (Some(x), Some(m)) = (Num::of(i), Num::of(v)) {
-                    if !is_multiple_of(x, m) {
-                        return fail_with(
-                            kw,
-                            Expected::MultipleOf(m.as_f64()),
-                            Detail::Raw(v.as_raw()),
-                        );
-                    }
+                if let (Some(x), Some(m)) = (Num::of(i), Num::of(v))
+                    && !is_multiple_of(x, m)
+                {
+                    return fail_with(
+                        kw,
+                        Expected::MultipleOf(m.as_f64()),
+                        Detail::Raw(v.as_raw()),
+                    );
                 }
             }
             Kw::MinLength | Kw::MaxLength => {
@@ -519,10 +523,10 @@ impl<'s> Validator<'s> {
                 }
             }
             Kw::Ref => {
-                if let Some(r) = v.as_str() {
-                    if let Resolved::Found(target, _) = resolve(self.root, r) {
-                        self.sub(kw, target, i, depth)?;
-                    }
+                if let Some(r) = v.as_str()
+                    && let Resolved::Found(target, _) = resolve(self.root, r)
+                {
+                    self.sub(kw, target, i, depth)?;
                 }
             }
             // Read by the keywords they modify, or holding definitions only.
