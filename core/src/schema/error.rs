@@ -123,6 +123,9 @@ impl Types {
     /// The bit of a type name (a JSON string, escapes decoded).
     pub(crate) fn of_name(v: crate::json::Json<'_>) -> Option<u8> {
         let s = v.as_str()?;
+        if let Some(plain) = s.as_plain() {
+            return Self::from_name(plain);
+        }
         let mut buf = [0u8; 8];
         Self::from_name(s.unescape_into(&mut buf).ok()?)
     }

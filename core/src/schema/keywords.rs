@@ -48,7 +48,7 @@ pub(crate) enum Kw {
 }
 
 impl Kw {
-    fn from_name(name: &str) -> Option<Kw> {
+    pub(crate) fn from_name(name: &str) -> Option<Kw> {
         Some(match name {
             "type" => Kw::Type,
             "enum" => Kw::Enum,

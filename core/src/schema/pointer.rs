@@ -141,11 +141,11 @@ pub(crate) enum Place {
 }
 
 /// The place reached from `place` through the member `key` holding `value`.
-fn step_member(place: Place, key: JsonStr<'_>, value: Json<'_>) -> Place {
+fn step_member(place: Place, key: impl FnOnce() -> Option<Kw>, value: Json<'_>) -> Place {
     match place {
         Place::SchemaMap => Place::Schema,
         Place::SchemaList | Place::Other => Place::Other,
-        Place::Schema => match Kw::of(key).map(Kw::shape) {
+        Place::Schema => match key().map(Kw::shape) {
             Some(Shape::Schema) => Place::Schema,
             Some(Shape::SchemaOrList) if value.kind() == JsonKind::Array => Place::SchemaList,
             Some(Shape::SchemaOrList) => Place::Schema,
@@ -171,6 +171,11 @@ pub(crate) enum Resolved<'a> {
 
 /// Follows `reference` (a `$ref` value, raw JSON string text) from `root`.
 pub(crate) fn resolve<'a>(root: Json<'a>, reference: JsonStr<'_>) -> Resolved<'a> {
+    if let Some(plain) = reference.as_plain()
+        && !plain.contains(['%', '~'])
+    {
+        return resolve_plain(root, plain);
+    }
     let mut chars = reference.chars();
     if chars.next() != Some('#') {
         return Resolved::NotLocal;
@@ -198,7 +203,7 @@ pub(crate) fn resolve<'a>(root: Json<'a>, reference: JsonStr<'_>) -> Resolved<'a
                 let Some((key, value)) = node.members().find(|(k, _)| token.eq_key(*k)) else {
                     return Resolved::Missing;
                 };
-                place = step_member(place, key, value);
+                place = step_member(place, || Kw::of(key), value);
                 node = value;
             }
             JsonKind::Array => {
@@ -206,6 +211,51 @@ pub(crate) fn resolve<'a>(root: Json<'a>, reference: JsonStr<'_>) -> Resolved<'a
                     return Resolved::Missing;
                 };
                 let Some(value) = node.elements().nth(index) else {
+                    return Resolved::Missing;
+                };
+                place = if place == Place::SchemaList {
+                    Place::Schema
+                } else {
+                    Place::Other
+                };
+                node = value;
+            }
+            _ => return Resolved::Missing,
+        }
+    }
+    Resolved::Found(node, place)
+}
+
+/// [`resolve`] for a reference without JSON, percent or `~` escapes (the common case:
+/// `#/$defs/name`), token by token with [`Json::get`].
+fn resolve_plain<'a>(root: Json<'a>, reference: &str) -> Resolved<'a> {
+    let Some(frag) = reference.strip_prefix('#') else {
+        return Resolved::NotLocal;
+    };
+    if frag.is_empty() {
+        return Resolved::Found(root, Place::Schema);
+    }
+    let Some(frag) = frag.strip_prefix('/') else {
+        return Resolved::NotPointer;
+    };
+    let mut node = root;
+    let mut place = Place::Schema;
+    for token in frag.split('/') {
+        match node.kind() {
+            JsonKind::Object => {
+                let Some(value) = node.get(token) else {
+                    return Resolved::Missing;
+                };
+                place = step_member(place, || Kw::from_name(token), value);
+                node = value;
+            }
+            JsonKind::Array => {
+                let index = match token.as_bytes() {
+                    [b'0'] => Some(0),
+                    [b'1'..=b'9', ..] => token.parse::<usize>().ok(),
+                    _ => None,
+                };
+                let Some(value) = index.and_then(|i| node.elements().nth(i)) else {
                     return Resolved::Missing;
                 };
                 place = if place == Place::SchemaList {

@@ -65,6 +65,64 @@ fn too_deep<'s, 'i>(kw: Kw) -> Fail<'s, 'i> {
     }
 }
 
+/// The keywords that modify a sibling keyword, found by one scan of the schema object,
+/// made only when a keyword needs them (most schema objects never do).
+#[derive(Clone, Copy, Default)]
+struct Siblings<'s> {
+    properties: Option<Json<'s>>,
+    pattern_properties: bool,
+    prefix_items: Option<Json<'s>>,
+    items: Option<Json<'s>>,
+    min_contains: Option<Json<'s>>,
+    max_contains: Option<Json<'s>>,
+    then: Option<Json<'s>>,
+    else_: Option<Json<'s>>,
+    exclusive_minimum: bool,
+    exclusive_maximum: bool,
+}
+
+/// A schema object with its [`Siblings`], scanned for on first use.
+struct Object<'s> {
+    s: Json<'s>,
+    siblings: Option<Siblings<'s>>,
+}
+
+impl<'s> Object<'s> {
+    fn siblings(&mut self) -> &Siblings<'s> {
+        let s = self.s;
+        self.siblings.get_or_insert_with(|| {
+            let mut sib = Siblings::default();
+            for (key, v) in s.members() {
+                let slot = match Kw::of(key) {
+                    Some(Kw::Properties) => &mut sib.properties,
+                    Some(Kw::PrefixItems) => &mut sib.prefix_items,
+                    Some(Kw::Items) => &mut sib.items,
+                    Some(Kw::MinContains) => &mut sib.min_contains,
+                    Some(Kw::MaxContains) => &mut sib.max_contains,
+                    Some(Kw::Then) => &mut sib.then,
+                    Some(Kw::Else) => &mut sib.else_,
+                    Some(Kw::PatternProperties) => {
+                        sib.pattern_properties = true;
+                        continue;
+                    }
+                    Some(Kw::ExclusiveMinimum) => {
+                        sib.exclusive_minimum |= v.as_raw() == "true";
+                        continue;
+                    }
+                    Some(Kw::ExclusiveMaximum) => {
+                        sib.exclusive_maximum |= v.as_raw() == "true";
+                        continue;
+                    }
+                    _ => continue,
+                };
+                // The first of duplicate members counts, as with `Json::get`.
+                slot.get_or_insert(v);
+            }
+            sib
+        })
+    }
+}
+
 struct Validator<'s> {
     root: Json<'s>,
     at: InlineStr<POINTER_CAPACITY>,
@@ -226,9 +284,10 @@ impl<'s> Validator<'s> {
             }
             _ => return Ok(()),
         }
+        let mut obj = Object { s, siblings: None };
         for (key, v) in s.members() {
             let Some(kw) = Kw::of(key) else { continue };
-            self.keyword(kw, v, s, i, depth)?;
+            self.keyword(kw, v, &mut obj, i, depth)?;
         }
         Ok(())
     }
@@ -237,7 +296,7 @@ impl<'s> Validator<'s> {
         &mut self,
         kw: Kw,
         v: Json<'s>,
-        s: Json<'s>,
+        s: &mut Object<'s>,
         i: Json<'i>,
         depth: usize,
     ) -> R<'s, 'i> {
@@ -313,10 +372,14 @@ impl<'s> Validator<'s> {
             Kw::AdditionalProperties => {
                 // With `patternProperties` (not supported) we cannot tell which members
                 // are "additional": the keyword is not applied (never a false rejection).
-                if ik != JsonKind::Object || s.get("patternProperties").is_some() {
+                if ik != JsonKind::Object {
                     return Ok(());
                 }
-                let props = s.get("properties");
+                let sib = s.siblings();
+                if sib.pattern_properties {
+                    return Ok(());
+                }
+                let props = sib.properties;
                 for (name, iv) in i.members() {
                     if props.is_some_and(|p| has_member(p, name)) {
                         continue;
@@ -403,7 +466,10 @@ impl<'s> Validator<'s> {
                     }
                     return Ok(());
                 }
-                let skip = s.get("prefixItems").map_or(0, |p| p.elements().count());
+                let skip = s
+                    .siblings()
+                    .prefix_items
+                    .map_or(0, |p| p.elements().count());
                 for (n, iv) in i.elements().enumerate().skip(skip) {
                     self.sub_item(kw, v, n, iv, depth)?;
                 }
@@ -418,7 +484,7 @@ impl<'s> Validator<'s> {
             }
             Kw::AdditionalItems => {
                 // Draft-07: only with the tuple form of `items`.
-                let Some(items) = s.get("items").filter(|t| t.kind() == JsonKind::Array) else {
+                let Some(items) = s.siblings().items.filter(|t| t.kind() == JsonKind::Array) else {
                     return Ok(());
                 };
                 let skip = items.elements().count();
@@ -455,8 +521,14 @@ impl<'s> Validator<'s> {
                 if ik != JsonKind::Array {
                     return Ok(());
                 }
-                let min = s.get("minContains").map_or(1, count);
-                let max = s.get("maxContains").map(count);
+                let sib = s.siblings();
+                let min = sib.min_contains.map_or(1, count);
+                let max = sib.max_contains.map(count);
+                let min_kw = if sib.min_contains.is_some() {
+                    Kw::MinContains
+                } else {
+                    kw
+                };
                 let mut found: u64 = 0;
                 for iv in i.elements() {
                     if self.matches(kw, v, iv, depth)? {
@@ -471,12 +543,7 @@ impl<'s> Validator<'s> {
                     }
                 }
                 if found < min {
-                    let k = if s.get("minContains").is_some() {
-                        Kw::MinContains
-                    } else {
-                        kw
-                    };
-                    return fail(k, Expected::MinContains(min));
+                    return fail(min_kw, Expected::MinContains(min));
                 }
             }
             Kw::AllOf => {
@@ -512,13 +579,14 @@ impl<'s> Validator<'s> {
                 }
             }
             Kw::If => {
-                let branch = if self.matches(kw, v, i, depth)? {
-                    "then"
+                let matched = self.matches(kw, v, i, depth)?;
+                let sib = s.siblings();
+                let (k, branch) = if matched {
+                    (Kw::Then, sib.then)
                 } else {
-                    "else"
+                    (Kw::Else, sib.else_)
                 };
-                if let Some(b) = s.get(branch) {
-                    let k = if branch == "then" { Kw::Then } else { Kw::Else };
+                if let Some(b) = branch {
                     self.sub(k, b, i, depth)?;
                 }
             }
@@ -542,21 +610,23 @@ impl<'s> Validator<'s> {
     }
 
     /// `minimum`, `maximum` and the exclusive forms (numeric 2020-12; boolean draft-04).
-    fn bound<'i>(&mut self, kw: Kw, v: Json<'s>, s: Json<'s>, i: Json<'i>) -> R<'s, 'i> {
+    fn bound<'i>(&mut self, kw: Kw, v: Json<'s>, s: &mut Object<'s>, i: Json<'i>) -> R<'s, 'i> {
         let (Some(x), Some(b)) = (Num::of(i), Num::of(v)) else {
             return Ok(());
         };
         let Some(ord) = x.cmp(b) else { return Ok(()) };
-        let flag = |name: &str| s.get(name).and_then(|f| f.as_bool()) == Some(true);
+        let (excl_min, excl_max) = match kw {
+            Kw::Minimum | Kw::Maximum => {
+                let sib = s.siblings();
+                (sib.exclusive_minimum, sib.exclusive_maximum)
+            }
+            _ => (false, false),
+        };
         let bf = b.as_f64();
         let (ok, expected) = match kw {
-            Kw::Minimum if flag("exclusiveMinimum") => {
-                (ord == Ordering::Greater, Expected::ExclusiveMinimum(bf))
-            }
+            Kw::Minimum if excl_min => (ord == Ordering::Greater, Expected::ExclusiveMinimum(bf)),
             Kw::Minimum => (ord != Ordering::Less, Expected::Minimum(bf)),
-            Kw::Maximum if flag("exclusiveMaximum") => {
-                (ord == Ordering::Less, Expected::ExclusiveMaximum(bf))
-            }
+            Kw::Maximum if excl_max => (ord == Ordering::Less, Expected::ExclusiveMaximum(bf)),
             Kw::Maximum => (ord != Ordering::Greater, Expected::Maximum(bf)),
             Kw::ExclusiveMinimum => (ord == Ordering::Greater, Expected::ExclusiveMinimum(bf)),
             _ => (ord == Ordering::Less, Expected::ExclusiveMaximum(bf)),
