@@ -79,7 +79,9 @@ pub(crate) fn equal(a: Json<'_>, b: Json<'_>, depth: usize) -> Result<bool, TooD
 }
 
 /// A JSON number as the comparisons read it: exact for integers written without a
-/// fraction or exponent (up to 38 digits), `f64` otherwise.
+/// fraction or exponent (up to 38 digits), `f64` otherwise (through
+/// [`Json::as_f64_compact`]: correctly rounded up to 15 significant digits and decimal
+/// exponents within ±22, within a few units in the last place beyond).
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Num {
     Int(i128),
@@ -96,7 +98,9 @@ impl Num {
         {
             return Some(Num::Int(i));
         }
-        v.as_f64().map(Num::Float)
+        // The crate's compact conversion: `core`'s `f64::from_str` would cost a
+        // firmware about 15 KiB of flash. Both sides of a comparison go through it.
+        v.as_f64_compact().map(Num::Float)
     }
 
     pub(crate) fn as_f64(self) -> f64 {
