@@ -302,63 +302,6 @@ impl<'s> Validator<'s> {
     ) -> R<'s, 'i> {
         let ik = i.kind();
         match kw {
-            Kw::Type => {
-                let bits = match v.kind() {
-                    JsonKind::Array => v
-                        .elements()
-                        .filter_map(Types::of_name)
-                        .fold(0, |a, b| a | b),
-                    _ => Types::of_name(v).unwrap_or(0),
-                };
-                if !type_matches(bits, i) {
-                    return fail(kw, Expected::Type(Types(bits)));
-                }
-            }
-            Kw::Enum => {
-                for e in v.elements() {
-                    if equal(e, i, MAX_DEPTH).map_err(|TooDeep| too_deep(kw))? {
-                        return Ok(());
-                    }
-                }
-                return fail_with(kw, Expected::Enum, Detail::Raw(v.as_raw()));
-            }
-            Kw::Const => {
-                if !equal(v, i, MAX_DEPTH).map_err(|TooDeep| too_deep(kw))? {
-                    return fail_with(kw, Expected::Const, Detail::Raw(v.as_raw()));
-                }
-            }
-            Kw::Minimum | Kw::Maximum | Kw::ExclusiveMinimum | Kw::ExclusiveMaximum => {
-                return self.bound(kw, v, s, i);
-            }
-            Kw::MultipleOf => {
-                if let (Some(x), Some(m)) = (Num::of(i), Num::of(v))
-                    && !is_multiple_of(x, m)
-                {
-                    return fail_with(
-                        kw,
-                        Expected::MultipleOf(m.as_f64()),
-                        Detail::Raw(v.as_raw()),
-                    );
-                }
-            }
-            Kw::MinLength | Kw::MaxLength => {
-                let Some(text) = i.as_str() else {
-                    return Ok(());
-                };
-                let limit = count(v);
-                let n = if text.is_escaped() {
-                    text.chars().count()
-                } else {
-                    // Code points: count the bytes that start a character.
-                    text.raw().bytes().filter(|b| (b & 0xC0) != 0x80).count()
-                } as u64;
-                if kw == Kw::MinLength && n < limit {
-                    return fail(kw, Expected::MinLength(limit));
-                }
-                if kw == Kw::MaxLength && n > limit {
-                    return fail(kw, Expected::MaxLength(limit));
-                }
-            }
             Kw::Properties => {
                 if ik != JsonKind::Object {
                     return Ok(());
@@ -388,48 +331,6 @@ impl<'s> Validator<'s> {
                         return fail_with(kw, Expected::NoAdditional, Detail::Name(name));
                     }
                     self.sub_member(kw, v, name, iv, depth)?;
-                }
-            }
-            Kw::Required => {
-                if ik != JsonKind::Object {
-                    return Ok(());
-                }
-                for name in v.elements().filter_map(|n| n.as_str()) {
-                    if !has_member(i, name) {
-                        return fail_with(kw, Expected::Required, Detail::SchemaName(name));
-                    }
-                }
-            }
-            Kw::MinProperties | Kw::MaxProperties => {
-                if ik != JsonKind::Object {
-                    return Ok(());
-                }
-                let limit = count(v);
-                let n = i.members().count() as u64;
-                if kw == Kw::MinProperties && n < limit {
-                    return fail(kw, Expected::MinProperties(limit));
-                }
-                if kw == Kw::MaxProperties && n > limit {
-                    return fail(kw, Expected::MaxProperties(limit));
-                }
-            }
-            Kw::DependentRequired => {
-                if ik != JsonKind::Object {
-                    return Ok(());
-                }
-                for (prop, needs) in v.members() {
-                    if !has_member(i, prop) {
-                        continue;
-                    }
-                    for need in needs.elements().filter_map(|n| n.as_str()) {
-                        if !has_member(i, need) {
-                            return fail_with(
-                                kw,
-                                Expected::DependentRequired,
-                                Detail::SchemaName(need),
-                            );
-                        }
-                    }
                 }
             }
             Kw::DependentSchemas => {
@@ -490,31 +391,6 @@ impl<'s> Validator<'s> {
                 let skip = items.elements().count();
                 for (n, iv) in i.elements().enumerate().skip(skip) {
                     self.sub_item(kw, v, n, iv, depth)?;
-                }
-            }
-            Kw::MinItems | Kw::MaxItems => {
-                if ik != JsonKind::Array {
-                    return Ok(());
-                }
-                let limit = count(v);
-                let n = i.elements().count() as u64;
-                if kw == Kw::MinItems && n < limit {
-                    return fail(kw, Expected::MinItems(limit));
-                }
-                if kw == Kw::MaxItems && n > limit {
-                    return fail(kw, Expected::MaxItems(limit));
-                }
-            }
-            Kw::UniqueItems => {
-                if ik != JsonKind::Array || v.as_raw() != "true" {
-                    return Ok(());
-                }
-                for (a, x) in i.elements().enumerate() {
-                    for (b, y) in i.elements().enumerate().skip(a + 1) {
-                        if equal(x, y, MAX_DEPTH).map_err(|TooDeep| too_deep(kw))? {
-                            return fail(kw, Expected::UniqueItems(a, b));
-                        }
-                    }
                 }
             }
             Kw::Contains => {
@@ -597,6 +473,23 @@ impl<'s> Validator<'s> {
                     self.sub(kw, target, i, depth)?;
                 }
             }
+            Kw::Type
+            | Kw::Enum
+            | Kw::Const
+            | Kw::Minimum
+            | Kw::Maximum
+            | Kw::ExclusiveMinimum
+            | Kw::ExclusiveMaximum
+            | Kw::MultipleOf
+            | Kw::MinLength
+            | Kw::MaxLength
+            | Kw::Required
+            | Kw::MinProperties
+            | Kw::MaxProperties
+            | Kw::DependentRequired
+            | Kw::MinItems
+            | Kw::MaxItems
+            | Kw::UniqueItems => return self.assertion(kw, v, s, i),
             // Read by the keywords they modify, or holding definitions only.
             Kw::Then
             | Kw::Else
@@ -605,6 +498,139 @@ impl<'s> Validator<'s> {
             | Kw::Defs
             | Kw::Definitions
             | Kw::PatternProperties => {}
+        }
+        Ok(())
+    }
+
+    /// The keywords that do not apply subschemas, out of line: their locals stay off the
+    /// stack frame that recursion repeats.
+    #[inline(never)]
+    fn assertion<'i>(&mut self, kw: Kw, v: Json<'s>, s: &mut Object<'s>, i: Json<'i>) -> R<'s, 'i> {
+        let ik = i.kind();
+        match kw {
+            Kw::Type => {
+                let bits = match v.kind() {
+                    JsonKind::Array => v
+                        .elements()
+                        .filter_map(Types::of_name)
+                        .fold(0, |a, b| a | b),
+                    _ => Types::of_name(v).unwrap_or(0),
+                };
+                if !type_matches(bits, i) {
+                    return fail(kw, Expected::Type(Types(bits)));
+                }
+            }
+            Kw::Enum => {
+                for e in v.elements() {
+                    if equal(e, i, MAX_DEPTH).map_err(|TooDeep| too_deep(kw))? {
+                        return Ok(());
+                    }
+                }
+                return fail_with(kw, Expected::Enum, Detail::Raw(v.as_raw()));
+            }
+            Kw::Const if !equal(v, i, MAX_DEPTH).map_err(|TooDeep| too_deep(kw))? => {
+                return fail_with(kw, Expected::Const, Detail::Raw(v.as_raw()));
+            }
+            Kw::Minimum | Kw::Maximum | Kw::ExclusiveMinimum | Kw::ExclusiveMaximum => {
+                return self.bound(kw, v, s, i);
+            }
+            Kw::MultipleOf => {
+                if let (Some(x), Some(m)) = (Num::of(i), Num::of(v))
+                    && !is_multiple_of(x, m)
+                {
+                    return fail_with(
+                        kw,
+                        Expected::MultipleOf(m.as_f64()),
+                        Detail::Raw(v.as_raw()),
+                    );
+                }
+            }
+            Kw::MinLength | Kw::MaxLength => {
+                let Some(text) = i.as_str() else {
+                    return Ok(());
+                };
+                let limit = count(v);
+                let n = if text.is_escaped() {
+                    text.chars().count()
+                } else {
+                    // Code points: count the bytes that start a character.
+                    text.raw().bytes().filter(|b| (b & 0xC0) != 0x80).count()
+                } as u64;
+                if kw == Kw::MinLength && n < limit {
+                    return fail(kw, Expected::MinLength(limit));
+                }
+                if kw == Kw::MaxLength && n > limit {
+                    return fail(kw, Expected::MaxLength(limit));
+                }
+            }
+            Kw::Required => {
+                if ik != JsonKind::Object {
+                    return Ok(());
+                }
+                for name in v.elements().filter_map(|n| n.as_str()) {
+                    if !has_member(i, name) {
+                        return fail_with(kw, Expected::Required, Detail::SchemaName(name));
+                    }
+                }
+            }
+            Kw::MinProperties | Kw::MaxProperties => {
+                if ik != JsonKind::Object {
+                    return Ok(());
+                }
+                let limit = count(v);
+                let n = i.members().count() as u64;
+                if kw == Kw::MinProperties && n < limit {
+                    return fail(kw, Expected::MinProperties(limit));
+                }
+                if kw == Kw::MaxProperties && n > limit {
+                    return fail(kw, Expected::MaxProperties(limit));
+                }
+            }
+            Kw::DependentRequired => {
+                if ik != JsonKind::Object {
+                    return Ok(());
+                }
+                for (prop, needs) in v.members() {
+                    if !has_member(i, prop) {
+                        continue;
+                    }
+                    for need in needs.elements().filter_map(|n| n.as_str()) {
+                        if !has_member(i, need) {
+                            return fail_with(
+                                kw,
+                                Expected::DependentRequired,
+                                Detail::SchemaName(need),
+                            );
+                        }
+                    }
+                }
+            }
+            Kw::MinItems | Kw::MaxItems => {
+                if ik != JsonKind::Array {
+                    return Ok(());
+                }
+                let limit = count(v);
+                let n = i.elements().count() as u64;
+                if kw == Kw::MinItems && n < limit {
+                    return fail(kw, Expected::MinItems(limit));
+                }
+                if kw == Kw::MaxItems && n > limit {
+                    return fail(kw, Expected::MaxItems(limit));
+                }
+            }
+            Kw::UniqueItems => {
+                if ik != JsonKind::Array || v.as_raw() != "true" {
+                    return Ok(());
+                }
+                for (a, x) in i.elements().enumerate() {
+                    for (b, y) in i.elements().enumerate().skip(a + 1) {
+                        if equal(x, y, MAX_DEPTH).map_err(|TooDeep| too_deep(kw))? {
+                            return fail(kw, Expected::UniqueItems(a, b));
+                        }
+                    }
+                }
+            }
+            _ => {}
         }
         Ok(())
     }
