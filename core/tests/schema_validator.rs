@@ -503,6 +503,20 @@ fn ref_cycles_and_depth_are_bounded() {
     let deep = format!("{}{}", "[".repeat(MAX_DEPTH + 2), "]".repeat(MAX_DEPTH + 2));
     let e = rec.validate(j(&deep)).unwrap_err();
     assert_eq!(e.expected(), Expected::TooDeep);
+    // A smaller bound for small stacks.
+    let nested = schema(r#"{"properties":{"a":{"properties":{"b":{"type":"string"}}}}}"#);
+    let i = j(r#"{"a":{"b":1}}"#);
+    assert_eq!(
+        nested.validate_within(i, 2).unwrap_err().to_string(),
+        "/a/b: expected a string"
+    );
+    let e = nested.validate_within(i, 1).unwrap_err();
+    assert_eq!((e.pointer(), e.expected()), ("/a/b", Expected::TooDeep));
+    assert!(
+        nested
+            .validate_within(j(r#"{"a":{"b":"x"}}"#), usize::MAX)
+            .is_ok()
+    );
     // Deep equality is bounded as well.
     let deep_const = format!(
         r#"{{"const":{}1{}}}"#,

@@ -131,7 +131,21 @@ impl<'a> Schema<'a> {
         reason = "no heap: the error carries its JSON Pointer inline (POINTER_CAPACITY bytes)"
     )]
     pub fn validate(&self, instance: Json<'_>) -> Result<(), Invalid> {
-        validate::validate(self.root, self.root, instance)
+        validate::validate(self.root, self.root, instance, MAX_DEPTH)
+    }
+
+    /// Like [`Schema::validate`] with a smaller depth bound (at most [`MAX_DEPTH`]), for
+    /// a stack that cannot hold `MAX_DEPTH` levels (about 0.9 KiB each). Without a
+    /// recursive `$ref`, validation never goes deeper than the schema's own nesting.
+    ///
+    /// # Errors
+    /// [`Invalid`], with [`Expected::TooDeep`] where the bound is reached.
+    #[allow(
+        clippy::result_large_err,
+        reason = "no heap: the error carries its JSON Pointer inline (POINTER_CAPACITY bytes)"
+    )]
+    pub fn validate_within(&self, instance: Json<'_>, max_depth: usize) -> Result<(), Invalid> {
+        validate::validate(self.root, self.root, instance, max_depth)
     }
 
     /// The `default` of each top-level property that `instance` (an object) lacks, in

@@ -137,26 +137,28 @@ pub(crate) fn validate(
     root: Json<'_>,
     schema: Json<'_>,
     instance: Json<'_>,
+    max_depth: usize,
 ) -> Result<(), Invalid> {
     let mut v = Validator {
         root,
         at: InlineStr::new(),
     };
-    v.schema(schema, instance, MAX_DEPTH).map_err(|f| {
-        let mut detail = InlineStr::<DETAIL_CAPACITY>::new();
-        match f.detail {
-            Detail::None => {}
-            Detail::Name(n) => n.chars().for_each(|c| detail.push_char(c)),
-            Detail::SchemaName(n) => n.chars().for_each(|c| detail.push_char(c)),
-            Detail::Raw(t) => detail.push_str(t),
-        }
-        Invalid {
-            at: v.at.finish(),
-            keyword: f.keyword,
-            expected: f.expected,
-            detail: detail.finish(),
-        }
-    })
+    v.schema(schema, instance, max_depth.min(MAX_DEPTH))
+        .map_err(|f| {
+            let mut detail = InlineStr::<DETAIL_CAPACITY>::new();
+            match f.detail {
+                Detail::None => {}
+                Detail::Name(n) => n.chars().for_each(|c| detail.push_char(c)),
+                Detail::SchemaName(n) => n.chars().for_each(|c| detail.push_char(c)),
+                Detail::Raw(t) => detail.push_str(t),
+            }
+            Invalid {
+                at: v.at.finish(),
+                keyword: f.keyword,
+                expected: f.expected,
+                detail: detail.finish(),
+            }
+        })
 }
 
 /// The member `name` of the object `obj`, names compared unescaped.
