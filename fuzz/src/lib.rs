@@ -8,6 +8,7 @@
 //! - `jsonrpc_parse`: `[limits selector] line...`
 //! - `uri_template`: `template \0 uri` (see [`uri_template`]).
 //! - `roots`: `[rules] roots (newline-separated) \0 target` (see [`roots`]).
+//! - `schema_validate`: `schema \0 instance` (see [`schema_validate`]).
 //! - `server_session` / `client_session`: `[config] [chunk seed] command...` (see
 //!   [`session`]).
 //! - `server_layer`: `[mode] [answer seed] line...` (see [`server_layer`]).
@@ -17,6 +18,7 @@ pub mod json_scanner;
 pub mod jsonrpc_parse;
 pub mod server_layer;
 pub mod roots;
+pub mod schema_validate;
 pub mod session;
 pub mod uri_template;
 pub mod wire;
