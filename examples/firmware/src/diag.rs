@@ -82,17 +82,12 @@ pub fn emit(l: Level, parts: &[Arg<'_>]) {
     let _ = e.write_all(b"\n");
 }
 
-/// `n` in decimal, written at the end of `tmp`.
-pub fn decimal(mut n: u64, tmp: &mut [u8; 20]) -> &[u8] {
-    let mut i = tmp.len();
-    loop {
-        i -= 1;
-        tmp[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            return &tmp[i..];
-        }
-    }
+/// `n` in decimal (the core's integer writer: one copy of the digit loop).
+pub fn decimal(n: u64, tmp: &mut [u8; 20]) -> &[u8] {
+    let mut w = picomcp::json::JsonWriter::new(tmp);
+    w.u64(n);
+    let len = w.finish().unwrap_or(0);
+    &tmp[..len]
 }
 
 /// `diag!(Info, "text", Arg::N(n), ...)`: a stderr line when `--log-level` lets it through.
