@@ -113,7 +113,9 @@ impl<'a> Json<'a> {
         if self.kind() != JsonKind::String {
             return None;
         }
-        let inner = &self.0[1..self.0.len() - 1];
+        // `get`, not indexing: both ends are quotes, so it never fails, and the failure
+        // path of a `str` index (with its formatting) stays out of device images.
+        let inner = self.0.get(1..self.0.len() - 1)?;
         Some(JsonStr {
             raw: inner,
             escaped: has_backslash(inner),
