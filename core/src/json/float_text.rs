@@ -5,7 +5,7 @@
 //! fast, but cost 3–8 KiB of flash on a Cortex-M, most of it tables of powers of ten and
 //! 64-bit division. A device prints a float rarely (the firmware's `add`), so this is
 //! the free-format algorithm of Steele & White / Burger & Dybvig on small fixed-size
-//! big integers instead: exact, slower (a few thousand limb operations per number), and
+//! big integers (`big.rs`) instead: exact, slower (a few thousand limb operations per number), and
 //! small. Its digits are those `ryu` prints (the shortest that round-trip, the closest
 //! to the exact value among them, ties to even) and its layout is `ryu`'s too (`1e16`,
 //! `1.5e-7`, `0.001`), except that integers have no `.0`: `5`, as JSON writes them.
@@ -13,68 +13,10 @@
 
 use core::cmp::Ordering;
 
+use super::big::Big;
+
 /// The longest text [`format_f64`] writes: a sign, 17 digits, a point and `e-324`.
 pub const F64_TEXT_MAX: usize = 24;
-
-/// 32-bit limbs of the scaled values. The largest is below 2^1090 (`s` for the smallest
-/// subnormal, times 10 during digit generation, with the exponent estimate up to three
-/// decades low), so 36 limbs (1152 bits) are enough; each value is 144 bytes of stack.
-const LIMBS: usize = 36;
-
-/// An unsigned integer of `LIMBS` 32-bit limbs, least significant first.
-#[derive(Clone, Copy)]
-struct Big([u32; LIMBS]);
-
-impl Big {
-    fn new(v: u64) -> Self {
-        let mut b = Big([0; LIMBS]);
-        b.0[0] = v as u32;
-        b.0[1] = (v >> 32) as u32;
-        b
-    }
-
-    fn mul_small(&mut self, m: u32) {
-        let mut carry = 0u64;
-        for l in &mut self.0 {
-            let t = u64::from(*l) * u64::from(m) + carry;
-            *l = t as u32;
-            carry = t >> 32;
-        }
-    }
-
-    /// Multiplies by `base^n`, `base^chunk` at a time (`base^chunk` must fit a `u32`).
-    fn mul_pow(&mut self, base: u32, chunk: u32, mut n: u32) {
-        while n > 0 {
-            let step = n.min(chunk);
-            self.mul_small(base.pow(step));
-            n -= step;
-        }
-    }
-
-    fn add(&mut self, o: &Big) {
-        let mut carry = 0u64;
-        for (a, b) in self.0.iter_mut().zip(&o.0) {
-            let t = u64::from(*a) + u64::from(*b) + carry;
-            *a = t as u32;
-            carry = t >> 32;
-        }
-    }
-
-    /// `self -= o`; callers ensure `self >= o`.
-    fn sub(&mut self, o: &Big) {
-        let mut borrow = false;
-        for (a, b) in self.0.iter_mut().zip(&o.0) {
-            let (t, b1) = a.overflowing_sub(*b);
-            let (t, b2) = t.overflowing_sub(u32::from(borrow));
-            *a = t;
-            borrow = b1 | b2;
-        }
-    }
-
-    fn cmp(&self, o: &Big) -> Ordering {
-        self.0.iter().rev().cmp(o.0.iter().rev())
-    }
-}
 
 /// Whether `a + b` reaches `c`: `>=` when the bound is part of the interval, `>` otherwise.
 fn sum_reaches(a: &Big, b: &Big, c: &Big, inclusive: bool) -> bool {

@@ -4,6 +4,7 @@
 //! - [`JsonWriter`] builds JSON into a caller buffer.
 //! - Typed use goes through serde-json-core: [`Json::deserialize`], [`JsonWriter::serialize`].
 
+mod big;
 mod float_text;
 mod number;
 mod scan;
