@@ -159,6 +159,34 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineDecoder<B> {
         self.too_long = false;
     }
 
+    /// The fast path for input that ends no line: takes all of `input` and returns true
+    /// when it has no `\n` and fits the buffer (it is stored) or the rest of an overlong
+    /// line is being skipped (it is dropped). Otherwise takes nothing and returns false:
+    /// [`decode`](Self::decode) it. A UART hands the session a byte or a few at a time,
+    /// and this keeps the per-call cost of those to a search and a copy.
+    #[inline]
+    pub fn take_partial(&mut self, input: &[u8]) -> bool {
+        if self.complete || memchr_nl(input).is_some() {
+            return false;
+        }
+        if self.discarding {
+            return true;
+        }
+        if self.release {
+            self.len = 0;
+            self.release = false;
+        }
+        let len = self.len;
+        match self.buf.as_mut().get_mut(len..len + input.len()) {
+            Some(room) => {
+                room.copy_from_slice(input);
+                self.len += input.len();
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Takes bytes from `input` up to and including the end of the next line and returns
     /// that line, if one was completed. Call again with the unconsumed rest. A returned
     /// frame may borrow the decoder's buffer until the next call.
