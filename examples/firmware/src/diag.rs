@@ -63,6 +63,12 @@ impl From<usize> for Arg<'_> {
     }
 }
 
+impl From<u64> for Arg<'_> {
+    fn from(n: u64) -> Self {
+        Arg::N(n)
+    }
+}
+
 /// Writes `picomcp-fw: LEVEL: parts...` as one line to the host's stderr. Every part is
 /// one semihosting call (a trap into QEMU): this is for rare events only. Nothing is
 /// assembled in a buffer, to keep the stack shallow.
