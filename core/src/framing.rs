@@ -404,9 +404,38 @@ mod tests {
         out
     }
 
-    /// The frames of `stream` fed whole, byte by byte and in 3-byte chunks (all equal).
+    /// [`run`] the way `Session::handle_bytes` feeds: `take_partial` first.
+    fn run_partial(dec: &mut LineDecoder<Vec<u8>>, chunks: &[&[u8]]) -> Vec<F> {
+        let mut out = Vec::new();
+        for chunk in chunks {
+            let mut input: &[u8] = chunk;
+            while !input.is_empty() {
+                if dec.take_partial(input) {
+                    break;
+                }
+                let d = dec.decode(input);
+                assert!(d.consumed > 0 && d.consumed <= input.len());
+                if let Some(f) = d.frame {
+                    out.push(own(f));
+                }
+                input = &input[d.consumed..];
+            }
+        }
+        out
+    }
+
+    /// The frames of `stream` fed whole, byte by byte and in 3-byte chunks, with and
+    /// without the `take_partial` fast path (all equal).
     fn frames(cap: usize, stream: &[u8]) -> Vec<F> {
         let whole = run(&mut LineDecoder::new(vec![0u8; cap], 64), &[stream]);
+        for n in [1, 2, 3, 7] {
+            let chunks: Vec<&[u8]> = stream.chunks(n).collect();
+            assert_eq!(
+                run_partial(&mut LineDecoder::new(vec![0u8; cap], 64), &chunks),
+                whole,
+                "{n}-byte chunks through take_partial"
+            );
+        }
         let bytes: Vec<&[u8]> = stream.chunks(1).collect();
         assert_eq!(
             run(&mut LineDecoder::new(vec![0u8; cap], 64), &bytes),
