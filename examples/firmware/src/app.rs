@@ -352,9 +352,9 @@ fn number_json(v: f64, buf: &mut [u8; F64_TEXT_MAX]) -> Json<'_> {
 ///
 /// `f64::from_str` (which `Json::as_f64` and serde-json-core's `f64` use) is exact for
 /// every input, at about 15 KiB of flash, mostly a 10 KiB table of powers of five:
-/// a quarter of this firmware's budget. The core's `Json::as_f64_compact` is Clinger's
-/// fast path instead: correctly rounded for anything a person types, within a few units
-/// in the last place beyond that. That is why `add` reads its numbers through `Json` and
+/// a quarter of this firmware's budget. The core's `Json::as_f64_compact` converts with
+/// small big integers instead: correctly rounded up to 19 significant digits, in a few
+/// hundred bytes. That is why `add` reads its numbers through `Json` and
 /// not through a `#[derive(Deserialize)]` struct with `f64` fields as `echo` does.
 fn number(v: Option<Json<'_>>) -> Option<f64> {
     v.and_then(|v| v.as_f64_compact())
