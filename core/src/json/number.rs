@@ -204,7 +204,7 @@ mod tests {
         assert_eq!(parse_f64(b"2e-324"), 0.0);
         // More than 19 significant digits: the rest are dropped (truncation).
         let got = parse_f64(b"12345678901234567890123");
-        let want = 1234567890123456789e4f64;
+        let want: f64 = "1234567890123456789e4".parse().unwrap();
         assert_eq!(got.to_bits(), want.to_bits());
     }
 
