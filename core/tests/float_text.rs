@@ -101,7 +101,7 @@ fn edge_cases() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(if cfg!(debug_assertions) { 2_000 } else { 20_000 }))]
+    #![proptest_config(ProptestConfig::with_cases(if cfg!(debug_assertions) { 500 } else { 20_000 }))]
 
     #[test]
     fn any_bit_pattern(bits in any::<u64>()) {

@@ -5,10 +5,12 @@
 //! Input layouts (all targets accept any bytes; the layouts only give the bytes meaning):
 //! - `framing`: `[cap] [flags] [split offsets: 2 bytes each] stream...`
 //! - `json_scanner`: the JSON text itself.
+//! - `float`: `[8 bytes: an f64's bits] number text...` (see [`float`]).
 //! - `jsonrpc_parse`: `[limits selector] line...`
 //! - `server_session` / `client_session`: `[config] [chunk seed] command...` (see
 //!   [`session`]).
 
+pub mod float;
 pub mod framing;
 pub mod json_scanner;
 pub mod jsonrpc_parse;
