@@ -27,7 +27,7 @@
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ELF="$HERE/target/thumbv7em-none-eabihf/release/picomcp-fw"
-FLASH_BUDGET=45432
+FLASH_BUDGET=45064
 FLASH_TARGET=40960
 RAM_BUDGET=12288
 EXCEPTION_ALLOWANCE=120
