@@ -5,6 +5,7 @@
 //! Input layouts (all targets accept any bytes; the layouts only give the bytes meaning):
 //! - `framing`: `[cap] [flags] [split offsets: 2 bytes each] stream...`
 //! - `json_scanner`: the JSON text itself.
+//! - `float`: `[8 bytes: an f64's bits] number text...` (see [`float`]).
 //! - `jsonrpc_parse`: `[limits selector] line...`
 //! - `uri_template`: `template \0 uri` (see [`uri_template`]).
 //! - `roots`: `[rules] roots (newline-separated) \0 target` (see [`roots`]).
@@ -13,6 +14,7 @@
 //!   [`session`]).
 //! - `server_layer`: `[mode] [answer seed] line...` (see [`server_layer`]).
 
+pub mod float;
 pub mod framing;
 pub mod json_scanner;
 pub mod jsonrpc_parse;
