@@ -150,6 +150,10 @@ impl Core<'_> {
         if !allowed {
             return Err(RespondError::InputNotAllowed);
         }
+        #[cfg(feature = "content-rules")]
+        if let Some(r) = input_requests {
+            super::meta::input_requests_content(r).map_err(RespondError::InvalidContent)?;
+        }
         self.respond_with(id, |w| {
             w.begin_object();
             w.key("resultType");

@@ -474,7 +474,13 @@ impl Core<'_> {
             #[cfg(feature = "client")]
             Ok(result) if self.life.is_modern() => self.on_modern_result(ev, i, result),
             Ok(result) => {
+                let valid = self.answer_matches_request(i, result);
                 self.finish_outbound(i);
+                if !valid {
+                    self.violation(ev, Violation::InvalidResult);
+                    ev.push(Entry::InvalidResult { id }, &[result.as_raw()]);
+                    return;
+                }
                 ev.push(Entry::Response { id }, &[result.as_raw()]);
             }
             Err(e) => {
@@ -489,6 +495,30 @@ impl Core<'_> {
                 ev.push(entry, &[m, d]);
             }
         }
+    }
+
+    /// Server, legacy: an answer to our form `elicitation/create` matches the
+    /// `requestedSchema` kept for it in the arena (owner: the slot index). Anything else
+    /// is not checked here.
+    fn answer_matches_request(&self, i: usize, result: Json<'_>) -> bool {
+        let slot = self.outbound.slot(i);
+        if slot.method != Method::ElicitationCreate || !slot.retained {
+            return true;
+        }
+        #[cfg(feature = "content-rules")]
+        {
+            let schema = self
+                .arena
+                .get(&self.info, super::commands::SCHEMA_TAG | i as u16)
+                .and_then(|b| core::str::from_utf8(b).ok())
+                .map(Json::from_validated);
+            if let Some(schema) = schema {
+                return crate::protocol::content::check_elicitation_content(schema, result)
+                    .is_ok();
+            }
+        }
+        let _ = result;
+        true
     }
 
     /// Time passed: the handshake's deadline, then our requests' deadlines.
