@@ -45,9 +45,21 @@ pub(crate) struct Core<'s> {
     pub(crate) cache_public: bool,
     pub(crate) probe_timeout_ms: u64,
     pub(crate) batch: BatchState,
+    /// The latest `now` the host gave (the clock of sealed `requestState` expiries).
+    pub(crate) now: u64,
+    /// 2026-07-28 server: the `requestState` seal key (`Config::state_key`).
+    #[cfg(feature = "seal")]
+    pub(crate) state_key: Option<super::seal::Key>,
+    #[cfg(feature = "seal")]
+    pub(crate) state_ttl_ms: u64,
 }
 
 impl Core<'_> {
+    /// Time as the host reports it (kept monotonic).
+    pub(crate) fn saw_time(&mut self, now: u64) {
+        self.now = self.now.max(now);
+    }
+
     /// Room to handle a line of `line_len` bytes: its automatic replies and its events.
     pub(crate) fn has_room(&self, ev: &EventQueue<'_>, line_len: usize, is_batch: bool) -> bool {
         if is_batch && self.batch.open {

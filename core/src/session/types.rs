@@ -531,7 +531,7 @@ pub enum RespondError {
     /// capabilities allow.
     InputNotAllowed,
     /// An input request of an `input_required` result breaks a content rule (an
-    /// elicitation schema, sampling tools), or the `requestState` cannot be sealed.
+    /// elicitation schema, sampling tools).
     InvalidContent(crate::protocol::content::ContentError),
 }
 
