@@ -126,6 +126,21 @@ pub fn elicitation_mode(params: Json<'_>) -> ElicitationMode {
     }
 }
 
+/// The client capability an elicitation request's `params` need under revision `v`:
+/// URL mode `elicitation.url`; a form `elicitation.form` (an empty `elicitation: {}`
+/// counts) from 2025-11-25, plain `elicitation` before (2025-06-18 has no modes). `None`
+/// for URL mode before 2025-11-25, which does not exist there.
+pub fn elicitation_needs(params: Json<'_>, v: ProtocolVersion) -> Option<super::Caps> {
+    use super::Caps;
+    let modes = v.has(Feature::ElicitationModes);
+    match (elicitation_mode(params), modes) {
+        (ElicitationMode::Url, true) => Some(Caps::ELICITATION_URL),
+        (ElicitationMode::Url, false) => None,
+        (ElicitationMode::Form, true) => Some(Caps::ELICITATION_FORM),
+        (ElicitationMode::Form, false) => Some(Caps::ELICITATION),
+    }
+}
+
 /// Checks `elicitation/create` params (legacy request or 2026-07-28 input request;
 /// `modern` leaves out the `elicitationId` a modern URL request does not carry) against
 /// revision `v`. Capabilities are the caller's business ([`elicitation_mode`]).

@@ -140,27 +140,32 @@ impl Core<'_> {
         let version = self.life.version().unwrap_or(ProtocolVersion::LATEST_LEGACY);
         match method {
             Method::ElicitationCreate => {
+                let schema = match content::elicitation_mode(p) {
+                    ElicitationMode::Url => None,
+                    ElicitationMode::Form => p.get("requestedSchema").map(|s| s.as_raw()),
+                };
+                match content::elicitation_needs(p, version) {
+                    None => return Err(SendError::NotInVersion(method)),
+                    Some(cap) if !self.peer_caps.contains(cap) => {
+                        return Err(SendError::NotNegotiated(method));
+                    }
+                    Some(_) => {}
+                }
                 #[cfg(feature = "content-rules")]
                 content::check_elicitation(p, version, false).map_err(SendError::InvalidContent)?;
-                let (cap, schema) = match content::elicitation_mode(p) {
-                    ElicitationMode::Url => (Caps::ELICITATION_URL, None),
-                    ElicitationMode::Form => (
-                        Caps::ELICITATION_FORM,
-                        p.get("requestedSchema").map(|s| s.as_raw()),
-                    ),
-                };
-                if !self.peer_caps.contains(cap) {
-                    return Err(SendError::NotNegotiated(method));
-                }
                 Ok(schema.filter(|_| cfg!(feature = "content-rules")))
             }
             Method::SamplingCreateMessage => {
+                if content::sampling_uses_tools(p) {
+                    if !version.has(crate::protocol::Feature::SamplingTools) {
+                        return Err(SendError::NotInVersion(method));
+                    }
+                    if !self.peer_caps.contains(Caps::SAMPLING_TOOLS) {
+                        return Err(SendError::NotNegotiated(method));
+                    }
+                }
                 #[cfg(feature = "content-rules")]
                 content::check_sampling(p, version).map_err(SendError::InvalidContent)?;
-                if content::sampling_uses_tools(p) && !self.peer_caps.contains(Caps::SAMPLING_TOOLS)
-                {
-                    return Err(SendError::NotNegotiated(method));
-                }
                 Ok(None)
             }
             _ => Ok(None),

@@ -118,7 +118,7 @@ impl Core<'_> {
     /// (DIGEST §10.2: "clients answer an undeclared mode with -32602"), or, with
     /// `content-rules`, params that break the revision's content rules.
     fn client_feature_refusal(&self, method: Method, p: Json<'_>) -> Option<&'static str> {
-        use crate::protocol::content::{self, ElicitationMode};
+        use crate::protocol::content;
         let version = self.life.version().unwrap_or(ProtocolVersion::LATEST_LEGACY);
         match method {
             Method::ElicitationCreate => {
@@ -126,12 +126,9 @@ impl Core<'_> {
                 if content::check_elicitation(p, version, false).is_err() {
                     return Some("Invalid params: requestedSchema is not a flat object of primitives allowed in this revision");
                 }
-                let cap = match content::elicitation_mode(p) {
-                    ElicitationMode::Url => Caps::ELICITATION_URL,
-                    ElicitationMode::Form => Caps::ELICITATION_FORM,
-                };
-                (!self.own_caps.contains(cap))
-                    .then_some("Invalid params: elicitation mode not declared by the client")
+                let declared =
+                    content::elicitation_needs(p, version).is_some_and(|c| self.own_caps.contains(c));
+                (!declared).then_some("Invalid params: elicitation mode not declared by the client")
             }
             Method::SamplingCreateMessage => {
                 #[cfg(feature = "content-rules")]
