@@ -9,7 +9,8 @@ use picomcp::protocol::{Method, Versions};
 use picomcp::session::{RequestOptions, SendError, Session};
 
 const FORM: &str = r#"{"message":"m","requestedSchema":{"type":"object","properties":{}}}"#;
-const URL: &str = r#"{"mode":"url","message":"m","url":"https://example.com/x","elicitationId":"e1"}"#;
+const URL: &str =
+    r#"{"mode":"url","message":"m","url":"https://example.com/x","elicitationId":"e1"}"#;
 
 fn server_at(version: &str, caps: &str) -> Session<'static> {
     let mut s = server();
@@ -22,17 +23,42 @@ fn server_at(version: &str, caps: &str) -> Session<'static> {
 }
 
 /// (revision, client capabilities, params, expected send result)
-fn table() -> Vec<(&'static str, &'static str, &'static str, Result<(), SendError>)> {
+fn table() -> Vec<(
+    &'static str,
+    &'static str,
+    &'static str,
+    Result<(), SendError>,
+)> {
     let no = Err(SendError::NotNegotiated(Method::ElicitationCreate));
     let nv = Err(SendError::NotInVersion(Method::ElicitationCreate));
     vec![
         ("2025-11-25", r#"{"elicitation":{}}"#, FORM, Ok(())),
         ("2025-11-25", r#"{"elicitation":{}}"#, URL, no.clone()),
-        ("2025-11-25", r#"{"elicitation":{"form":{}}}"#, URL, no.clone()),
+        (
+            "2025-11-25",
+            r#"{"elicitation":{"form":{}}}"#,
+            URL,
+            no.clone(),
+        ),
         ("2025-11-25", r#"{"elicitation":{"url":{}}}"#, URL, Ok(())),
-        ("2025-11-25", r#"{"elicitation":{"url":{}}}"#, FORM, no.clone()),
-        ("2025-11-25", r#"{"elicitation":{"form":{},"url":{}}}"#, URL, Ok(())),
-        ("2025-11-25", r#"{"elicitation":{"form":{},"url":{}}}"#, FORM, Ok(())),
+        (
+            "2025-11-25",
+            r#"{"elicitation":{"url":{}}}"#,
+            FORM,
+            no.clone(),
+        ),
+        (
+            "2025-11-25",
+            r#"{"elicitation":{"form":{},"url":{}}}"#,
+            URL,
+            Ok(()),
+        ),
+        (
+            "2025-11-25",
+            r#"{"elicitation":{"form":{},"url":{}}}"#,
+            FORM,
+            Ok(()),
+        ),
         ("2025-11-25", r#"{"sampling":{}}"#, FORM, no.clone()),
         ("2025-06-18", r#"{"elicitation":{}}"#, FORM, Ok(())),
         ("2025-06-18", r#"{"elicitation":{"url":{}}}"#, FORM, Ok(())),

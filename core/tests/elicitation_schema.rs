@@ -39,46 +39,170 @@ fn table() -> Vec<(String, ProtocolVersion, Result<(), ContentError>)> {
     let ok = Ok(());
     vec![
         (obj(""), V0618, ok),
-        (obj(r#""n":{"type":"string","minLength":1,"maxLength":9,"format":"email","title":"N"}"#), V0618, ok),
-        (obj(r#""n":{"type":"number","minimum":0,"maximum":1.5}"#), V0618, ok),
+        (
+            obj(
+                r#""n":{"type":"string","minLength":1,"maxLength":9,"format":"email","title":"N"}"#,
+            ),
+            V0618,
+            ok,
+        ),
+        (
+            obj(r#""n":{"type":"number","minimum":0,"maximum":1.5}"#),
+            V0618,
+            ok,
+        ),
         (obj(r#""n":{"type":"integer","minimum":-3}"#), V0618, ok),
         (obj(r#""b":{"type":"boolean","default":true}"#), V0618, ok),
-        (obj(r#""e":{"type":"string","enum":["a","b"],"enumNames":["A","B"]}"#), V0618, ok),
-        (format!(r#"{{"type":"object","properties":{{"a":{{"type":"string"}}}},"required":["a"]}}"#), V0618, ok),
+        (
+            obj(r#""e":{"type":"string","enum":["a","b"],"enumNames":["A","B"]}"#),
+            V0618,
+            ok,
+        ),
+        (
+            format!(
+                r#"{{"type":"object","properties":{{"a":{{"type":"string"}}}},"required":["a"]}}"#
+            ),
+            V0618,
+            ok,
+        ),
         // 2025-11-25 forms
-        (obj(r#""e":{"type":"string","oneOf":[{"const":"a","title":"A"}],"default":"a"}"#), V1125, ok),
-        (obj(r#""m":{"type":"array","items":{"type":"string","enum":["x","y"]},"minItems":1,"default":["x"]}"#), V1125, ok),
-        (obj(r#""m":{"type":"array","items":{"anyOf":[{"const":"x","title":"X"}]}}"#), V1125, ok),
+        (
+            obj(r#""e":{"type":"string","oneOf":[{"const":"a","title":"A"}],"default":"a"}"#),
+            V1125,
+            ok,
+        ),
+        (
+            obj(
+                r#""m":{"type":"array","items":{"type":"string","enum":["x","y"]},"minItems":1,"default":["x"]}"#,
+            ),
+            V1125,
+            ok,
+        ),
+        (
+            obj(r#""m":{"type":"array","items":{"anyOf":[{"const":"x","title":"X"}]}}"#),
+            V1125,
+            ok,
+        ),
         (obj(r#""s":{"type":"string","default":"d"}"#), V1125, ok),
         (obj(r#""n":{"type":"number","default":2}"#), V1125, ok),
-        (format!(r#"{{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{{}}}}"#), V1125, ok),
+        (
+            format!(
+                r#"{{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{{}}}}"#
+            ),
+            V1125,
+            ok,
+        ),
         // ... which 2025-06-18 does not have
-        (obj(r#""e":{"type":"string","oneOf":[{"const":"a","title":"A"}]}"#), V0618, Err(NotInVersion)),
-        (obj(r#""m":{"type":"array","items":{"type":"string","enum":["x"]}}"#), V0618, Err(NotInVersion)),
-        (obj(r#""s":{"type":"string","default":"d"}"#), V0618, Err(NotInVersion)),
+        (
+            obj(r#""e":{"type":"string","oneOf":[{"const":"a","title":"A"}]}"#),
+            V0618,
+            Err(NotInVersion),
+        ),
+        (
+            obj(r#""m":{"type":"array","items":{"type":"string","enum":["x"]}}"#),
+            V0618,
+            Err(NotInVersion),
+        ),
+        (
+            obj(r#""s":{"type":"string","default":"d"}"#),
+            V0618,
+            Err(NotInVersion),
+        ),
         // not flat, not primitive
-        (obj(r#""o":{"type":"object","properties":{}}"#), V1125, Err(PropertyNotPrimitive)),
-        (obj(r#""a":{"type":"array","items":{"type":"number"}}"#), V1125, Err(PropertyNotPrimitive)),
-        (obj(r#""x":{"type":"null"}"#), V1125, Err(PropertyNotPrimitive)),
-        (obj(r#""x":{"title":"no type"}"#), V1125, Err(PropertyNotPrimitive)),
+        (
+            obj(r#""o":{"type":"object","properties":{}}"#),
+            V1125,
+            Err(PropertyNotPrimitive),
+        ),
+        (
+            obj(r#""a":{"type":"array","items":{"type":"number"}}"#),
+            V1125,
+            Err(PropertyNotPrimitive),
+        ),
+        (
+            obj(r#""x":{"type":"null"}"#),
+            V1125,
+            Err(PropertyNotPrimitive),
+        ),
+        (
+            obj(r#""x":{"title":"no type"}"#),
+            V1125,
+            Err(PropertyNotPrimitive),
+        ),
         (obj(r#""x":3"#), V1125, Err(PropertyNotPrimitive)),
-        (r#"{"type":"array","properties":{}}"#.into(), V1125, Err(SchemaNotObject)),
+        (
+            r#"{"type":"array","properties":{}}"#.into(),
+            V1125,
+            Err(SchemaNotObject),
+        ),
         (r#"{"type":"object"}"#.into(), V1125, Err(SchemaNotObject)),
         (r#"[]"#.into(), V1125, Err(SchemaNotObject)),
         // malformed members
-        (obj(r#""s":{"type":"string","format":"phone"}"#), V1125, Err(FormatInvalid)),
-        (obj(r#""s":{"type":"string","minLength":-1}"#), V1125, Err(BoundInvalid)),
-        (obj(r#""s":{"type":"string","minLength":5,"maxLength":2}"#), V1125, Err(BoundInvalid)),
-        (obj(r#""n":{"type":"number","minimum":"0"}"#), V1125, Err(BoundInvalid)),
-        (obj(r#""e":{"type":"string","enum":[]}"#), V1125, Err(EnumInvalid)),
-        (obj(r#""e":{"type":"string","enum":[1,2]}"#), V1125, Err(EnumInvalid)),
-        (obj(r#""e":{"type":"string","enum":["a"],"enumNames":["A","B"]}"#), V1125, Err(EnumInvalid)),
-        (obj(r#""e":{"type":"string","oneOf":[{"const":"a"}]}"#), V1125, Err(EnumInvalid)),
-        (obj(r#""e":{"type":"string","enum":["a"],"default":"z"}"#), V1125, Err(DefaultInvalid)),
-        (obj(r#""b":{"type":"boolean","default":"yes"}"#), V1125, Err(DefaultInvalid)),
-        (obj(r#""n":{"type":"integer","default":1.5}"#), V1125, Err(DefaultInvalid)),
-        (obj(r#""m":{"type":"array","items":{"type":"string","enum":["x"]},"default":["q"]}"#), V1125, Err(DefaultInvalid)),
-        (format!(r#"{{"type":"object","properties":{{}},"required":["ghost"]}}"#), V1125, Err(RequiredInvalid)),
+        (
+            obj(r#""s":{"type":"string","format":"phone"}"#),
+            V1125,
+            Err(FormatInvalid),
+        ),
+        (
+            obj(r#""s":{"type":"string","minLength":-1}"#),
+            V1125,
+            Err(BoundInvalid),
+        ),
+        (
+            obj(r#""s":{"type":"string","minLength":5,"maxLength":2}"#),
+            V1125,
+            Err(BoundInvalid),
+        ),
+        (
+            obj(r#""n":{"type":"number","minimum":"0"}"#),
+            V1125,
+            Err(BoundInvalid),
+        ),
+        (
+            obj(r#""e":{"type":"string","enum":[]}"#),
+            V1125,
+            Err(EnumInvalid),
+        ),
+        (
+            obj(r#""e":{"type":"string","enum":[1,2]}"#),
+            V1125,
+            Err(EnumInvalid),
+        ),
+        (
+            obj(r#""e":{"type":"string","enum":["a"],"enumNames":["A","B"]}"#),
+            V1125,
+            Err(EnumInvalid),
+        ),
+        (
+            obj(r#""e":{"type":"string","oneOf":[{"const":"a"}]}"#),
+            V1125,
+            Err(EnumInvalid),
+        ),
+        (
+            obj(r#""e":{"type":"string","enum":["a"],"default":"z"}"#),
+            V1125,
+            Err(DefaultInvalid),
+        ),
+        (
+            obj(r#""b":{"type":"boolean","default":"yes"}"#),
+            V1125,
+            Err(DefaultInvalid),
+        ),
+        (
+            obj(r#""n":{"type":"integer","default":1.5}"#),
+            V1125,
+            Err(DefaultInvalid),
+        ),
+        (
+            obj(r#""m":{"type":"array","items":{"type":"string","enum":["x"]},"default":["q"]}"#),
+            V1125,
+            Err(DefaultInvalid),
+        ),
+        (
+            format!(r#"{{"type":"object","properties":{{}},"required":["ghost"]}}"#),
+            V1125,
+            Err(RequiredInvalid),
+        ),
     ]
 }
 
@@ -157,7 +281,9 @@ fn a_modern_server_refuses_an_invalid_schema_in_an_input_request() {
     let nested = Json::new(r#"{"q":{"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{"o":{"type":"object"}}}}}}"#).unwrap();
     assert_eq!(
         s.respond_input_required(id, Some(nested), None),
-        Err(RespondError::InvalidContent(ContentError::PropertyNotPrimitive))
+        Err(RespondError::InvalidContent(
+            ContentError::PropertyNotPrimitive
+        ))
     );
     assert!(take_output(&mut s).is_empty());
     let flat = Json::new(r#"{"q":{"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{"o":{"type":"boolean"}}}}}}"#).unwrap();
@@ -178,18 +304,42 @@ fn answers() -> Vec<(&'static str, Result<(), ContentMismatch>)> {
     use ContentMismatch::*;
     vec![
         (r#"{"action":"accept","content":{"name":"x"}}"#, Ok(())),
-        (r#"{"action":"accept","content":{"name":"x","age":3,"ok":false,"color":"red","tags":["a","b"]}}"#, Ok(())),
+        (
+            r#"{"action":"accept","content":{"name":"x","age":3,"ok":false,"color":"red","tags":["a","b"]}}"#,
+            Ok(()),
+        ),
         (r#"{"action":"decline"}"#, Ok(())),
         (r#"{"action":"cancel"}"#, Ok(())),
         (r#"{"action":"accept","content":{}}"#, Err(MissingRequired)),
         (r#"{"action":"accept"}"#, Err(MissingRequired)),
-        (r#"{"action":"accept","content":{"name":7}}"#, Err(WrongType)),
-        (r#"{"action":"accept","content":{"name":"x","age":1.5}}"#, Err(WrongType)),
-        (r#"{"action":"accept","content":{"name":"x","ok":"yes"}}"#, Err(WrongType)),
-        (r#"{"action":"accept","content":{"name":"x","extra":1}}"#, Err(WrongType)),
-        (r#"{"action":"accept","content":{"name":"x","color":"green"}}"#, Err(NotInEnum)),
-        (r#"{"action":"accept","content":{"name":"x","tags":["z"]}}"#, Err(NotInEnum)),
-        (r#"{"action":"accept","content":{"name":"x","tags":"a"}}"#, Err(WrongType)),
+        (
+            r#"{"action":"accept","content":{"name":7}}"#,
+            Err(WrongType),
+        ),
+        (
+            r#"{"action":"accept","content":{"name":"x","age":1.5}}"#,
+            Err(WrongType),
+        ),
+        (
+            r#"{"action":"accept","content":{"name":"x","ok":"yes"}}"#,
+            Err(WrongType),
+        ),
+        (
+            r#"{"action":"accept","content":{"name":"x","extra":1}}"#,
+            Err(WrongType),
+        ),
+        (
+            r#"{"action":"accept","content":{"name":"x","color":"green"}}"#,
+            Err(NotInEnum),
+        ),
+        (
+            r#"{"action":"accept","content":{"name":"x","tags":["z"]}}"#,
+            Err(NotInEnum),
+        ),
+        (
+            r#"{"action":"accept","content":{"name":"x","tags":"a"}}"#,
+            Err(WrongType),
+        ),
         (r#"{"action":"maybe"}"#, Err(Shape)),
         (r#"{"action":"accept","content":[]}"#, Err(Shape)),
     ]
@@ -207,7 +357,10 @@ fn content_table_through_the_checker() {
 #[test]
 fn a_legacy_server_reports_an_answer_that_does_not_match_its_schema() {
     for (answer, want) in answers() {
-        let mut p = Pair::with(server_config(SERVER_CAPS), client_config(r#"{"elicitation":{}}"#));
+        let mut p = Pair::with(
+            server_config(SERVER_CAPS),
+            client_config(r#"{"elicitation":{}}"#),
+        );
         p.handshake();
         let params = format!(r#"{{"message":"who?","requestedSchema":{SCHEMA}}}"#);
         let h = p

@@ -386,9 +386,7 @@ enum Options<'a> {
 impl Options<'_> {
     fn contains(self, s: JsonStr<'_>) -> bool {
         match self {
-            Options::Enum(e) => e
-                .elements()
-                .any(|x| x.as_str().is_some_and(|x| same(x, s))),
+            Options::Enum(e) => e.elements().any(|x| x.as_str().is_some_and(|x| same(x, s))),
             Options::Titled(t) => t.elements().any(|x| {
                 x.get("const")
                     .and_then(|c| c.as_str())
@@ -453,9 +451,13 @@ pub enum ContentMismatch {
 ///
 /// # Errors
 /// The first mismatch.
-pub fn check_elicitation_content(schema: Json<'_>, result: Json<'_>) -> Result<(), ContentMismatch> {
+pub fn check_elicitation_content(
+    schema: Json<'_>,
+    result: Json<'_>,
+) -> Result<(), ContentMismatch> {
     let action = result.get("action").and_then(|a| a.as_str());
-    let Some(action) = action.filter(|a| ["accept", "decline", "cancel"].iter().any(|k| a.eq_str(k)))
+    let Some(action) =
+        action.filter(|a| ["accept", "decline", "cancel"].iter().any(|k| a.eq_str(k)))
     else {
         return Err(ContentMismatch::Shape);
     };
@@ -575,7 +577,10 @@ pub fn check_sampling(params: Json<'_>, v: ProtocolVersion) -> Result<(), Conten
             return Err(ContentError::ToolChoiceInvalid);
         }
     }
-    let Some(messages) = params.get("messages").filter(|m| m.kind() == JsonKind::Array) else {
+    let Some(messages) = params
+        .get("messages")
+        .filter(|m| m.kind() == JsonKind::Array)
+    else {
         return Ok(());
     };
     for m in messages.elements() {

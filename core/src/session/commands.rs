@@ -137,7 +137,10 @@ impl Core<'_> {
     ) -> Result<Option<&'p str>, SendError> {
         use crate::protocol::content::{self, ElicitationMode};
         let p = params.unwrap_or(Json::EMPTY_OBJECT);
-        let version = self.life.version().unwrap_or(ProtocolVersion::LATEST_LEGACY);
+        let version = self
+            .life
+            .version()
+            .unwrap_or(ProtocolVersion::LATEST_LEGACY);
         match method {
             Method::ElicitationCreate => {
                 let schema = match content::elicitation_mode(p) {

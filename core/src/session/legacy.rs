@@ -119,15 +119,20 @@ impl Core<'_> {
     /// `content-rules`, params that break the revision's content rules.
     fn client_feature_refusal(&self, method: Method, p: Json<'_>) -> Option<&'static str> {
         use crate::protocol::content;
-        let version = self.life.version().unwrap_or(ProtocolVersion::LATEST_LEGACY);
+        let version = self
+            .life
+            .version()
+            .unwrap_or(ProtocolVersion::LATEST_LEGACY);
         match method {
             Method::ElicitationCreate => {
                 #[cfg(feature = "content-rules")]
                 if content::check_elicitation(p, version, false).is_err() {
-                    return Some("Invalid params: requestedSchema is not a flat object of primitives allowed in this revision");
+                    return Some(
+                        "Invalid params: requestedSchema is not a flat object of primitives allowed in this revision",
+                    );
                 }
-                let declared =
-                    content::elicitation_needs(p, version).is_some_and(|c| self.own_caps.contains(c));
+                let declared = content::elicitation_needs(p, version)
+                    .is_some_and(|c| self.own_caps.contains(c));
                 (!declared).then_some("Invalid params: elicitation mode not declared by the client")
             }
             Method::SamplingCreateMessage => {

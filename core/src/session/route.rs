@@ -525,8 +525,7 @@ impl Core<'_> {
                 .and_then(|b| core::str::from_utf8(b).ok())
                 .map(Json::from_validated);
             if let Some(schema) = schema {
-                return crate::protocol::content::check_elicitation_content(schema, result)
-                    .is_ok();
+                return crate::protocol::content::check_elicitation_content(schema, result).is_ok();
             }
         }
         let _ = result;

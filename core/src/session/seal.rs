@@ -84,7 +84,12 @@ impl Key {
         state: &str,
         buf: &'b mut [u8; 72],
     ) -> Option<&'b str> {
-        let mac = self.mac(method, binding, expiry, JsonStr::from_validated(state, false))?;
+        let mac = self.mac(
+            method,
+            binding,
+            expiry,
+            JsonStr::from_validated(state, false),
+        )?;
         let mut n = 0;
         let mut put = |b: &[u8]| {
             buf[n..n + b.len()].copy_from_slice(b);
@@ -119,13 +124,14 @@ impl Key {
             rest.get(MAC_LEN..).ok_or(Unsealed::Invalid)?,
         );
         let plain = rest.strip_prefix('.').ok_or(Unsealed::Invalid)?;
-        let want = self.mac(
-            method,
-            binding,
-            expiry,
-            JsonStr::from_validated(plain, state.is_escaped()),
-        )
-        .ok_or(Unsealed::Invalid)?;
+        let want = self
+            .mac(
+                method,
+                binding,
+                expiry,
+                JsonStr::from_validated(plain, state.is_escaped()),
+            )
+            .ok_or(Unsealed::Invalid)?;
         // Constant time in the MAC's bytes.
         let diff = want
             .iter()
@@ -205,14 +211,22 @@ mod tests {
     fn round_trip_and_tamper() {
         let k = Key::new(b"0123456789abcdef0123456789abcdef").unwrap();
         let mut buf = [0u8; 72];
-        let prefix = k.seal(Method::ToolsCall, 7, 1000, "step=2", &mut buf).unwrap();
+        let prefix = k
+            .seal(Method::ToolsCall, 7, 1000, "step=2", &mut buf)
+            .unwrap();
         assert_eq!(prefix.len(), 3 + 4 + 1 + 43 + 1);
         let sealed = std::format!("{prefix}step=2");
         let s = JsonStr::from_validated(&sealed, false);
         assert_eq!(k.open(Method::ToolsCall, 7, 999, s), Ok("step=2"));
-        assert_eq!(k.open(Method::ToolsCall, 7, 1001, s), Err(Unsealed::Expired));
+        assert_eq!(
+            k.open(Method::ToolsCall, 7, 1001, s),
+            Err(Unsealed::Expired)
+        );
         assert_eq!(k.open(Method::ToolsCall, 8, 999, s), Err(Unsealed::Invalid));
-        assert_eq!(k.open(Method::PromptsGet, 7, 999, s), Err(Unsealed::Invalid));
+        assert_eq!(
+            k.open(Method::PromptsGet, 7, 999, s),
+            Err(Unsealed::Invalid)
+        );
         let forged = sealed.replace("step=2", "step=9");
         let f = JsonStr::from_validated(&forged, false);
         assert_eq!(k.open(Method::ToolsCall, 7, 999, f), Err(Unsealed::Invalid));
