@@ -33,20 +33,10 @@ fn table() -> Vec<(
     let nv = Err(SendError::NotInVersion(Method::ElicitationCreate));
     vec![
         ("2025-11-25", r#"{"elicitation":{}}"#, FORM, Ok(())),
-        ("2025-11-25", r#"{"elicitation":{}}"#, URL, no.clone()),
-        (
-            "2025-11-25",
-            r#"{"elicitation":{"form":{}}}"#,
-            URL,
-            no.clone(),
-        ),
+        ("2025-11-25", r#"{"elicitation":{}}"#, URL, no),
+        ("2025-11-25", r#"{"elicitation":{"form":{}}}"#, URL, no),
         ("2025-11-25", r#"{"elicitation":{"url":{}}}"#, URL, Ok(())),
-        (
-            "2025-11-25",
-            r#"{"elicitation":{"url":{}}}"#,
-            FORM,
-            no.clone(),
-        ),
+        ("2025-11-25", r#"{"elicitation":{"url":{}}}"#, FORM, no),
         (
             "2025-11-25",
             r#"{"elicitation":{"form":{},"url":{}}}"#,
@@ -59,7 +49,7 @@ fn table() -> Vec<(
             FORM,
             Ok(()),
         ),
-        ("2025-11-25", r#"{"sampling":{}}"#, FORM, no.clone()),
+        ("2025-11-25", r#"{"sampling":{}}"#, FORM, no),
         ("2025-06-18", r#"{"elicitation":{}}"#, FORM, Ok(())),
         ("2025-06-18", r#"{"elicitation":{"url":{}}}"#, FORM, Ok(())),
         ("2025-06-18", r#"{"elicitation":{"url":{}}}"#, URL, nv),

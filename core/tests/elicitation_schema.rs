@@ -59,9 +59,7 @@ fn table() -> Vec<(String, ProtocolVersion, Result<(), ContentError>)> {
             ok,
         ),
         (
-            format!(
-                r#"{{"type":"object","properties":{{"a":{{"type":"string"}}}},"required":["a"]}}"#
-            ),
+            r#"{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}"#.to_string(),
             V0618,
             ok,
         ),
@@ -86,9 +84,7 @@ fn table() -> Vec<(String, ProtocolVersion, Result<(), ContentError>)> {
         (obj(r#""s":{"type":"string","default":"d"}"#), V1125, ok),
         (obj(r#""n":{"type":"number","default":2}"#), V1125, ok),
         (
-            format!(
-                r#"{{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{{}}}}"#
-            ),
+            r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{}}"#.to_string(),
             V1125,
             ok,
         ),
@@ -199,7 +195,7 @@ fn table() -> Vec<(String, ProtocolVersion, Result<(), ContentError>)> {
             Err(DefaultInvalid),
         ),
         (
-            format!(r#"{{"type":"object","properties":{{}},"required":["ghost"]}}"#),
+            r#"{"type":"object","properties":{},"required":["ghost"]}"#.to_string(),
             V1125,
             Err(RequiredInvalid),
         ),
