@@ -419,3 +419,29 @@ fn the_kept_schema_is_freed_with_the_request() {
         p.drive();
     }
 }
+
+#[test]
+fn a_modern_client_treats_an_input_request_with_an_invalid_schema_as_an_invalid_result() {
+    let mut cc = client_config(r#"{"elicitation":{}}"#);
+    cc.versions = picomcp::protocol::Versions::ALL;
+    let mut p = Pair::with(server_config(SERVER_CAPS), cc);
+    p.handshake();
+    assert_eq!(p.client.era(), picomcp::session::Era::Modern);
+    let h = p
+        .client
+        .send_request(
+            p.now,
+            Method::ToolsCall,
+            Some(Json::new(r#"{"name":"x"}"#).unwrap()),
+            RequestOptions::default(),
+        )
+        .unwrap();
+    let _ = take_output(&mut p.client);
+    let nested = r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"q":{"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{"o":{"type":"object"}}}}}}}}"#;
+    let (_, ev) = feed(&mut p.client, 0, format!("{nested}\n").as_bytes());
+    assert_eq!(ev[0], "violation InvalidResult");
+    assert!(
+        ev[1].starts_with(&format!("InvalidResult {{ id: {h:?}")),
+        "{ev:?}"
+    );
+}
