@@ -86,6 +86,7 @@ impl Core<'_> {
             }
             _ => {
                 let p = params.unwrap_or(Json::EMPTY_OBJECT);
+                #[cfg(feature = "client")]
                 if self.role == Role::Client
                     && let Some(why) = self.client_feature_refusal(method, p)
                 {
@@ -113,6 +114,7 @@ impl Core<'_> {
         }
     }
 
+    #[cfg(feature = "client")]
     /// Client: why an `elicitation/create` or `sampling/createMessage` from the server
     /// must be refused with -32602 (the message sent): a mode or tools we did not declare
     /// (DIGEST §10.2: "clients answer an undeclared mode with -32602"), or, with

@@ -280,6 +280,7 @@ impl<'s> Session<'s> {
             cache_public: config.cache_public,
             probe_timeout_ms: config.probe_timeout_ms,
             batch: BatchState::new(at + config.arena_bytes, config.batch_bytes),
+            #[cfg(feature = "seal")]
             now,
             #[cfg(feature = "seal")]
             state_key,

@@ -157,8 +157,10 @@ impl Core<'_> {
         }
         // A sealed `requestState` is verified, and the host sees the params without the
         // seal: the text before the state, the host's own state, the text after it.
+        #[allow(unused_mut)]
+        let mut parts = [params.as_raw(), "", ""];
+        #[cfg(feature = "seal")]
         let raw = params.as_raw();
-        let mut parts = [raw, "", ""];
         #[cfg(feature = "seal")]
         let binding = match self.unseal_state(method, params) {
             Ok((b, Some((at, plain, end)))) => {
