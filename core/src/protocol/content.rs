@@ -36,8 +36,8 @@ pub enum ContentError {
     /// A malformed enum: `enum`/`oneOf`/`anyOf` not a non-empty list of strings or
     /// `{const, title}` strings, `enumNames` not as long as `enum`.
     EnumInvalid,
-    /// An enum form or a `default` that the revision does not have (titled `oneOf`,
-    /// multi-select arrays and string/number defaults are 2025-11-25).
+    /// An enum form the revision does not have (titled `oneOf` and multi-select arrays
+    /// are 2025-11-25).
     NotInVersion,
     /// A string `format` other than `email`, `uri`, `date`, `date-time`.
     FormatInvalid,
@@ -283,10 +283,9 @@ fn check_property(p: Json<'_>, v: ProtocolVersion) -> Result<(), ContentError> {
             }
             (None, None) => None,
         };
+        // `default` is 2025-11-25's, but a 2025-06-18 client ignores an unknown member
+        // (the schema's objects are open), so it is only type-checked there.
         if let Some(d) = default {
-            if !enums {
-                return Err(ContentError::NotInVersion);
-            }
             let s = d.as_str().ok_or(ContentError::DefaultInvalid)?;
             if options.is_some_and(|o| !o.contains(s)) {
                 return Err(ContentError::DefaultInvalid);
@@ -309,9 +308,6 @@ fn check_property(p: Json<'_>, v: ProtocolVersion) -> Result<(), ContentError> {
             return Err(ContentError::BoundInvalid);
         }
         if let Some(d) = default {
-            if !enums {
-                return Err(ContentError::NotInVersion);
-            }
             let ok = d.kind() == JsonKind::Number && (ty.eq_str("number") || d.is_integer());
             if !ok {
                 return Err(ContentError::DefaultInvalid);
