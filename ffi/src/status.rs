@@ -108,6 +108,11 @@ pub enum picomcp_status {
     /// 2026-07-28: the params of a request that may need an MRTR retry do not fit the
     /// arena (raise `picomcp_config.arena_bytes`).
     ArenaFull = -46,
+    /// The params break a content rule of the revision: an elicitation `requestedSchema`
+    /// that is not a flat object of primitives, malformed sampling `tools`/`toolChoice`.
+    InvalidContent = -47,
+    /// `state_key` is shorter than 16 bytes, or the library was built without sealing.
+    BadStateKey = -48,
 
     /// JSON: no member with that name, or the index is past the end.
     NotFound = -50,
@@ -163,6 +168,8 @@ impl picomcp_status {
         Self::InputNotAllowed,
         Self::BadChange,
         Self::ArenaFull,
+        Self::InvalidContent,
+        Self::BadStateKey,
         Self::NotFound,
         Self::WrongType,
         Self::OutOfRange,
@@ -323,6 +330,14 @@ impl picomcp_status {
             S::ArenaFull => (
                 "PICOMCP_STATUS_ARENA_FULL",
                 "the arena cannot keep the params for a retry; raise arena_bytes",
+            ),
+            S::InvalidContent => (
+                "PICOMCP_STATUS_INVALID_CONTENT",
+                "the params break a content rule (elicitation schema, sampling tools)",
+            ),
+            S::BadStateKey => (
+                "PICOMCP_STATUS_BAD_STATE_KEY",
+                "state_key must be at least 16 bytes",
             ),
             S::NotFound => ("PICOMCP_STATUS_NOT_FOUND", "no such member or element"),
             S::WrongType => (
