@@ -4,6 +4,7 @@
 //! - [`JsonWriter`] builds JSON into a caller buffer.
 //! - Typed use goes through serde-json-core: [`Json::deserialize`], [`JsonWriter::serialize`].
 
+mod canonical;
 mod number;
 mod scan;
 #[cfg(target_pointer_width = "64")]
@@ -11,6 +12,7 @@ pub(crate) mod scan_fast;
 mod value;
 mod write;
 
+pub use canonical::{CANONICAL_MAX_DEPTH, CANONICAL_MAX_MEMBERS, write_canonical};
 pub use scan::{DEFAULT_MAX_DEPTH, JsonError, JsonErrorKind, MAX_DEPTH_CAP};
 pub(crate) use scan::{Scanner, StrSpan};
 pub use value::{Elements, Json, JsonKind, JsonStr, Members, Unescape};

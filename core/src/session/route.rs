@@ -45,6 +45,9 @@ pub(crate) struct Core<'s> {
     pub(crate) cache_public: bool,
     pub(crate) probe_timeout_ms: u64,
     pub(crate) batch: BatchState,
+    /// Client: the tool pins (`Storage::pins`).
+    #[cfg(feature = "client")]
+    pub(crate) pins: super::pins::PinTable<'s>,
 }
 
 impl Core<'_> {
@@ -474,6 +477,10 @@ impl Core<'_> {
             #[cfg(feature = "client")]
             Ok(result) if self.life.is_modern() => self.on_modern_result(ev, i, result),
             Ok(result) => {
+                #[cfg(feature = "client")]
+                if self.role == Role::Client && self.outbound.slot(i).method == Method::ToolsList {
+                    self.check_pins(ev, result);
+                }
                 self.finish_outbound(i);
                 ev.push(Entry::Response { id }, &[result.as_raw()]);
             }
