@@ -134,7 +134,14 @@ fn string<S: FnMut(&[u8])>(s: JsonStr<'_>, sink: &mut S) {
                 c if (c as u32) < 0x20 => {
                     const HEX: &[u8; 16] = b"0123456789abcdef";
                     let b = c as u8;
-                    sink(&[b'\\', b'u', b'0', b'0', HEX[(b >> 4) as usize], HEX[(b & 15) as usize]]);
+                    sink(&[
+                        b'\\',
+                        b'u',
+                        b'0',
+                        b'0',
+                        HEX[(b >> 4) as usize],
+                        HEX[(b & 15) as usize],
+                    ]);
                     continue;
                 }
                 c => {
@@ -205,10 +212,16 @@ mod tests {
     #[test]
     fn table() {
         let cases: &[(&str, &str)] = &[
-            (r#" { "b" : 1 , "a" : [ true , null ] } "#, r#"{"a":[true,null],"b":1}"#),
+            (
+                r#" { "b" : 1 , "a" : [ true , null ] } "#,
+                r#"{"a":[true,null],"b":1}"#,
+            ),
             (r#"{"\u0062":1,"a":2}"#, r#"{"a":2,"b":1}"#),
             (r#""\u00e9\/x""#, "\"\u{e9}/x\""),
-            (r#""tab\u0009 nl\n q\" bs\\ bel\u0007""#, r#""tab\t nl\n q\" bs\\ bel\u0007""#),
+            (
+                r#""tab\u0009 nl\n q\" bs\\ bel\u0007""#,
+                r#""tab\t nl\n q\" bs\\ bel\u0007""#,
+            ),
             ("1.0", "1"),
             ("1e2", "100"),
             ("-0", "0"),
@@ -219,7 +232,10 @@ mod tests {
             // Equal names keep their document order.
             (r#"{"a":2,"a":1}"#, r#"{"a":2,"a":1}"#),
             (r#"{"é":1,"z":2,"A":3}"#, "{\"A\":3,\"z\":2,\"\u{e9}\":1}"),
-            (r#"{"x":{"d":1,"c":{"b":1,"a":2}}}"#, r#"{"x":{"c":{"a":2,"b":1},"d":1}}"#),
+            (
+                r#"{"x":{"d":1,"c":{"b":1,"a":2}}}"#,
+                r#"{"x":{"c":{"a":2,"b":1},"d":1}}"#,
+            ),
         ];
         for (input, want) in cases {
             assert_eq!(canonical(input), *want, "{input}");

@@ -191,7 +191,9 @@ impl Entry {
             #[cfg(feature = "client")]
             Entry::ToolChanged { escaped } => {
                 let digest = |r: core::ops::Range<usize>| {
-                    text.get(r).and_then(ToolDigest::from_hex).unwrap_or_default()
+                    text.get(r)
+                        .and_then(ToolDigest::from_hex)
+                        .unwrap_or_default()
                 };
                 Event::ToolChanged {
                     old: digest(0..32),

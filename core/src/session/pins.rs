@@ -227,7 +227,10 @@ impl super::route::Core<'_> {
             let entry = Entry::ToolChanged {
                 escaped: name.is_escaped(),
             };
-            ev.push(entry, &[old.to_hex(&mut a), digest.to_hex(&mut b), name.raw()]);
+            ev.push(
+                entry,
+                &[old.to_hex(&mut a), digest.to_hex(&mut b), name.raw()],
+            );
         }
         if unpinned > 0 || unreported > 0 {
             ev.push(
@@ -250,9 +253,15 @@ mod tests {
         let d = ToolDigest([0xab; 16]);
         let mut buf = [0u8; 32];
         assert_eq!(d.to_hex(&mut buf), "abababababababababababababababab");
-        assert_eq!(ToolDigest::from_hex("ABABABABABABABABABABABABABABABAB"), Some(d));
+        assert_eq!(
+            ToolDigest::from_hex("ABABABABABABABABABABABABABABABAB"),
+            Some(d)
+        );
         assert_eq!(ToolDigest::from_hex("abab"), None);
-        assert_eq!(ToolDigest::from_hex("zbababababababababababababababab"), None);
+        assert_eq!(
+            ToolDigest::from_hex("zbababababababababababababababab"),
+            None
+        );
     }
 
     #[test]
@@ -261,9 +270,14 @@ mod tests {
         let base = t(r#"{"name":"a","description":"d","inputSchema":{"type":"object"}}"#);
         assert_eq!(
             base,
-            t(r#"{"inputSchema":{"type":"object"},"_meta":{"x":1},"icons":[],"description":"d","name":"a"}"#)
+            t(
+                r#"{"inputSchema":{"type":"object"},"_meta":{"x":1},"icons":[],"description":"d","name":"a"}"#
+            )
         );
-        assert_ne!(base, t(r#"{"name":"a","description":"d2","inputSchema":{"type":"object"}}"#));
+        assert_ne!(
+            base,
+            t(r#"{"name":"a","description":"d2","inputSchema":{"type":"object"}}"#)
+        );
         assert_ne!(
             base,
             t(r#"{"name":"a","description":"d","inputSchema":{"type":"object"},"annotations":{}}"#)
