@@ -235,6 +235,9 @@ pub(crate) struct Probe {
     pub(crate) changed: Vec<(String, ToolDigest, ToolDigest)>,
     /// `--lint-results`.
     pub(crate) lint_results: bool,
+    /// The server sent `notifications/tools/list_changed`: the tools are listed again
+    /// at the end of the tools check, and checked against the pins.
+    pub(crate) tools_list_changed: bool,
 }
 
 impl Probe {
@@ -296,6 +299,7 @@ impl Probe {
             pins: pins.cloned(),
             changed: Vec::new(),
             lint_results: args.lint_results,
+            tools_list_changed: false,
         })
     }
 
@@ -508,6 +512,7 @@ impl Probe {
                 self.answer_server(id, method, params.as_deref())
             }
             Incoming::Notification { method, params } => {
+                self.tools_list_changed |= method == Method::ToolsListChanged;
                 self.report
                     .traffic
                     .push(describe_notification(method, params.as_deref()));

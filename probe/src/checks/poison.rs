@@ -44,26 +44,48 @@ impl Probe {
         }
     }
 
-    /// `--pin FILE`: saves the listed tools' pins when the file is new, else checks them:
-    /// one failed check per changed tool (the core's `ToolChanged` events, and the
-    /// probe's own comparison for pins the session's table could not hold).
-    pub(crate) fn check_pins(&mut self, items: &[String]) {
+    /// Tool pins. `first` is the first list, `last` the list after `list_changed` (or
+    /// `first` again). Without `--pin`, a change between them (the core's `ToolChanged`)
+    /// is a warning. With `--pin FILE`: a new FILE saves `first`'s pins; then `last` is
+    /// checked against the saved pins (FILE's, or `first`'s just saved), one failed check
+    /// per changed tool, naming the fields that changed (the core's `ToolChanged`
+    /// events, and the probe's own comparison for pins the session's table could not
+    /// hold).
+    pub(crate) fn check_pins(&mut self, first: &[String], last: &[String]) {
         let Some(path) = self.pin_path.clone() else {
+            let first = PinFile::of_tools(first);
+            let last = PinFile::of_tools(last);
+            for (name, old, new) in self.changed.clone() {
+                let what = match (first.tools.get(&name), last.tools.get(&name)) {
+                    (Some(a), Some(b)) => field_diff(&a.definition, &b.definition).join("; "),
+                    _ => String::new(),
+                };
+                self.report.warnings.push(format!(
+                    "tool `{name}` changed during the session (pin {old} → {new}): {what} [tool-changed]"
+                ));
+            }
             return;
         };
         self.report.section("pins");
-        let now = PinFile::of_tools(items);
-        let Some(saved) = self.pins.clone() else {
-            let outcome = match now.save(&path) {
-                Ok(()) => Outcome::Ok(format!(
-                    "saved {} to {}",
-                    count(now.tools.len(), "tool"),
-                    path.display()
-                )),
-                Err(e) => Outcome::Failed(e),
-            };
-            self.report.check("pin tools", outcome, None);
-            return;
+        let now = PinFile::of_tools(last);
+        let saved = match self.pins.clone() {
+            Some(saved) => saved,
+            None => {
+                let baseline = PinFile::of_tools(first);
+                let outcome = match baseline.save(&path) {
+                    Ok(()) => Outcome::Ok(format!(
+                        "saved {} to {}",
+                        count(baseline.tools.len(), "tool"),
+                        path.display()
+                    )),
+                    Err(e) => Outcome::Failed(e),
+                };
+                self.report.check("pin tools", outcome, None);
+                if first == last {
+                    return;
+                }
+                baseline
+            }
         };
         let mut changed: Vec<String> = self.changed.iter().map(|c| c.0.clone()).collect();
         for (name, pin) in &now.tools {
@@ -80,10 +102,17 @@ impl Probe {
                 continue;
             };
             let what = field_diff(&old.definition, &new.definition).join("; ");
+            // Who saw it: the session (its `ToolChanged` event), or only the probe's own
+            // comparison (a pin the session's table had no room for).
+            let by = if self.changed.iter().any(|c| &c.0 == name) {
+                "the session's ToolChanged"
+            } else {
+                "the probe's comparison"
+            };
             self.report.check(
                 format!("tool `{name}` unchanged"),
                 Outcome::Failed(format!(
-                    "changed since {} (pin {} → {}): {what}",
+                    "changed since {} (pin {} → {}, {by}): {what}",
                     path.display(),
                     old.digest,
                     new.digest

@@ -71,7 +71,23 @@ impl Probe {
             };
             timeouts += usize::from(timed_out);
         }
-        self.check_pins(&items);
+        // A server that announced a new list is listed again: a changed definition
+        // (rug pull) shows as the core's `ToolChanged` against the first list's pins.
+        let mut last = None;
+        if self.tools_list_changed && self.session.phase() != Phase::Closed && !self.broken {
+            self.report
+                .info("the server sent tools/list_changed: listing again".into());
+            last = self.list(
+                Method::ToolsList,
+                "tools",
+                "tool",
+                &[NAME, ("inputSchema", JsonKind::Object)],
+            );
+            if let Some(relisted) = &last {
+                self.lint_definitions("tool", relisted);
+            }
+        }
+        self.check_pins(&items, last.as_deref().unwrap_or(&items));
     }
 
     /// Calls a tool with arguments generated from its input schema. An error answer to
