@@ -53,6 +53,9 @@ impl Probe {
     /// hold).
     pub(crate) fn check_pins(&mut self, first: &[String], last: &[String]) {
         let Some(path) = self.pin_path.clone() else {
+            if self.changed.is_empty() {
+                return;
+            }
             let first = PinFile::of_tools(first);
             let last = PinFile::of_tools(last);
             for (name, old, new) in self.changed.clone() {
