@@ -4,11 +4,12 @@
 //!
 //! Input layouts (all targets accept any bytes; the layouts only give the bytes meaning):
 //! - `framing`: `[cap] [flags] [split offsets: 2 bytes each] stream...`
-//! - `json_scanner`: the JSON text itself.
+//! - `json_scanner`, `canonical`: the JSON text itself.
 //! - `jsonrpc_parse`: `[limits selector] line...`
 //! - `server_session` / `client_session`: `[config] [chunk seed] command...` (see
 //!   [`session`]).
 
+pub mod canonical;
 pub mod framing;
 pub mod json_scanner;
 pub mod jsonrpc_parse;
