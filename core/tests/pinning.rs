@@ -11,7 +11,8 @@ use picomcp::session::{
     tool_name_key,
 };
 
-type PinMem<const PINS: usize> = StaticStorage<4096, 16384, 16384, 8, 8, 4096, 16, PINS>;
+type PinMem<const PINS: usize, const SLOTS: usize = 16> =
+    StaticStorage<4096, 16384, 16384, 8, 8, 4096, SLOTS, PINS>;
 
 const V1: &str = r#"{"tools":[{"name":"add","description":"Adds two numbers.","inputSchema":{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}}}},{"name":"echo","description":"Echoes.","inputSchema":{"type":"object"}}]}"#;
 /// V1 written another way: member order, whitespace, escapes and `1.0` do not count.
@@ -25,11 +26,11 @@ struct Pair {
     now: u64,
 }
 
-fn client_with<const PINS: usize>(
+fn client_with<const PINS: usize, const SLOTS: usize>(
     config: &Config<'static>,
     preload: &[ToolPin],
 ) -> Session<'static> {
-    let mem: &'static mut PinMem<PINS> = Box::leak(Box::new(PinMem::new()));
+    let mem: &'static mut PinMem<PINS, SLOTS> = Box::leak(Box::new(PinMem::new()));
     let mut storage = mem.as_storage();
     for (slot, pin) in storage.pins.iter_mut().zip(preload) {
         *slot = Some(*pin);
@@ -39,12 +40,19 @@ fn client_with<const PINS: usize>(
 
 impl Pair {
     fn new<const PINS: usize>(versions: Versions, preload: &[ToolPin]) -> Self {
+        Self::with_slots::<PINS, 16>(versions, preload)
+    }
+
+    fn with_slots<const PINS: usize, const SLOTS: usize>(
+        versions: Versions,
+        preload: &[ToolPin],
+    ) -> Self {
         let mut cc = client_config(r#"{}"#);
         cc.versions = versions;
         let mut sc = server_config(SERVER_CAPS);
         sc.versions = versions;
         let mut p = Pair {
-            client: client_with::<PINS>(&cc, preload),
+            client: client_with::<PINS, SLOTS>(&cc, preload),
             server: Session::new(&sc, common::storage(), 0).unwrap(),
             now: 0,
         };
@@ -256,4 +264,28 @@ fn flat_event_carries_name_and_digests() {
         f.digests,
         Some((digest_of(V1, "add"), digest_of(V2, "add")))
     );
+}
+
+#[test]
+fn changes_that_do_not_fit_the_event_queue_are_counted_and_reported_later() {
+    // Four event slots: room for two changes, the count and the response.
+    let mut p = Pair::with_slots::<8, 4>(Versions::LEGACY, &[]);
+    let list = |d: &str| {
+        format!(
+            r#"{{"tools":[{{"name":"a","description":"{d}"}},{{"name":"b","description":"{d}"}},{{"name":"c","description":"{d}"}}]}}"#
+        )
+    };
+    let (v1, v2) = (list("one"), list("two"));
+    assert_eq!(p.list(&v1), ["response"]);
+    assert_eq!(
+        p.list(&v2),
+        [
+            changed(&v1, &v2, "a"),
+            changed(&v1, &v2, "b"),
+            "pins_incomplete 0 1".into(),
+            "response".into()
+        ]
+    );
+    // `c` kept its old pin, so the next list reports it.
+    assert_eq!(p.list(&v2), [changed(&v1, &v2, "c"), "response".into()]);
 }
