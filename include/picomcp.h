@@ -779,6 +779,17 @@ enum picomcp_event_kind
    */
   PICOMCP_EVENT_KIND_SUBSCRIPTION_ENDED = 15,
   /**
+   * Client: a tool in a `tools/list` result differs from its pin (rug-pull
+   * detection). `text`: the tool's name (unescaped); `json`:
+   * `{"old":"<32 hex>","new":"<32 hex>"}`, the pinned digest and the new one.
+   */
+  PICOMCP_EVENT_KIND_TOOL_CHANGED = 16,
+  /**
+   * Client: tools of a `tools/list` result went unchecked (no free pin, or the
+   * change event did not fit the queue now). `json`: `{"unpinned":N,"unreported":M}`.
+   */
+  PICOMCP_EVENT_KIND_PINS_INCOMPLETE = 17,
+  /**
    * An event this library does not know yet (from a newer core); ignore it.
    */
   PICOMCP_EVENT_KIND_OTHER = 99,

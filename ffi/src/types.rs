@@ -245,6 +245,13 @@ pub enum picomcp_event_kind {
     InvalidResult = 14,
     /// Client, 2026-07-28: the server ended our `subscriptions/listen` stream `id`.
     SubscriptionEnded = 15,
+    /// Client: a tool in a `tools/list` result differs from its pin (rug-pull
+    /// detection). `text`: the tool's name (unescaped); `json`:
+    /// `{"old":"<32 hex>","new":"<32 hex>"}`, the pinned digest and the new one.
+    ToolChanged = 16,
+    /// Client: tools of a `tools/list` result went unchecked (no free pin, or the
+    /// change event did not fit the queue now). `json`: `{"unpinned":N,"unreported":M}`.
+    PinsIncomplete = 17,
     /// An event this library does not know yet (from a newer core); ignore it.
     Other = 99,
 }
