@@ -318,6 +318,10 @@ pub(crate) fn trim_json_ws(text: &str) -> &str {
 /// beats `memchr`'s set-up on them; a long one (an echoed text, base64) goes to `memchr`
 /// on hosts, which searches 16 or 32 bytes per step.
 #[inline]
+#[allow(
+    clippy::manual_contains,
+    reason = "`contains` is memchr, slower on the short strings this loop is for"
+)]
 fn has_backslash(raw: &str) -> bool {
     let b = raw.as_bytes();
     #[cfg(not(target_os = "none"))]
