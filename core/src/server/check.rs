@@ -110,12 +110,7 @@ pub(super) fn catalog(c: &Catalog<'_>, o: &Options) -> Result<(), DefinitionErro
         });
     }
     for (i, t) in c.tools.iter().enumerate() {
-        let at = |field, kind| DefinitionError {
-            table: Table::Tools,
-            index: i,
-            field,
-            kind,
-        };
+        let at = at(Table::Tools, i);
         name(t.name, "name", &at)?;
         if c.tools[..i].iter().any(|o| o.name == t.name) {
             return Err(at("name", DefinitionErrorKind::Duplicate));
@@ -130,12 +125,7 @@ pub(super) fn catalog(c: &Catalog<'_>, o: &Options) -> Result<(), DefinitionErro
         json(t.meta, JsonKind::Object, "_meta", &at)?;
     }
     for (i, r) in c.resources.iter().enumerate() {
-        let at = |field, kind| DefinitionError {
-            table: Table::Resources,
-            index: i,
-            field,
-            kind,
-        };
+        let at = at(Table::Resources, i);
         name(r.uri, "uri", &at)?;
         name(r.name, "name", &at)?;
         if c.resources[..i].iter().any(|o| o.uri == r.uri) {
@@ -146,12 +136,7 @@ pub(super) fn catalog(c: &Catalog<'_>, o: &Options) -> Result<(), DefinitionErro
         json(r.meta, JsonKind::Object, "_meta", &at)?;
     }
     for (i, t) in c.templates.iter().enumerate() {
-        let at = |field, kind| DefinitionError {
-            table: Table::Templates,
-            index: i,
-            field,
-            kind,
-        };
+        let at = at(Table::Templates, i);
         name(t.uri_template, "uriTemplate", &at)?;
         name(t.name, "name", &at)?;
         UriTemplate::new(t.uri_template)
@@ -167,12 +152,7 @@ pub(super) fn catalog(c: &Catalog<'_>, o: &Options) -> Result<(), DefinitionErro
         json(t.meta, JsonKind::Object, "_meta", &at)?;
     }
     for (i, p) in c.prompts.iter().enumerate() {
-        let at = |field, kind| DefinitionError {
-            table: Table::Prompts,
-            index: i,
-            field,
-            kind,
-        };
+        let at = at(Table::Prompts, i);
         name(p.name, "name", &at)?;
         if c.prompts[..i].iter().any(|o| o.name == p.name) {
             return Err(at("name", DefinitionErrorKind::Duplicate));
@@ -189,6 +169,16 @@ pub(super) fn catalog(c: &Catalog<'_>, o: &Options) -> Result<(), DefinitionErro
 }
 
 type At<'f> = &'f dyn Fn(&'static str, DefinitionErrorKind) -> DefinitionError;
+
+/// The error constructor for entry `index` of `table`.
+fn at(table: Table, index: usize) -> impl Fn(&'static str, DefinitionErrorKind) -> DefinitionError {
+    move |field, kind| DefinitionError {
+        table,
+        index,
+        field,
+        kind,
+    }
+}
 
 fn name(text: &str, field: &'static str, at: At<'_>) -> Result<(), DefinitionError> {
     if text.is_empty() {

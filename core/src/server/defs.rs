@@ -22,6 +22,19 @@
 //!
 //! [`Server::new`]: super::Server::new
 
+/// `const` builder methods for optional fields: `name(value)` sets `Some(value)`.
+macro_rules! setters {
+    ($( $(#[$doc:meta])* $name:ident: $ty:ty, )*) => {
+        $(
+            $(#[$doc])*
+            pub const fn $name(mut self, value: $ty) -> Self {
+                self.$name = Some(value);
+                self
+            }
+        )*
+    };
+}
+
 /// A tool (`tools/list`, `tools/call`).
 ///
 /// Fields a revision does not have are left out of `tools/list` at that revision:
@@ -66,40 +79,21 @@ impl<'a> Tool<'a> {
             meta: None,
         }
     }
-    /// With a display name.
-    pub const fn title(mut self, title: &'a str) -> Self {
-        self.title = Some(title);
-        self
-    }
-    /// With a description.
-    pub const fn description(mut self, description: &'a str) -> Self {
-        self.description = Some(description);
-        self
-    }
-    /// With an output schema (JSON text).
-    pub const fn output_schema(mut self, schema: &'a str) -> Self {
-        self.output_schema = Some(schema);
-        self
-    }
-    /// With annotations (a JSON object).
-    pub const fn annotations(mut self, annotations: &'a str) -> Self {
-        self.annotations = Some(annotations);
-        self
-    }
-    /// With icons (a JSON array).
-    pub const fn icons(mut self, icons: &'a str) -> Self {
-        self.icons = Some(icons);
-        self
-    }
-    /// With `execution` (a JSON object).
-    pub const fn execution(mut self, execution: &'a str) -> Self {
-        self.execution = Some(execution);
-        self
-    }
-    /// With `_meta` (a JSON object).
-    pub const fn meta(mut self, meta: &'a str) -> Self {
-        self.meta = Some(meta);
-        self
+    setters! {
+        /// With a display name.
+        title: &'a str,
+        /// With a description.
+        description: &'a str,
+        /// With an output schema (JSON text).
+        output_schema: &'a str,
+        /// With annotations (a JSON object).
+        annotations: &'a str,
+        /// With icons (a JSON array).
+        icons: &'a str,
+        /// With `execution` (a JSON object).
+        execution: &'a str,
+        /// With `_meta` (a JSON object).
+        meta: &'a str,
     }
 }
 
@@ -141,40 +135,21 @@ impl<'a> Resource<'a> {
             meta: None,
         }
     }
-    /// With a display name.
-    pub const fn title(mut self, title: &'a str) -> Self {
-        self.title = Some(title);
-        self
-    }
-    /// With a description.
-    pub const fn description(mut self, description: &'a str) -> Self {
-        self.description = Some(description);
-        self
-    }
-    /// With a MIME type.
-    pub const fn mime_type(mut self, mime_type: &'a str) -> Self {
-        self.mime_type = Some(mime_type);
-        self
-    }
-    /// With a size in bytes.
-    pub const fn size(mut self, size: u64) -> Self {
-        self.size = Some(size);
-        self
-    }
-    /// With annotations (a JSON object).
-    pub const fn annotations(mut self, annotations: &'a str) -> Self {
-        self.annotations = Some(annotations);
-        self
-    }
-    /// With icons (a JSON array).
-    pub const fn icons(mut self, icons: &'a str) -> Self {
-        self.icons = Some(icons);
-        self
-    }
-    /// With `_meta` (a JSON object).
-    pub const fn meta(mut self, meta: &'a str) -> Self {
-        self.meta = Some(meta);
-        self
+    setters! {
+        /// With a display name.
+        title: &'a str,
+        /// With a description.
+        description: &'a str,
+        /// With a MIME type.
+        mime_type: &'a str,
+        /// With a size in bytes.
+        size: u64,
+        /// With annotations (a JSON object).
+        annotations: &'a str,
+        /// With icons (a JSON array).
+        icons: &'a str,
+        /// With `_meta` (a JSON object).
+        meta: &'a str,
     }
 }
 
@@ -218,35 +193,19 @@ impl<'a> ResourceTemplate<'a> {
             completable: false,
         }
     }
-    /// With a display name.
-    pub const fn title(mut self, title: &'a str) -> Self {
-        self.title = Some(title);
-        self
-    }
-    /// With a description.
-    pub const fn description(mut self, description: &'a str) -> Self {
-        self.description = Some(description);
-        self
-    }
-    /// With a MIME type.
-    pub const fn mime_type(mut self, mime_type: &'a str) -> Self {
-        self.mime_type = Some(mime_type);
-        self
-    }
-    /// With annotations (a JSON object).
-    pub const fn annotations(mut self, annotations: &'a str) -> Self {
-        self.annotations = Some(annotations);
-        self
-    }
-    /// With icons (a JSON array).
-    pub const fn icons(mut self, icons: &'a str) -> Self {
-        self.icons = Some(icons);
-        self
-    }
-    /// With `_meta` (a JSON object).
-    pub const fn meta(mut self, meta: &'a str) -> Self {
-        self.meta = Some(meta);
-        self
+    setters! {
+        /// With a display name.
+        title: &'a str,
+        /// With a description.
+        description: &'a str,
+        /// With a MIME type.
+        mime_type: &'a str,
+        /// With annotations (a JSON object).
+        annotations: &'a str,
+        /// With icons (a JSON array).
+        icons: &'a str,
+        /// With `_meta` (a JSON object).
+        meta: &'a str,
     }
     /// The host completes its variables.
     pub const fn completable(mut self) -> Self {
@@ -284,30 +243,22 @@ impl<'a> Prompt<'a> {
             meta: None,
         }
     }
-    /// With a display name.
-    pub const fn title(mut self, title: &'a str) -> Self {
-        self.title = Some(title);
-        self
-    }
-    /// With a description.
-    pub const fn description(mut self, description: &'a str) -> Self {
-        self.description = Some(description);
-        self
+    setters! {
+        /// With a display name.
+        title: &'a str,
+        /// With a description.
+        description: &'a str,
     }
     /// With arguments.
     pub const fn arguments(mut self, arguments: &'a [PromptArgument<'a>]) -> Self {
         self.arguments = arguments;
         self
     }
-    /// With icons (a JSON array).
-    pub const fn icons(mut self, icons: &'a str) -> Self {
-        self.icons = Some(icons);
-        self
-    }
-    /// With `_meta` (a JSON object).
-    pub const fn meta(mut self, meta: &'a str) -> Self {
-        self.meta = Some(meta);
-        self
+    setters! {
+        /// With icons (a JSON array).
+        icons: &'a str,
+        /// With `_meta` (a JSON object).
+        meta: &'a str,
     }
 }
 
@@ -343,15 +294,11 @@ impl<'a> PromptArgument<'a> {
         self.required = true;
         self
     }
-    /// With a display name.
-    pub const fn title(mut self, title: &'a str) -> Self {
-        self.title = Some(title);
-        self
-    }
-    /// With a description.
-    pub const fn description(mut self, description: &'a str) -> Self {
-        self.description = Some(description);
-        self
+    setters! {
+        /// With a display name.
+        title: &'a str,
+        /// With a description.
+        description: &'a str,
     }
     /// The host completes its values.
     pub const fn completable(mut self) -> Self {

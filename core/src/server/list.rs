@@ -15,7 +15,7 @@ use crate::session::{Commands, InboundId, RespondError};
 type Outcome<'e> = Result<Option<super::Call<'e>>, RespondError>;
 
 /// One of the four lists: its result key and how to write one entry.
-trait Listed {
+pub(super) trait Listed {
     const KEY: &'static str;
     const KIND: u8;
     /// What makes the entry unique (name or URI), for the cursor's fingerprint.
@@ -23,43 +23,8 @@ trait Listed {
     fn write(&self, w: &mut JsonWriter<'_>, v: Option<ProtocolVersion>);
 }
 
-pub(super) fn tools<'e>(
-    s: &Server<'_>,
-    cmds: &mut Commands<'_, '_>,
-    id: InboundId,
-    params: Json<'_>,
-) -> Outcome<'e> {
-    page(s, cmds, id, params, s.catalog.tools)
-}
-
-pub(super) fn resources<'e>(
-    s: &Server<'_>,
-    cmds: &mut Commands<'_, '_>,
-    id: InboundId,
-    params: Json<'_>,
-) -> Outcome<'e> {
-    page(s, cmds, id, params, s.catalog.resources)
-}
-
-pub(super) fn templates<'e>(
-    s: &Server<'_>,
-    cmds: &mut Commands<'_, '_>,
-    id: InboundId,
-    params: Json<'_>,
-) -> Outcome<'e> {
-    page(s, cmds, id, params, s.catalog.templates)
-}
-
-pub(super) fn prompts<'e>(
-    s: &Server<'_>,
-    cmds: &mut Commands<'_, '_>,
-    id: InboundId,
-    params: Json<'_>,
-) -> Outcome<'e> {
-    page(s, cmds, id, params, s.catalog.prompts)
-}
-
-fn page<'e, T: Listed>(
+/// Answers a list request with the page its cursor names.
+pub(super) fn page<'e, T: Listed>(
     s: &Server<'_>,
     cmds: &mut Commands<'_, '_>,
     id: InboundId,
@@ -191,12 +156,7 @@ impl Listed for Tool<'_> {
     }
     fn write(&self, w: &mut JsonWriter<'_>, v: Option<ProtocolVersion>) {
         w.begin_object();
-        w.key("name");
-        w.string(self.name);
-        if has(v, Feature::Title) {
-            string(w, "title", self.title);
-        }
-        string(w, "description", self.description);
+        names(w, v, self.name, self.title, self.description);
         w.key("inputSchema");
         w.raw(Json::from_validated(self.input_schema));
         if has(v, Feature::OutputSchema) {
@@ -216,6 +176,35 @@ impl Listed for Tool<'_> {
     }
 }
 
+/// `name`, then `title` (2025-06-18 on) and `description`: how every definition starts.
+fn names(
+    w: &mut JsonWriter<'_>,
+    v: Option<ProtocolVersion>,
+    name: &str,
+    title: Option<&str>,
+    description: Option<&str>,
+) {
+    w.key("name");
+    w.string(name);
+    if has(v, Feature::Title) {
+        string(w, "title", title);
+    }
+    string(w, "description", description);
+}
+
+/// `icons` (2025-11-25 on) and `_meta`: how every definition ends.
+fn icons_meta(
+    w: &mut JsonWriter<'_>,
+    v: Option<ProtocolVersion>,
+    icons: Option<&str>,
+    meta_text: Option<&str>,
+) {
+    if has(v, Feature::Icons) {
+        raw(w, "icons", icons);
+    }
+    meta(w, v, meta_text);
+}
+
 /// `_meta` on definitions arrived with `title`, in 2025-06-18.
 fn meta(w: &mut JsonWriter<'_>, v: Option<ProtocolVersion>, text: Option<&str>) {
     if has(v, Feature::Title) {
@@ -233,22 +222,14 @@ impl Listed for Resource<'_> {
         w.begin_object();
         w.key("uri");
         w.string(self.uri);
-        w.key("name");
-        w.string(self.name);
-        if has(v, Feature::Title) {
-            string(w, "title", self.title);
-        }
-        string(w, "description", self.description);
+        names(w, v, self.name, self.title, self.description);
         string(w, "mimeType", self.mime_type);
         if let Some(size) = self.size {
             w.key("size");
             w.u64(size);
         }
         raw(w, "annotations", self.annotations);
-        if has(v, Feature::Icons) {
-            raw(w, "icons", self.icons);
-        }
-        meta(w, v, self.meta);
+        icons_meta(w, v, self.icons, self.meta);
         w.end_object();
     }
 }
@@ -263,18 +244,10 @@ impl Listed for ResourceTemplate<'_> {
         w.begin_object();
         w.key("uriTemplate");
         w.string(self.uri_template);
-        w.key("name");
-        w.string(self.name);
-        if has(v, Feature::Title) {
-            string(w, "title", self.title);
-        }
-        string(w, "description", self.description);
+        names(w, v, self.name, self.title, self.description);
         string(w, "mimeType", self.mime_type);
         raw(w, "annotations", self.annotations);
-        if has(v, Feature::Icons) {
-            raw(w, "icons", self.icons);
-        }
-        meta(w, v, self.meta);
+        icons_meta(w, v, self.icons, self.meta);
         w.end_object();
     }
 }
@@ -287,12 +260,7 @@ impl Listed for Prompt<'_> {
     }
     fn write(&self, w: &mut JsonWriter<'_>, v: Option<ProtocolVersion>) {
         w.begin_object();
-        w.key("name");
-        w.string(self.name);
-        if has(v, Feature::Title) {
-            string(w, "title", self.title);
-        }
-        string(w, "description", self.description);
+        names(w, v, self.name, self.title, self.description);
         if !self.arguments.is_empty() {
             w.key("arguments");
             w.begin_array();
@@ -310,10 +278,7 @@ impl Listed for Prompt<'_> {
             }
             w.end_array();
         }
-        if has(v, Feature::Icons) {
-            raw(w, "icons", self.icons);
-        }
-        meta(w, v, self.meta);
+        icons_meta(w, v, self.icons, self.meta);
         w.end_object();
     }
 }

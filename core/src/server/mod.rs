@@ -230,10 +230,12 @@ impl<'a> Server<'a> {
         let params = params.unwrap_or(Json::EMPTY_OBJECT);
         let version = cmds.version();
         let outcome = match method {
-            Method::ToolsList => list::tools(self, cmds, id, params),
-            Method::ResourcesList => list::resources(self, cmds, id, params),
-            Method::ResourcesTemplatesList => list::templates(self, cmds, id, params),
-            Method::PromptsList => list::prompts(self, cmds, id, params),
+            Method::ToolsList => list::page(self, cmds, id, params, self.catalog.tools),
+            Method::ResourcesList => list::page(self, cmds, id, params, self.catalog.resources),
+            Method::ResourcesTemplatesList => {
+                list::page(self, cmds, id, params, self.catalog.templates)
+            }
+            Method::PromptsList => list::page(self, cmds, id, params, self.catalog.prompts),
             Method::ToolsCall => call::tool(self, cmds, id, params, version),
             Method::ResourcesRead => call::read(self, cmds, id, params),
             Method::PromptsGet => call::prompt(self, cmds, id, params),
