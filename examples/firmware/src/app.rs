@@ -125,14 +125,22 @@ pub fn answer<'e>(
 /// Answers a `tools/call` whose arguments the layer checked against `inputSchema`.
 // Not inlined: the sum's buffers live in this frame only while a tool is answered.
 #[inline(never)]
-fn tool(server: &Server<'_>, c: &mut Commands<'_, '_>, call: &ToolCall<'_>) -> Result<(), ResultError> {
+fn tool(
+    server: &Server<'_>,
+    c: &mut Commands<'_, '_>,
+    call: &ToolCall<'_>,
+) -> Result<(), ResultError> {
     let arg = |k| call.arguments.get(k);
     let mut digits = [0u8; F64_TEXT_MAX];
     let mut sum_text = [0u8; 48];
     let result = match call.tool {
         // The text exactly as the client escaped it: sent back without decoding (and
         // without an unescape buffer's size limit).
-        ECHO => ToolResult::text(arg("text").and_then(|t| t.as_str()).unwrap_or(JsonStr::EMPTY)),
+        ECHO => ToolResult::text(
+            arg("text")
+                .and_then(|t| t.as_str())
+                .unwrap_or(JsonStr::EMPTY),
+        ),
         ADD => match sum(arg("a"), arg("b"), &mut digits, &mut sum_text) {
             Some(json) => ToolResult::structured(json),
             None => ToolResult::error("The sum of \"a\" and \"b\" is not a finite number"),
