@@ -59,6 +59,8 @@ pub(super) fn prompts<'e>(
     page(s, cmds, id, params, s.catalog.prompts)
 }
 
+// Not inlined: see `call::tool`.
+#[inline(never)]
 fn page<'e, T: Listed>(
     s: &Server<'_>,
     cmds: &mut Commands<'_, '_>,

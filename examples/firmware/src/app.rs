@@ -15,10 +15,10 @@
 
 use picomcp::json::{F64_TEXT_MAX, Json, JsonStr, JsonWriter, format_f64};
 use picomcp::server::{
-    Call, Catalog, DefinitionError, Handled, Options, Prompt, PromptMessage, Resource,
+    Call, Catalog, DefinitionError, Handled, Options, Prompt, PromptCall, PromptMessage, Resource,
     ResourceContents, ResultError, Server, Tool, ToolCall, ToolResult,
 };
-use picomcp::session::{Commands, Event};
+use picomcp::session::{Commands, Event, InboundId};
 
 /// How the layer serves the tables. Its capabilities are exactly what is implemented:
 /// `tools`, `resources`, `prompts`; no `listChanged` (the lists never change), no
@@ -92,6 +92,10 @@ pub fn server() -> Result<Server<'static>, DefinitionError> {
 /// # Errors
 /// The layer refused this module's answer or the transmit queue had no room (nothing
 /// was sent for the request: the caller answers -32603).
+// Not inlined: the layer's frame (its messages, a decoded URI, a schema error with its
+// JSON Pointer) is then on the stack only while an event is handled, not under every
+// step of the driver.
+#[inline(never)]
 pub fn answer<'e>(
     server: &Server<'_>,
     event: Event<'e>,
@@ -101,25 +105,34 @@ pub fn answer<'e>(
         Handled::Answered => Ok(None),
         Handled::Event(e) => Ok(Some(e)),
         Handled::Call(Call::Tool(call)) => tool(server, c, &call).map(|()| None),
-        Handled::Call(Call::Read(call)) => {
-            // The only resource: the layer answered any other URI.
-            let contents = ResourceContents::text(
-                STATIC_TEXT_URI,
-                TEXT_PLAIN,
-                "This is the content of the static text resource.",
-            );
-            server.respond_read(c, call.id, &[contents])?;
-            Ok(None)
-        }
-        Handled::Call(Call::Prompt(call)) => {
-            // The only prompt (its description comes from the table).
-            let messages = [PromptMessage::user("This is a simple prompt for testing.")];
-            server.respond_prompt(c, call.id, call.prompt, &messages)?;
-            Ok(None)
-        }
+        Handled::Call(Call::Read(call)) => read(server, c, call.id).map(|()| None),
+        Handled::Call(Call::Prompt(call)) => prompt(server, c, &call).map(|()| None),
         // No completable argument or template: the layer answers every completion.
         Handled::Call(Call::Complete(_)) => Ok(None),
     }
+}
+
+/// Answers a `resources/read` of the only resource (the layer answered any other URI).
+// Not inlined (nor `prompt`): see `tool`.
+#[inline(never)]
+fn read(server: &Server<'_>, c: &mut Commands<'_, '_>, id: InboundId) -> Result<(), ResultError> {
+    let contents = ResourceContents::text(
+        STATIC_TEXT_URI,
+        TEXT_PLAIN,
+        "This is the content of the static text resource.",
+    );
+    Ok(server.respond_read(c, id, &[contents])?)
+}
+
+/// Answers a `prompts/get` of the only prompt (its description comes from the table).
+#[inline(never)]
+fn prompt(
+    server: &Server<'_>,
+    c: &mut Commands<'_, '_>,
+    call: &PromptCall<'_>,
+) -> Result<(), ResultError> {
+    let messages = [PromptMessage::user("This is a simple prompt for testing.")];
+    server.respond_prompt(c, call.id, call.prompt, &messages)
 }
 
 /// Answers a `tools/call` whose arguments the layer checked against `inputSchema`.
@@ -131,7 +144,6 @@ fn tool(
     call: &ToolCall<'_>,
 ) -> Result<(), ResultError> {
     let arg = |k| call.arguments.get(k);
-    let mut digits = [0u8; F64_TEXT_MAX];
     let mut sum_text = [0u8; 48];
     let result = match call.tool {
         // The text exactly as the client escaped it: sent back without decoding (and
@@ -141,7 +153,7 @@ fn tool(
                 .and_then(|t| t.as_str())
                 .unwrap_or(JsonStr::EMPTY),
         ),
-        ADD => match sum(arg("a"), arg("b"), &mut digits, &mut sum_text) {
+        ADD => match sum(arg("a"), arg("b"), &mut sum_text) {
             Some(json) => ToolResult::structured(json),
             None => ToolResult::error("The sum of \"a\" and \"b\" is not a finite number"),
         },
@@ -153,12 +165,11 @@ fn tool(
 
 /// `{"sum": a+b}`: exact for integers whose sum fits an `i64` (like the other demos),
 /// otherwise in `f64`; `None` when that is not finite.
-fn sum<'b>(
-    a: Option<Json<'_>>,
-    b: Option<Json<'_>>,
-    digits: &'b mut [u8; F64_TEXT_MAX],
-    out: &'b mut [u8; 48],
-) -> Option<Json<'b>> {
+// Not inlined: the float conversions' big integers are then off the stack before the
+// layer validates the result against `outputSchema`.
+#[inline(never)]
+fn sum<'b>(a: Option<Json<'_>>, b: Option<Json<'_>>, out: &'b mut [u8; 48]) -> Option<Json<'b>> {
+    let mut digits = [0u8; F64_TEXT_MAX];
     let mut w = JsonWriter::new(out);
     w.begin_object();
     w.key("sum");
@@ -173,7 +184,7 @@ fn sum<'b>(
         // Integers without a fraction (`5`, not `5.0`; large ones as `1e16`), others in
         // the shortest form that reads back as the same value. `format_f64` prints what
         // `ryu` did (`core/tests/float_text.rs`) in a tenth of the flash.
-        w.raw(Json::new(format_f64(s, digits)).ok()?);
+        w.raw(Json::new(format_f64(s, &mut digits)).ok()?);
     }
     w.end_object();
     let n = w.finish().ok()?;
