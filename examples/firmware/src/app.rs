@@ -15,8 +15,8 @@
 
 use picomcp::json::{F64_TEXT_MAX, Json, JsonStr, JsonWriter, format_f64};
 use picomcp::server::{
-    Call, Catalog, DefinitionError, Handled, Options, Prompt, PromptCall, PromptMessage, Resource,
-    ResourceContents, ResultError, Server, Tool, ToolCall, ToolResult,
+    Call, Catalog, Handled, Options, Prompt, PromptCall, PromptMessage, Resource, ResourceContents,
+    ResultError, Server, Tool, ToolCall, ToolResult,
 };
 use picomcp::session::{Commands, Event, InboundId};
 
@@ -81,9 +81,10 @@ const CATALOG: Catalog<'static> = Catalog {
     ..Catalog::EMPTY
 };
 
-/// The layer over the tables, checked once at start-up.
-pub fn server() -> Result<Server<'static>, DefinitionError> {
-    Server::new(CATALOG, OPTIONS)
+/// The layer over the tables, checked once at start-up (`None`: a table is broken; the
+/// `DefinitionError` that says where is not kept, its text would cost flash).
+pub fn server() -> Option<Server<'static>> {
+    Server::new(CATALOG, OPTIONS).ok()
 }
 
 /// Handles one event: the layer answers lists and failed calls, this module the calls

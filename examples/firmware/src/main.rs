@@ -116,9 +116,9 @@ fn main() -> ! {
     unsafe { NVIC::unmask(Irq(UART0_RX_IRQ)) };
 
     let server = match app::server() {
-        Ok(s) => s,
+        Some(s) => s,
         // The tables are constants: this is a bug in app.rs, found at the first boot.
-        Err(_) => fail(&[Arg::S("invalid tool, resource or prompt definition")]),
+        None => fail(&[Arg::S("invalid tool, resource or prompt definition")]),
     };
     let session = start(&server, opts.max_line, clock.now());
     diag!(
@@ -259,23 +259,24 @@ fn start(server: &Server<'_>, max_line: Option<usize>, now: u64) -> Session<'sta
 /// server layer (`app::answer`) answers or checks the catalog's requests.
 fn answer_events(server: &Server<'_>, s: &mut Session<'_>) {
     while let Some((event, mut commands)) = s.poll_event_split() {
-        if let Event::Request { method, .. } = &event {
-            diag!(Debug, "request ", method.as_str());
-        }
-        let (id, method) = match &event {
-            Event::Request { id, method, .. } => (Some(*id), *method),
-            _ => (None, picomcp::protocol::Method::Ping),
+        // Only a request's answer can fail.
+        let request = match &event {
+            Event::Request { id, method, .. } => {
+                diag!(Debug, "request ", method.as_str());
+                Some((*id, *method))
+            }
+            _ => None,
         };
         let event = match app::answer(server, event, &mut commands) {
             Ok(None) => continue,
             Ok(Some(e)) => e,
             Err(e) => {
-                let why = match e {
-                    ResultError::Respond(RespondError::Full(_)) => ": transmit queue full",
-                    _ => "",
-                };
-                diag!(Warn, "cannot answer ", method.as_str(), why);
-                if let Some(id) = id {
+                if let Some((id, method)) = request {
+                    let why = match e {
+                        ResultError::Respond(RespondError::Full(_)) => ": transmit queue full",
+                        _ => "",
+                    };
+                    diag!(Warn, "cannot answer ", method.as_str(), why);
                     let _ = commands.respond_error(
                         id,
                         ErrorCode::INTERNAL_ERROR,
