@@ -179,7 +179,7 @@ impl NativeServer {
                 e.call = Some("tool".into());
                 e.index = Some(t.tool as u32);
                 e.arguments_json = raw(t.arguments);
-                e.meta_json = t.meta.and_then(raw);
+                e.meta_json = t.meta().and_then(raw);
                 e.defaults_json = Some(self.defaults(t.tool, t.arguments));
             }
             Call::Read(r) => {

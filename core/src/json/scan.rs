@@ -738,6 +738,32 @@ pub(crate) fn skip_valid_string(b: &[u8], pos: usize) -> usize {
     skip_valid_string_escaped(b, pos).0
 }
 
+/// The next `"` or `\\` at or after `pos` in validated text (`b.len()` if none). Hosts:
+/// a few bytes one by one (keys and short values end there), then `memchr2`, which
+/// searches 16 or 32 bytes per step (long values: an echoed text, a base64 blob).
+#[cfg(not(target_os = "none"))]
+#[inline]
+fn valid_string_stop(b: &[u8], pos: usize) -> usize {
+    let head = b.get(pos..).unwrap_or_default();
+    let short = head.len().min(16);
+    for (i, &c) in head[..short].iter().enumerate() {
+        if c == b'"' || c == b'\\' {
+            return pos + i;
+        }
+    }
+    match memchr::memchr2(b'"', b'\\', &head[short..]) {
+        Some(i) => pos + short + i,
+        None => b.len(),
+    }
+}
+
+/// Bare-metal targets: the scanner's own search (no memchr tables in flash).
+#[cfg(target_os = "none")]
+#[inline]
+fn valid_string_stop(b: &[u8], pos: usize) -> usize {
+    find_string_stop(b, pos)
+}
+
 /// [`skip_valid_string`], and whether the string has an escape.
 #[inline]
 pub(crate) fn skip_valid_string_escaped(b: &[u8], mut pos: usize) -> (usize, bool) {
@@ -745,7 +771,7 @@ pub(crate) fn skip_valid_string_escaped(b: &[u8], mut pos: usize) -> (usize, boo
     let mut escaped = false;
     loop {
         // Valid strings have no raw control characters, so only `"` and `\\` stop here.
-        pos = find_string_stop(b, pos);
+        pos = valid_string_stop(b, pos);
         match b.get(pos) {
             Some(b'"') => return (pos + 1, escaped),
             Some(b'\\') => {

@@ -189,6 +189,35 @@ impl<'a> Json<'a> {
         self.members().find(|(k, _)| k.eq_str(key)).map(|(_, v)| v)
     }
 
+    /// Whether an object has a member whose name satisfies `is_name`. Unlike
+    /// [`get`](Json::get) it stops at the matching name without finding where its value
+    /// ends (a long value after the name is not scanned).
+    pub(crate) fn has_key(&self, is_name: impl Fn(JsonStr<'a>) -> bool) -> bool {
+        if self.kind() != JsonKind::Object {
+            return false;
+        }
+        let b = self.0.as_bytes();
+        let mut pos = 1;
+        loop {
+            let ks = skip_ws(b, pos);
+            if b.get(ks) != Some(&b'"') {
+                return false;
+            }
+            let (ke, escaped) = skip_valid_string_escaped(b, ks);
+            let Some(raw) = self.0.get(ks + 1..ke - 1) else {
+                return false;
+            };
+            if is_name(JsonStr { raw, escaped }) {
+                return true;
+            }
+            let mut vs = ke;
+            while matches!(b.get(vs), Some(b' ' | b'\n' | b'\r' | b'\t' | b':')) {
+                vs += 1;
+            }
+            pos = skip_valid(b, vs);
+        }
+    }
+
     /// The members of an object in order (empty when this is not an object).
     pub fn members(&self) -> Members<'a> {
         let pos = if self.kind() == JsonKind::Object {
@@ -285,11 +314,21 @@ pub(crate) fn trim_json_ws(text: &str) -> &str {
     text.get(start..end).unwrap_or("")
 }
 
-/// Whether a string's raw text has an escape. A plain loop: strings here are short, and
-/// `<[u8]>::contains` calls a `memchr` whose set-up costs more than the search.
+/// Whether a string's raw text has an escape. Most strings are short, and a plain loop
+/// beats `memchr`'s set-up on them; a long one (an echoed text, base64) goes to `memchr`
+/// on hosts, which searches 16 or 32 bytes per step.
 #[inline]
+#[allow(
+    clippy::manual_contains,
+    reason = "`contains` is memchr, slower on the short strings this loop is for"
+)]
 fn has_backslash(raw: &str) -> bool {
-    raw.bytes().any(|c| c == b'\\')
+    let b = raw.as_bytes();
+    #[cfg(not(target_os = "none"))]
+    if b.len() > 32 {
+        return memchr::memchr(b'\\', b).is_some();
+    }
+    b.iter().any(|&c| c == b'\\')
 }
 
 impl<'a> Iterator for Members<'a> {

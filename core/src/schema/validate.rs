@@ -171,8 +171,10 @@ fn member<'a>(obj: Json<'a>, name: JsonStr<'_>) -> Option<Json<'a>> {
         .map(|(_, v)| v)
 }
 
+/// Whether `obj` has a member `name` (names compared unescaped); stops at the name,
+/// without scanning its value.
 fn has_member(obj: Json<'_>, name: JsonStr<'_>) -> bool {
-    member(obj, name).is_some()
+    obj.has_key(|k| str_eq(k, name))
 }
 
 /// A non-negative integer keyword value (checked), saturated to `u64`.

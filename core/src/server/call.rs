@@ -55,11 +55,16 @@ pub struct ToolCall<'e> {
     pub tool: usize,
     /// The arguments (an object; `{}` when the request had none).
     pub arguments: Json<'e>,
-    /// The request's `_meta`, if any.
-    pub meta: Option<Json<'e>>,
     /// The whole `params` (for what the layer does not name: `inputResponses`,
     /// `requestState`, `task`, ...).
     pub params: Json<'e>,
+}
+
+impl<'e> ToolCall<'e> {
+    /// The request's `_meta`, if any (looked up on demand: it may follow long arguments).
+    pub fn meta(&self) -> Option<Json<'e>> {
+        self.params.get("_meta")
+    }
 }
 
 /// What a `resources/read` names.
@@ -212,7 +217,6 @@ pub(super) fn tool<'e>(
         id,
         tool: index,
         arguments: args,
-        meta: params.get("_meta"),
         params,
     })))
 }
