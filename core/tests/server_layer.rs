@@ -651,6 +651,38 @@ fn completion_reaches_the_host_only_for_completable_references() {
     assert_eq!(out["error"]["code"], -32602);
 }
 
+/// Without anything completable there is no `completions` capability: in 2024-11-05
+/// (which has no capability to gate it) `completion/complete` is the host's, which
+/// answers -32601 like any method it does not serve.
+#[test]
+fn completion_is_the_hosts_when_nothing_is_completable() {
+    const PLAIN: Catalog<'static> = Catalog {
+        tools: TOOLS,
+        prompts: &[Prompt::new("simple")],
+        ..Catalog::EMPTY
+    };
+    let srv = Server::new(PLAIN, Options::default()).unwrap();
+    let mut caps = [0u8; 256];
+    assert!(
+        !srv.capabilities(&mut caps)
+            .unwrap()
+            .as_raw()
+            .contains("completions")
+    );
+    let mut s = legacy(&srv, "2024-11-05");
+    let line = req(
+        1,
+        "completion/complete",
+        r#"{"ref":{"type":"ref/prompt","name":"simple"},"argument":{"name":"a","value":"p"}}"#,
+    );
+    common::push(&mut s, 0, format!("{line}\n").as_bytes());
+    let (event, mut cmds) = s.poll_event_split().expect("the request");
+    assert!(
+        matches!(srv.handle(event, &mut cmds), Handled::Event(_)),
+        "the layer must leave it to the host"
+    );
+}
+
 #[test]
 fn the_modern_era_is_served_the_same_way() {
     let srv = server(Options::default());

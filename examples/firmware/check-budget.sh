@@ -27,7 +27,11 @@
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ELF="$HERE/target/thumbv7em-none-eabihf/release/picomcp-fw"
-FLASH_BUDGET=45064
+# 92836 measured + 256. The core's server layer (picomcp::server, issue 12: the tables, the
+# lists, the call checks with the JSON Schema validator, the result shapes) costs 47744
+# bytes here (44948 -> 92692 on 2026-12-02, then 92836 with main's JSON changes): 51876 bytes to the 40 KiB target of issue 11
+# (README "Budget" says where it goes and what would win it back).
+FLASH_BUDGET=93092
 FLASH_TARGET=40960
 RAM_BUDGET=12288
 EXCEPTION_ALLOWANCE=120

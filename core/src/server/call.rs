@@ -188,6 +188,10 @@ fn arguments<'e>(params: Json<'e>) -> Option<Json<'e>> {
     }
 }
 
+// Not inlined (each of the four): `Server::handle` would otherwise hold the locals of
+// every call at once (messages, a decoded URI, a schema error), a few KiB of stack on a
+// device for any event.
+#[inline(never)]
 pub(super) fn tool<'e>(
     s: &Server<'_>,
     cmds: &mut Commands<'_, '_>,
@@ -199,7 +203,7 @@ pub(super) fn tool<'e>(
         return invalid(cmds, id, "Invalid params: `name` must be a string");
     };
     let Some(index) = s.catalog.tools.iter().position(|t| name.eq_str(t.name)) else {
-        return invalid(cmds, id, line!(256, "Unknown tool: {name}").as_str());
+        return unknown_tool(cmds, id, name);
     };
     let Some(args) = arguments(params) else {
         return invalid(cmds, id, "Invalid params: `arguments` must be an object");
@@ -207,14 +211,7 @@ pub(super) fn tool<'e>(
     let tool = &s.catalog.tools[index];
     let schema = Schema::trusted(Json::from_validated(tool.input_schema));
     if let Err(e) = schema.validate_within(args, s.options.schema_depth) {
-        let message = line!(384, "Invalid arguments for tool {}: {e}", tool.name);
-        if has(version, Feature::ArgumentErrorsAsToolResults) {
-            // SEP-1303: the model sees the mistake and can correct it.
-            cmds.respond_with(id, |w| result::error_text(w, message.as_str()))?;
-        } else {
-            cmds.respond_error(id, ErrorCode::INVALID_PARAMS, message.as_str(), None)?;
-        }
-        return Ok(None);
+        return invalid_arguments(cmds, id, tool.name, &e, version);
     }
     Ok(Some(Call::Tool(ToolCall {
         id,
@@ -224,6 +221,32 @@ pub(super) fn tool<'e>(
     })))
 }
 
+// Not inlined (nor `invalid_arguments`): their messages are on the stack only while a
+// failed call is answered, not under the argument validation.
+#[inline(never)]
+fn unknown_tool<'e>(cmds: &mut Commands<'_, '_>, id: InboundId, name: JsonStr<'_>) -> Outcome<'e> {
+    invalid(cmds, id, line!(256, "Unknown tool: {name}").as_str())
+}
+
+#[inline(never)]
+fn invalid_arguments<'e>(
+    cmds: &mut Commands<'_, '_>,
+    id: InboundId,
+    tool: &str,
+    e: &crate::schema::Invalid,
+    version: Option<ProtocolVersion>,
+) -> Outcome<'e> {
+    let message = line!(384, "Invalid arguments for tool {tool}: {e}");
+    if has(version, Feature::ArgumentErrorsAsToolResults) {
+        // SEP-1303: the model sees the mistake and can correct it.
+        cmds.respond_with(id, |w| result::error_text(w, message.as_str()))?;
+    } else {
+        cmds.respond_error(id, ErrorCode::INVALID_PARAMS, message.as_str(), None)?;
+    }
+    Ok(None)
+}
+
+#[inline(never)]
 pub(super) fn read<'e>(
     s: &Server<'_>,
     cmds: &mut Commands<'_, '_>,
@@ -257,11 +280,15 @@ pub(super) fn read<'e>(
     Ok(Some(Call::Read(ReadCall { id, target, uri })))
 }
 
+// Not inlined: a match's variables are on the stack only while a template is tried.
+#[inline(never)]
 fn matches(t: &ResourceTemplate<'_>, uri: &str) -> bool {
     UriTemplate::new(t.uri_template).is_ok_and(|t| t.match_uri(uri).is_some())
 }
 
 /// -32002 with `data: {"uri": ...}` (the session sends -32602 in 2026-07-28).
+// Not inlined: its buffers are needed only when the URI names nothing.
+#[inline(never)]
 fn not_found<'e>(cmds: &mut Commands<'_, '_>, id: InboundId, uri: JsonStr<'_>) -> Outcome<'e> {
     let message = line!(600, "Resource not found: {uri}");
     let mut buf = [0u8; MAX_ESCAPED_URI * 2 + 16];
@@ -280,6 +307,7 @@ fn not_found<'e>(cmds: &mut Commands<'_, '_>, id: InboundId, uri: JsonStr<'_>) -
     Ok(None)
 }
 
+#[inline(never)]
 pub(super) fn prompt<'e>(
     s: &Server<'_>,
     cmds: &mut Commands<'_, '_>,
@@ -323,6 +351,7 @@ pub(super) fn prompt<'e>(
     })))
 }
 
+#[inline(never)]
 pub(super) fn complete<'e>(
     s: &Server<'_>,
     cmds: &mut Commands<'_, '_>,

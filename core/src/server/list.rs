@@ -23,7 +23,8 @@ pub(super) trait Listed {
     fn write(&self, w: &mut JsonWriter<'_>, v: Option<ProtocolVersion>);
 }
 
-/// Answers a list request with the page its cursor names.
+/// Answers a list request with the page its cursor names. Not inlined: see `call::tool`.
+#[inline(never)]
 pub(super) fn page<'e, T: Listed>(
     s: &Server<'_>,
     cmds: &mut Commands<'_, '_>,

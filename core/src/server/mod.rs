@@ -197,11 +197,7 @@ impl<'a> Server<'a> {
         let resources = !c.resources.is_empty() || !c.templates.is_empty();
         table(&mut w, "resources", resources, o.subscribe);
         table(&mut w, "prompts", !c.prompts.is_empty(), false);
-        let completable = c.templates.iter().any(|t| t.completable)
-            || c.prompts
-                .iter()
-                .any(|p| p.arguments.iter().any(|a| a.completable));
-        if completable {
+        if self.completable() {
             w.key("completions");
             w.begin_object();
             w.end_object();
@@ -239,7 +235,11 @@ impl<'a> Server<'a> {
             Method::ToolsCall => call::tool(self, cmds, id, params, version),
             Method::ResourcesRead => call::read(self, cmds, id, params),
             Method::PromptsGet => call::prompt(self, cmds, id, params),
-            Method::CompletionComplete => call::complete(self, cmds, id, params),
+            // Nothing completable: not the layer's (no `completions` capability; the
+            // host answers -32601 in 2024-11-05, which has no capability to gate it).
+            Method::CompletionComplete if self.completable() => {
+                call::complete(self, cmds, id, params)
+            }
             _ => return Handled::Event(event),
         };
         match outcome {
@@ -250,6 +250,17 @@ impl<'a> Server<'a> {
                 Handled::Answered
             }
         }
+    }
+}
+
+impl Server<'_> {
+    /// A prompt argument or template is completable (`completions` is declared).
+    fn completable(&self) -> bool {
+        let c = &self.catalog;
+        c.templates.iter().any(|t| t.completable)
+            || c.prompts
+                .iter()
+                .any(|p| p.arguments.iter().any(|a| a.completable))
     }
 }
 

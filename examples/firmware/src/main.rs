@@ -39,13 +39,13 @@ use embedded_io::{ReadReady as _, Write as _};
 use picomcp::Limits;
 use picomcp::device::{Device, Status};
 use picomcp::error::ErrorCode;
-use picomcp::json::Json;
+use picomcp::server::{ResultError, Server};
 use picomcp::session::{
     Config, ConfigError, Event, EventSlot, InboundSlot, OutboundSlot, RespondError, Session, Slice,
     Storage,
 };
 
-use app::CAPABILITIES;
+use app::CAPABILITIES_LEN;
 use clock::Clock;
 use diag::{Arg, diag};
 use uart::{Link, UART0, Uart};
@@ -72,7 +72,7 @@ const INBOUND: usize = 1;
 const OUTBOUND: usize = 0;
 /// Copy of name, version and capabilities (`Config::info_len`; no instructions, no
 /// subscription arena).
-const INFO_LEN: usize = 64 + 6 * (NAME.len() + VERSION.len()) + CAPABILITIES.len() + BATCH_BYTES;
+const INFO_LEN: usize = 64 + 6 * (NAME.len() + VERSION.len()) + CAPABILITIES_LEN + BATCH_BYTES;
 /// Room for the staged responses of one 2025-03-26 JSON-RPC batch (0 would answer
 /// every batch with -32600).
 const BATCH_BYTES: usize = 0;
@@ -115,7 +115,12 @@ fn main() -> ! {
     // SAFETY: its handler (`uart0_rx`) only acknowledges the UART interrupt.
     unsafe { NVIC::unmask(Irq(UART0_RX_IRQ)) };
 
-    let session = start(opts.max_line, clock.now());
+    let server = match app::server() {
+        Some(s) => s,
+        // The tables are constants: this is a bug in app.rs, found at the first boot.
+        None => fail(&[Arg::S("invalid tool, resource or prompt definition")]),
+    };
+    let session = start(&server, opts.max_line, clock.now());
     diag!(
         Info,
         NAME,
@@ -129,7 +134,7 @@ fn main() -> ! {
     // The session on the UART (through the relay's framing): `picomcp::device` runs the
     // loop; this one only decides how to wait.
     let mut device = Device::new(session, Link::new(uart));
-    let mut on_event = |s: &mut Session<'static>| answer_events(s);
+    let mut on_event = |s: &mut Session<'static>| answer_events(&server, s);
     // `--features cycles`: the clock cycles spent in steps that did work (not waiting).
     #[cfg(feature = "cycles")]
     let (mut busy_cycles, mut busy_steps) = (0u64, 0u64);
@@ -191,7 +196,7 @@ fn main() -> ! {
 /// Builds the session over the static buffers. Not inlined, so the configuration and
 /// storage descriptors live in a frame that is gone before the main loop runs.
 #[inline(never)]
-fn start(max_line: Option<usize>, now: u64) -> Session<'static> {
+fn start(server: &Server<'_>, max_line: Option<usize>, now: u64) -> Session<'static> {
     let max_line = match max_line {
         Some(n) if (MIN_LINE..=MAX_LINE).contains(&n) => n,
         Some(n) => {
@@ -211,7 +216,11 @@ fn start(max_line: Option<usize>, now: u64) -> Session<'static> {
         }
         None => MAX_LINE,
     };
-    let caps = Json::new(CAPABILITIES).unwrap_or(Json::EMPTY_OBJECT);
+    // What the layer's tables and options imply (`app::OPTIONS`).
+    let mut caps = [0u8; CAPABILITIES_LEN];
+    let Ok(caps) = server.capabilities(&mut caps) else {
+        fail(&[Arg::S("capabilities longer than app::CAPABILITIES_LEN")]);
+    };
     let mut config = Config::server(NAME, VERSION, caps);
     config.limits = Limits {
         max_line,
@@ -246,14 +255,51 @@ fn start(max_line: Option<usize>, now: u64) -> Session<'static> {
 
 /// The event handler: answers every request (the driver calls it whenever events are
 /// queued, then writes what it queued). The event and the commands that answer it are
-/// disjoint borrows of the session (`poll_event_split`), so nothing is copied out.
-fn answer_events(s: &mut Session<'_>) {
+/// disjoint borrows of the session (`poll_event_split`), so nothing is copied out; the
+/// server layer (`app::answer`) answers or checks the catalog's requests.
+fn answer_events(server: &Server<'_>, s: &mut Session<'_>) {
     while let Some((event, mut commands)) = s.poll_event_split() {
-        let (id, method, params) = match event {
-            Event::Request { id, method, params } => (id, method, params),
+        // Only a request's answer can fail.
+        let request = match &event {
+            Event::Request { id, method, .. } => {
+                diag!(Debug, "request ", method.as_str());
+                Some((*id, *method))
+            }
+            _ => None,
+        };
+        let event = match app::answer(server, event, &mut commands) {
+            Ok(None) => continue,
+            Ok(Some(e)) => e,
+            Err(e) => {
+                if let Some((id, method)) = request {
+                    let why = match e {
+                        ResultError::Respond(RespondError::Full(_)) => ": transmit queue full",
+                        _ => "",
+                    };
+                    diag!(Warn, "cannot answer ", method.as_str(), why);
+                    let _ = commands.respond_error(
+                        id,
+                        ErrorCode::INTERNAL_ERROR,
+                        "Internal error: the result does not fit",
+                        None,
+                    );
+                }
+                continue;
+            }
+        };
+        match event {
+            // The core answers the protocol's own requests and the layer the catalog's:
+            // nothing else is ours.
+            Event::Request { id, .. } => {
+                let _ = commands.respond_error(
+                    id,
+                    ErrorCode::METHOD_NOT_FOUND,
+                    "Method not found",
+                    None,
+                );
+            }
             Event::Negotiated { version, .. } => {
                 diag!(Info, "negotiated protocol ", version.as_str());
-                continue;
             }
             // (No `{:?}` here: Debug formatting of the core's enums costs kilobytes of flash.)
             Event::PeerViolation(_) => {
@@ -261,27 +307,11 @@ fn answer_events(s: &mut Session<'_>) {
                     Warn,
                     "peer violation (any error reply it needs is already queued)"
                 );
-                continue;
             }
             Event::Closed(_) => {
                 diag!(Info, "session closed");
-                continue;
             }
-            _ => continue,
-        };
-        diag!(Debug, "request ", method.as_str());
-        if let Err(e) = app::answer(&mut commands, id, method, params) {
-            let why = match e {
-                RespondError::Full(_) => ": transmit queue full",
-                _ => "",
-            };
-            diag!(Warn, "cannot answer ", method.as_str(), why);
-            let _ = commands.respond_error(
-                id,
-                ErrorCode::INTERNAL_ERROR,
-                "Internal error: the result does not fit",
-                None,
-            );
+            _ => {}
         }
     }
 }
