@@ -6,7 +6,7 @@ mod common;
 use common::{INITIALIZED, j, storage};
 use picomcp::json::Json;
 use picomcp::server::{
-    Call, Catalog, Completion, CompleteTarget, Content, DefinitionErrorKind, Handled, Options,
+    Call, Catalog, CompleteTarget, Completion, Content, DefinitionErrorKind, Handled, Options,
     Prompt, PromptArgument, PromptMessage, ReadTarget, Resource, ResourceContents,
     ResourceTemplate, Server, Table, Tool, ToolResult,
 };
@@ -100,7 +100,12 @@ fn exchange(server: &Server<'_>, s: &mut Session<'_>, lines: &[&str]) -> Vec<Val
                             if let Err(e) = out {
                                 let msg = e.to_string();
                                 server
-                                    .respond_tool(&mut cmds, c.id, c.tool, &ToolResult::error(msg.as_str()))
+                                    .respond_tool(
+                                        &mut cmds,
+                                        c.id,
+                                        c.tool,
+                                        &ToolResult::error(msg.as_str()),
+                                    )
                                     .unwrap();
                             }
                             Ok(())
@@ -119,7 +124,12 @@ fn exchange(server: &Server<'_>, s: &mut Session<'_>, lines: &[&str]) -> Vec<Val
                             if let Err(e) = out {
                                 let msg = e.to_string();
                                 server
-                                    .respond_tool(&mut cmds, c.id, c.tool, &ToolResult::error(msg.as_str()))
+                                    .respond_tool(
+                                        &mut cmds,
+                                        c.id,
+                                        c.tool,
+                                        &ToolResult::error(msg.as_str()),
+                                    )
                                     .unwrap();
                             }
                             Ok(())
@@ -144,7 +154,9 @@ fn exchange(server: &Server<'_>, s: &mut Session<'_>, lines: &[&str]) -> Vec<Val
                         None => "plain".to_string(),
                     };
                     let msgs = [PromptMessage::user(text.as_str())];
-                    server.respond_prompt(&mut cmds, c.id, c.prompt, &msgs).unwrap();
+                    server
+                        .respond_prompt(&mut cmds, c.id, c.prompt, &msgs)
+                        .unwrap();
                 }
                 Handled::Call(Call::Complete(c)) => {
                     let values: &[&str] = match c.target {
@@ -156,7 +168,9 @@ fn exchange(server: &Server<'_>, s: &mut Session<'_>, lines: &[&str]) -> Vec<Val
                         total: Some(values.len()),
                         has_more: false,
                     };
-                    server.respond_completion(&mut cmds, c.id, &completion).unwrap();
+                    server
+                        .respond_completion(&mut cmds, c.id, &completion)
+                        .unwrap();
                 }
                 Handled::Answered | Handled::Event(_) => {}
             }
@@ -204,8 +218,18 @@ fn capabilities_follow_the_tables() {
         ..Options::default()
     };
     let s = Server::new(only_tools, options).unwrap();
-    assert_eq!(s.capabilities(&mut buf).unwrap().as_raw(), r#"{"tools":{}}"#);
-    let s = Server::new(Catalog::default(), Options { subscribe: true, ..options }).unwrap();
+    assert_eq!(
+        s.capabilities(&mut buf).unwrap().as_raw(),
+        r#"{"tools":{}}"#
+    );
+    let s = Server::new(
+        Catalog::default(),
+        Options {
+            subscribe: true,
+            ..options
+        },
+    )
+    .unwrap();
     assert_eq!(s.capabilities(&mut buf).unwrap().as_raw(), "{}");
 }
 
@@ -232,7 +256,10 @@ fn broken_definitions_are_refused_at_start_up() {
         ),
         (
             Catalog {
-                tools: &[Tool::new("x", "{\"type\":\"object\"}"), Tool::new("x", "{\"type\":\"object\"}")],
+                tools: &[
+                    Tool::new("x", "{\"type\":\"object\"}"),
+                    Tool::new("x", "{\"type\":\"object\"}"),
+                ],
                 ..Catalog::EMPTY
             },
             Table::Tools,
@@ -259,7 +286,8 @@ fn broken_definitions_are_refused_at_start_up() {
         ),
         (
             Catalog {
-                prompts: &[Prompt::new("p").arguments(&[PromptArgument::new("a"), PromptArgument::new("a")])],
+                prompts: &[Prompt::new("p")
+                    .arguments(&[PromptArgument::new("a"), PromptArgument::new("a")])],
                 ..Catalog::EMPTY
             },
             Table::Prompts,
@@ -272,7 +300,14 @@ fn broken_definitions_are_refused_at_start_up() {
         assert_eq!((e.table, e.index, e.field), (*table, *index, *field), "{e}");
         assert!(!e.to_string().is_empty());
     }
-    let e = Server::new(CATALOG, Options { page_size: 0, ..Options::default() }).unwrap_err();
+    let e = Server::new(
+        CATALOG,
+        Options {
+            page_size: 0,
+            ..Options::default()
+        },
+    )
+    .unwrap_err();
     assert_eq!(e.kind, DefinitionErrorKind::PageSize);
 }
 
@@ -357,7 +392,10 @@ fn lists_are_paginated_with_opaque_cursors() {
     assert_eq!(out["result"]["resources"].as_array().unwrap().len(), 2);
     assert!(out["result"].get("nextCursor").is_none());
     let out = one(&srv, &mut s, &req(6, "resources/templates/list", "{}"));
-    assert_eq!(out["result"]["resourceTemplates"][0]["uriTemplate"], "test://item/{id}/data");
+    assert_eq!(
+        out["result"]["resourceTemplates"][0]["uriTemplate"],
+        "test://item/{id}/data"
+    );
 }
 
 #[test]
@@ -365,18 +403,37 @@ fn tools_call_checks_name_and_arguments() {
     let srv = server(Options::default());
     for version in ["2025-06-18", "2025-11-25"] {
         let mut s = legacy(&srv, version);
-        let ok = one(&srv, &mut s, &req(1, "tools/call", r#"{"name":"echo","arguments":{"text":"h\u00e9"}}"#));
+        let ok = one(
+            &srv,
+            &mut s,
+            &req(
+                1,
+                "tools/call",
+                r#"{"name":"echo","arguments":{"text":"h\u00e9"}}"#,
+            ),
+        );
         assert_eq!(ok["result"]["content"][0]["text"], "hé");
         let unknown = one(&srv, &mut s, &req(2, "tools/call", r#"{"name":"nope"}"#));
         assert_eq!(unknown["error"]["code"], -32602);
         assert_eq!(unknown["error"]["message"], "Unknown tool: nope");
-        let not_object = one(&srv, &mut s, &req(3, "tools/call", r#"{"name":"echo","arguments":[1]}"#));
+        let not_object = one(
+            &srv,
+            &mut s,
+            &req(3, "tools/call", r#"{"name":"echo","arguments":[1]}"#),
+        );
         assert_eq!(not_object["error"]["code"], -32602);
-        let missing = one(&srv, &mut s, &req(4, "tools/call", r#"{"name":"echo","arguments":{}}"#));
+        let missing = one(
+            &srv,
+            &mut s,
+            &req(4, "tools/call", r#"{"name":"echo","arguments":{}}"#),
+        );
         if version == "2025-11-25" {
             assert_eq!(missing["result"]["isError"], true, "{missing}");
             let text = missing["result"]["content"][0]["text"].as_str().unwrap();
-            assert!(text.starts_with("Invalid arguments for tool echo: "), "{text}");
+            assert!(
+                text.starts_with("Invalid arguments for tool echo: "),
+                "{text}"
+            );
         } else {
             assert_eq!(missing["error"]["code"], -32602, "{missing}");
         }
@@ -389,19 +446,46 @@ fn tools_call_checks_name_and_arguments() {
 fn structured_results_are_checked_and_shaped_for_the_revision() {
     let srv = server(Options::default());
     let mut s = legacy(&srv, "2025-11-25");
-    let out = one(&srv, &mut s, &req(1, "tools/call", r#"{"name":"add","arguments":{"a":1,"b":2}}"#));
+    let out = one(
+        &srv,
+        &mut s,
+        &req(
+            1,
+            "tools/call",
+            r#"{"name":"add","arguments":{"a":1,"b":2}}"#,
+        ),
+    );
     assert_eq!(out["result"]["structuredContent"]["sum"], 3.0);
     assert_eq!(out["result"]["content"][0]["type"], "text");
     let text = out["result"]["content"][0]["text"].as_str().unwrap();
     assert_eq!(j(text)["sum"], 3.0);
     // Before 2025-06-18 only the text block.
     let mut old = legacy(&srv, "2025-03-26");
-    let out = one(&srv, &mut old, &req(1, "tools/call", r#"{"name":"add","arguments":{"a":1,"b":2}}"#));
+    let out = one(
+        &srv,
+        &mut old,
+        &req(
+            1,
+            "tools/call",
+            r#"{"name":"add","arguments":{"a":1,"b":2}}"#,
+        ),
+    );
     assert!(out["result"].get("structuredContent").is_none());
-    assert_eq!(j(out["result"]["content"][0]["text"].as_str().unwrap())["sum"], 3.0);
+    assert_eq!(
+        j(out["result"]["content"][0]["text"].as_str().unwrap())["sum"],
+        3.0
+    );
     // Structured content that does not match the outputSchema is never sent; the host
     // answers with an error instead (see `exchange`).
-    let out = one(&srv, &mut s, &req(2, "tools/call", r#"{"name":"add","arguments":{"a":99,"b":2}}"#));
+    let out = one(
+        &srv,
+        &mut s,
+        &req(
+            2,
+            "tools/call",
+            r#"{"name":"add","arguments":{"a":99,"b":2}}"#,
+        ),
+    );
     assert_eq!(out["result"]["isError"], true, "{out}");
     assert!(out["result"].get("structuredContent").is_none());
 }
@@ -421,19 +505,38 @@ fn content_blocks_the_revision_lacks_are_refused() {
 fn resources_read_matches_uris_and_templates() {
     let srv = server(Options::default());
     let mut s = legacy(&srv, "2025-11-25");
-    let out = one(&srv, &mut s, &req(1, "resources/read", r#"{"uri":"test://b"}"#));
+    let out = one(
+        &srv,
+        &mut s,
+        &req(1, "resources/read", r#"{"uri":"test://b"}"#),
+    );
     assert_eq!(out["result"]["contents"][0]["text"], "resource 1");
     assert_eq!(out["result"]["contents"][0]["uri"], "test://b");
-    let out = one(&srv, &mut s, &req(2, "resources/read", r#"{"uri":"test:\/\/item\/42\/data"}"#));
-    assert_eq!(out["result"]["contents"][0]["text"], "template 0 id=42", "{out}");
-    let out = one(&srv, &mut s, &req(3, "resources/read", r#"{"uri":"test://nothing"}"#));
+    let out = one(
+        &srv,
+        &mut s,
+        &req(2, "resources/read", r#"{"uri":"test:\/\/item\/42\/data"}"#),
+    );
+    assert_eq!(
+        out["result"]["contents"][0]["text"], "template 0 id=42",
+        "{out}"
+    );
+    let out = one(
+        &srv,
+        &mut s,
+        &req(3, "resources/read", r#"{"uri":"test://nothing"}"#),
+    );
     assert_eq!(out["error"]["code"], -32002);
     assert_eq!(out["error"]["data"]["uri"], "test://nothing");
     let out = one(&srv, &mut s, &req(4, "resources/read", "{}"));
     assert_eq!(out["error"]["code"], -32602);
     // 2026-07-28: resource not found is -32602.
     let mut m = session(&srv);
-    let out = one(&srv, &mut m, &modern_req(5, "resources/read", r#"{"uri":"test://nothing"}"#));
+    let out = one(
+        &srv,
+        &mut m,
+        &modern_req(5, "resources/read", r#"{"uri":"test://nothing"}"#),
+    );
     assert_eq!(out["error"]["code"], -32602, "{out}");
 }
 
@@ -441,12 +544,39 @@ fn resources_read_matches_uris_and_templates() {
 fn prompts_get_checks_required_arguments() {
     let srv = server(Options::default());
     let mut s = legacy(&srv, "2025-11-25");
-    let out = one(&srv, &mut s, &req(1, "prompts/get", r#"{"name":"with_args","arguments":{"arg1":"x"}}"#));
+    let out = one(
+        &srv,
+        &mut s,
+        &req(
+            1,
+            "prompts/get",
+            r#"{"name":"with_args","arguments":{"arg1":"x"}}"#,
+        ),
+    );
     assert_eq!(out["result"]["messages"][0]["content"]["text"], "arg1=x");
-    let out = one(&srv, &mut s, &req(2, "prompts/get", r#"{"name":"with_args","arguments":{"arg2":"x"}}"#));
+    let out = one(
+        &srv,
+        &mut s,
+        &req(
+            2,
+            "prompts/get",
+            r#"{"name":"with_args","arguments":{"arg2":"x"}}"#,
+        ),
+    );
     assert_eq!(out["error"]["code"], -32602);
-    assert_eq!(out["error"]["message"], "Invalid params: missing required argument `arg1`");
-    let out = one(&srv, &mut s, &req(3, "prompts/get", r#"{"name":"with_args","arguments":{"arg1":1}}"#));
+    assert_eq!(
+        out["error"]["message"],
+        "Invalid params: missing required argument `arg1`"
+    );
+    let out = one(
+        &srv,
+        &mut s,
+        &req(
+            3,
+            "prompts/get",
+            r#"{"name":"with_args","arguments":{"arg1":1}}"#,
+        ),
+    );
     assert_eq!(out["error"]["code"], -32602);
     let out = one(&srv, &mut s, &req(4, "prompts/get", r#"{"name":"nope"}"#));
     assert_eq!(out["error"]["code"], -32602);
@@ -458,16 +588,66 @@ fn prompts_get_checks_required_arguments() {
 fn completion_reaches_the_host_only_for_completable_references() {
     let srv = server(Options::default());
     let mut s = legacy(&srv, "2025-11-25");
-    let c = |r: &str, arg: &str| format!(r#"{{"ref":{r},"argument":{{"name":"{arg}","value":"p"}}}}"#);
-    let out = one(&srv, &mut s, &req(1, "completion/complete", &c(r#"{"type":"ref/prompt","name":"with_args"}"#, "arg1")));
-    assert_eq!(out["result"]["completion"]["values"], serde_json::json!(["paris", "park"]));
-    let out = one(&srv, &mut s, &req(2, "completion/complete", &c(r#"{"type":"ref/prompt","name":"with_args"}"#, "arg2")));
+    let c =
+        |r: &str, arg: &str| format!(r#"{{"ref":{r},"argument":{{"name":"{arg}","value":"p"}}}}"#);
+    let out = one(
+        &srv,
+        &mut s,
+        &req(
+            1,
+            "completion/complete",
+            &c(r#"{"type":"ref/prompt","name":"with_args"}"#, "arg1"),
+        ),
+    );
+    assert_eq!(
+        out["result"]["completion"]["values"],
+        serde_json::json!(["paris", "park"])
+    );
+    let out = one(
+        &srv,
+        &mut s,
+        &req(
+            2,
+            "completion/complete",
+            &c(r#"{"type":"ref/prompt","name":"with_args"}"#, "arg2"),
+        ),
+    );
     assert_eq!(out["result"]["completion"]["values"], serde_json::json!([]));
-    let out = one(&srv, &mut s, &req(3, "completion/complete", &c(r#"{"type":"ref/resource","uri":"test://item/{id}/data"}"#, "id")));
-    assert_eq!(out["result"]["completion"]["values"], serde_json::json!(["1", "2"]));
-    let out = one(&srv, &mut s, &req(4, "completion/complete", &c(r#"{"type":"ref/resource","uri":"test://zzz"}"#, "id")));
+    let out = one(
+        &srv,
+        &mut s,
+        &req(
+            3,
+            "completion/complete",
+            &c(
+                r#"{"type":"ref/resource","uri":"test://item/{id}/data"}"#,
+                "id",
+            ),
+        ),
+    );
+    assert_eq!(
+        out["result"]["completion"]["values"],
+        serde_json::json!(["1", "2"])
+    );
+    let out = one(
+        &srv,
+        &mut s,
+        &req(
+            4,
+            "completion/complete",
+            &c(r#"{"type":"ref/resource","uri":"test://zzz"}"#, "id"),
+        ),
+    );
     assert_eq!(out["error"]["code"], -32602);
-    let out = one(&srv, &mut s, &req(5, "completion/complete", &c(r#"{"type":"ref/other"}"#, "id")));
+    let out = one(
+        &srv,
+        &mut s,
+        &req(
+            5,
+            "completion/complete",
+            &c(r#"{"type":"ref/other"}"#, "id"),
+        ),
+    );
     assert_eq!(out["error"]["code"], -32602);
 }
 
@@ -478,8 +658,20 @@ fn the_modern_era_is_served_the_same_way() {
     let out = one(&srv, &mut s, &modern_req(1, "tools/list", "{}"));
     assert_eq!(out["result"]["tools"][0]["title"], "Echo", "{out}");
     assert!(out["result"]["tools"][0].get("execution").is_none());
-    let out = one(&srv, &mut s, &modern_req(2, "tools/call", r#"{"name":"echo","arguments":{}}"#));
+    let out = one(
+        &srv,
+        &mut s,
+        &modern_req(2, "tools/call", r#"{"name":"echo","arguments":{}}"#),
+    );
     assert_eq!(out["result"]["isError"], true, "{out}");
-    let out = one(&srv, &mut s, &modern_req(3, "tools/call", r#"{"name":"echo","arguments":{"text":"x"}}"#));
+    let out = one(
+        &srv,
+        &mut s,
+        &modern_req(
+            3,
+            "tools/call",
+            r#"{"name":"echo","arguments":{"text":"x"}}"#,
+        ),
+    );
     assert_eq!(out["result"]["content"][0]["text"], "x", "{out}");
 }

@@ -5,10 +5,14 @@ mod common;
 use common::take_output;
 use picomcp::json::Json;
 use picomcp::protocol::{Method, ProtocolVersion, Versions};
+use picomcp::server::{CAPABILITIES_MAX, Server};
 use picomcp::session::{
     Change, Config, Event, InboundId, OutboundId, RequestOptions, Session, StaticStorage,
 };
 use serde_json::{Value, json};
+
+#[path = "common/served.rs"]
+mod served;
 
 type Mem = StaticStorage<8192, 32768, 32768, 8, 8, 8192>;
 
@@ -20,11 +24,17 @@ fn leak_str(s: &str) -> &'static str {
     Box::leak(s.to_string().into_boxed_str())
 }
 
-fn make_session(spec: &Value) -> Session<'static> {
-    let caps = Json::new(leak(
-        &spec.get("capabilities").cloned().unwrap_or(json!({})),
-    ))
-    .unwrap();
+fn make_session(spec: &Value, server: Option<&Server<'static>>) -> Session<'static> {
+    let caps = match server {
+        Some(srv) => {
+            let buf: &'static mut [u8] = Box::leak(Box::new([0u8; CAPABILITIES_MAX]));
+            srv.capabilities(buf).unwrap()
+        }
+        None => Json::new(leak(
+            &spec.get("capabilities").cloned().unwrap_or(json!({})),
+        ))
+        .unwrap(),
+    };
     let name = leak_str(spec["name"].as_str().unwrap_or("vec"));
     let version = leak_str(spec["version"].as_str().unwrap_or("0.0.0"));
     let mut c = if spec["role"] == "client" {
@@ -124,7 +134,11 @@ fn run(path: &std::path::Path) {
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(|l| serde_json::from_str::<Value>(l).unwrap());
     let first = steps.next().unwrap();
-    let mut s = make_session(&first["session"]);
+    let server = first["session"].get("server").map(served::server);
+    let mut s = make_session(&first["session"], server.as_ref());
+    // Served sessions: events the layer passed on (calls and other events), in order.
+    let mut pending: std::collections::VecDeque<(Value, Option<served::Last>)> = Default::default();
+    let mut last_call: Option<served::Last> = None;
     let mut now = 0u64;
     let mut sent: std::collections::VecDeque<String> = Default::default();
     let mut last_request: Option<InboundId> = None;
@@ -134,8 +148,11 @@ fn run(path: &std::path::Path) {
     let name = path.file_name().unwrap().to_string_lossy().to_string();
     for (n, step) in steps.enumerate() {
         let ctx = format!("{name} step {} {step}", n + 2);
-        sent.extend(take_output(&mut s));
         let (k, v) = step.as_object().unwrap().iter().next().unwrap();
+        if let (Some(srv), true) = (&server, k.starts_with("expect_")) {
+            served::pump(srv, &mut s, &mut pending);
+        }
+        sent.extend(take_output(&mut s));
         match k.as_str() {
             "recv" | "recv_raw" => {
                 let mut data = v.as_str().unwrap().to_string();
@@ -153,6 +170,27 @@ fn run(path: &std::path::Path) {
                 assert!(matches(v, &actual), "{ctx}\n  sent: {line}");
             }
             "expect_no_send" => assert!(sent.is_empty(), "{ctx}: sent {sent:?}"),
+            "expect_event" if server.is_some() => {
+                let (actual, call) = pending
+                    .pop_front()
+                    .unwrap_or_else(|| panic!("{ctx}: no event"));
+                match call {
+                    Some(served::Last::Request(id)) => last_request = Some(id),
+                    Some(c) => last_call = Some(c),
+                    None => {}
+                }
+                assert!(matches(v, &actual), "{ctx}\n  event: {actual}");
+            }
+            "expect_no_event" if server.is_some() => {
+                assert!(pending.is_empty(), "{ctx}: event {pending:?}");
+            }
+            "respond_tool" | "respond_read" | "respond_prompt" | "respond_completion" => {
+                let srv = server.as_ref().expect("respond_* needs a served session");
+                let call = last_call.expect("no call");
+                if let Err(e) = served::respond(srv, &mut s, call, k, v) {
+                    last_error = Some(e);
+                }
+            }
             "expect_event" => {
                 let e = s.poll_event().unwrap_or_else(|| panic!("{ctx}: no event"));
                 match e {

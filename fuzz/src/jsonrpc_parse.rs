@@ -226,8 +226,7 @@ fn round_trip(m: Message<'_>, level: usize) {
                 return;
             };
             let message: String = e.error.message.chars().collect();
-            let (buf, n) =
-                write(|w| encode_error(w, e.id, code, &message, e.error.data));
+            let (buf, n) = write(|w| encode_error(w, e.id, code, &message, e.error.data));
             let t = std::str::from_utf8(&buf[..n]).unwrap();
             let Ok(Message::Error(e2)) = parse(t, &big) else {
                 panic!("re-encoded error {t} does not parse as one")

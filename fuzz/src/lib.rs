@@ -8,10 +8,12 @@
 //! - `jsonrpc_parse`: `[limits selector] line...`
 //! - `server_session` / `client_session`: `[config] [chunk seed] command...` (see
 //!   [`session`]).
+//! - `server_layer`: `[mode] [answer seed] line...` (see [`server_layer`]).
 
 pub mod framing;
 pub mod json_scanner;
 pub mod jsonrpc_parse;
+pub mod server_layer;
 pub mod session;
 pub mod wire;
 

@@ -61,8 +61,8 @@ use picomcp::json::Json;
 use picomcp::jsonrpc::peek_id;
 use picomcp::protocol::{LogLevel, METHODS, Method, ProtocolVersion, Role, Versions};
 use picomcp::session::{
-    Change, Config, ConfigError, Event, EventSlot, InboundId, InboundSlot, OutboundId, OutboundSlot, Phase,
-    RequestOptions, Session, Storage,
+    Change, Config, ConfigError, Event, EventSlot, InboundId, InboundSlot, OutboundId,
+    OutboundSlot, Phase, RequestOptions, Session, Storage,
 };
 use serde_json::value::RawValue;
 

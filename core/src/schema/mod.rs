@@ -36,7 +36,9 @@ impl fmt::Display for Invalid {
 
 impl<'a> Schema<'a> {
     pub fn new(text: &'a str) -> Result<Schema<'a>, SchemaError> {
-        Json::new(text).map_err(|_| SchemaError).and_then(Self::from_json)
+        Json::new(text)
+            .map_err(|_| SchemaError)
+            .and_then(Self::from_json)
     }
     pub fn from_json(root: Json<'a>) -> Result<Schema<'a>, SchemaError> {
         Ok(Schema { root })

@@ -12,11 +12,15 @@ use crate::schema::Schema;
 use crate::session::{Commands, InboundId, RespondError};
 use crate::uri::{UriTemplate, Vars};
 
-/// Longest URI with JSON escapes that `resources/read` decodes (a plain URI, the usual
-/// case, has no limit but the line's).
-pub const MAX_ESCAPED_URI: usize = 512;
+/// Longest URI with JSON escapes that `resources/read` decodes into the call (a plain
+/// URI, the usual case, is borrowed and has no limit but the line's; a longer escaped
+/// one is answered as not found).
+pub const MAX_ESCAPED_URI: usize = 256;
 
 /// A request for the host, checked by the layer.
+// A read carries a small buffer for an escaped URI (MAX_ESCAPED_URI), so that the host
+// always gets a `&str`; the other calls are a few words.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum Call<'e> {
     /// `tools/call`.
@@ -53,6 +57,9 @@ pub struct ToolCall<'e> {
     pub arguments: Json<'e>,
     /// The request's `_meta`, if any.
     pub meta: Option<Json<'e>>,
+    /// The whole `params` (for what the layer does not name: `inputResponses`,
+    /// `requestState`, `task`, ...).
+    pub params: Json<'e>,
 }
 
 /// What a `resources/read` names.
@@ -95,6 +102,7 @@ impl<'e> ReadCall<'e> {
 
 /// A URI as the request gave it: borrowed when it had no escapes, decoded into the call
 /// otherwise.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 enum UriText<'e> {
     Plain(&'e str),
@@ -207,6 +215,7 @@ pub(super) fn tool<'e>(
         tool: index,
         arguments: args,
         meta: params.get("_meta"),
+        params,
     })))
 }
 
@@ -257,7 +266,9 @@ fn not_found<'e>(cmds: &mut Commands<'_, '_>, id: InboundId, uri: JsonStr<'_>) -
     w.string_raw(uri);
     w.end_object();
     let data = match w.finish() {
-        Ok(n) => core::str::from_utf8(&buf[..n]).ok().map(Json::from_validated),
+        Ok(n) => core::str::from_utf8(&buf[..n])
+            .ok()
+            .map(Json::from_validated),
         Err(_) => None,
     };
     cmds.respond_error(id, ErrorCode::RESOURCE_NOT_FOUND, message.as_str(), data)?;
@@ -274,7 +285,11 @@ pub(super) fn prompt<'e>(
         return invalid(cmds, id, "Invalid params: `name` must be a string");
     };
     let Some(index) = s.catalog.prompts.iter().position(|p| name.eq_str(p.name)) else {
-        return invalid(cmds, id, line!(256, "Invalid params: unknown prompt {name}").as_str());
+        return invalid(
+            cmds,
+            id,
+            line!(256, "Invalid params: unknown prompt {name}").as_str(),
+        );
     };
     let Some(args) = arguments(params) else {
         return invalid(cmds, id, "Invalid params: `arguments` must be an object");
@@ -289,7 +304,11 @@ pub(super) fn prompt<'e>(
         .iter()
         .find(|a| a.required && args.get(a.name).is_none())
     {
-        let message = line!(256, "Invalid params: missing required argument `{}`", a.name);
+        let message = line!(
+            256,
+            "Invalid params: missing required argument `{}`",
+            a.name
+        );
         return invalid(cmds, id, message.as_str());
     }
     Ok(Some(Call::Prompt(PromptCall {
@@ -337,7 +356,12 @@ pub(super) fn complete<'e>(
         let Some(uri) = reference.get("uri").and_then(|u| u.as_str()) else {
             return invalid(cmds, id, "Invalid params: `ref.uri` must be a string");
         };
-        if let Some(i) = s.catalog.templates.iter().position(|t| uri.eq_str(t.uri_template)) {
+        if let Some(i) = s
+            .catalog
+            .templates
+            .iter()
+            .position(|t| uri.eq_str(t.uri_template))
+        {
             let t = &s.catalog.templates[i];
             let declared = UriTemplate::new(t.uri_template)
                 .is_ok_and(|tpl| tpl.var_names().any(|v| argument.eq_str(v)));

@@ -83,7 +83,9 @@ impl fmt::Display for DefinitionError {
             DefinitionErrorKind::EmptyName => f.write_str("must not be empty"),
             DefinitionErrorKind::Duplicate => f.write_str("used by an earlier entry too"),
             DefinitionErrorKind::InvalidJson => f.write_str("not valid JSON"),
-            DefinitionErrorKind::WrongKind => f.write_str("wrong JSON kind (object or array expected)"),
+            DefinitionErrorKind::WrongKind => {
+                f.write_str("wrong JSON kind (object or array expected)")
+            }
             DefinitionErrorKind::NotObjectSchema => {
                 f.write_str("must be an object schema (\"type\": \"object\")")
             }

@@ -71,7 +71,11 @@ fn page<'e, T: Listed>(
     let start = match params.get("cursor") {
         None => 0,
         Some(c) if c.is_null() => 0,
-        Some(c) => match c.as_str().and_then(|c| c.as_plain()).and_then(|c| parse(c, fp)) {
+        Some(c) => match c
+            .as_str()
+            .and_then(|c| c.as_plain())
+            .and_then(|c| parse(c, fp))
+        {
             Some(offset) if offset < items.len() => offset,
             _ => {
                 cmds.respond_error(

@@ -87,8 +87,6 @@ pub(crate) fn internal_error(cmds: &mut Commands<'_, '_>, id: InboundId, e: Resp
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn truncates_at_a_character_boundary() {
         let l = line!(8, "{}", "aé€bcdef");

@@ -62,7 +62,9 @@ use crate::json::{Json, JsonWriter};
 use crate::protocol::{Feature, Method, ProtocolVersion};
 use crate::session::{Commands, Event};
 
-pub use call::{Call, MAX_ESCAPED_URI, CompleteCall, CompleteTarget, PromptCall, ReadCall, ReadTarget, ToolCall};
+pub use call::{
+    Call, CompleteCall, CompleteTarget, MAX_ESCAPED_URI, PromptCall, ReadCall, ReadTarget, ToolCall,
+};
 pub use check::{DefinitionError, DefinitionErrorKind, Table};
 pub use defs::{Catalog, Prompt, PromptArgument, Resource, ResourceTemplate, Tool};
 pub use result::{
@@ -110,6 +112,7 @@ pub struct Server<'a> {
 }
 
 /// What [`Server::handle`] did with an event.
+#[allow(clippy::large_enum_variant)] // see `Call`
 #[derive(Debug)]
 pub enum Handled<'e> {
     /// The layer answered it (a list, or an error reply to a call that failed its checks).
@@ -146,7 +149,9 @@ impl<'a> Server<'a> {
     /// fill in ([`Schema::missing_defaults`](crate::schema::Schema::missing_defaults)).
     pub fn input_schema(&self, tool: usize) -> Option<crate::schema::Schema<'a>> {
         let t = self.catalog.tools.get(tool)?;
-        Some(crate::schema::Schema::trusted(Json::from_validated(t.input_schema)))
+        Some(crate::schema::Schema::trusted(Json::from_validated(
+            t.input_schema,
+        )))
     }
 
     /// The server capabilities that what is registered implies, as JSON for
@@ -158,10 +163,7 @@ impl<'a> Server<'a> {
     /// # Errors
     /// [`InsufficientSize`](crate::InsufficientSize) when `buf` is shorter than what is
     /// needed ([`CAPABILITIES_MAX`] is always enough).
-    pub fn capabilities<'b>(
-        &self,
-        buf: &'b mut [u8],
-    ) -> Result<Json<'b>, crate::InsufficientSize> {
+    pub fn capabilities<'b>(&self, buf: &'b mut [u8]) -> Result<Json<'b>, crate::InsufficientSize> {
         let c = &self.catalog;
         let o = &self.options;
         let mut w = JsonWriter::new(buf);
@@ -186,8 +188,7 @@ impl<'a> Server<'a> {
         table(&mut w, "resources", resources, o.subscribe);
         table(&mut w, "prompts", !c.prompts.is_empty(), false);
         let completable = c.templates.iter().any(|t| t.completable)
-            || c
-                .prompts
+            || c.prompts
                 .iter()
                 .any(|p| p.arguments.iter().any(|a| a.completable));
         if completable {

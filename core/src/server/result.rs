@@ -169,7 +169,14 @@ impl<'r> Content<'r> {
                 t.write(w);
             }
             Content::Image { data, mime_type } | Content::Audio { data, mime_type } => {
-                kind(w, if matches!(self, Content::Image { .. }) { "image" } else { "audio" });
+                kind(
+                    w,
+                    if matches!(self, Content::Image { .. }) {
+                        "image"
+                    } else {
+                        "audio"
+                    },
+                );
                 w.key("data");
                 w.string(data);
                 w.key("mimeType");
@@ -405,7 +412,12 @@ pub(super) fn error_text(w: &mut JsonWriter<'_>, text: &str) {
     w.end_object();
 }
 
-pub(super) fn completion(w: &mut JsonWriter<'_>, values: &[&str], total: Option<usize>, more: bool) {
+pub(super) fn completion(
+    w: &mut JsonWriter<'_>,
+    values: &[&str],
+    total: Option<usize>,
+    more: bool,
+) {
     /// The most values one answer may carry (the spec's limit).
     const MAX: usize = 100;
     w.begin_object();

@@ -30,6 +30,9 @@ impl<'a, 'u> Vars<'a, 'u> {
     pub fn len(&self) -> usize {
         self.len
     }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
 }
 impl<'a> UriTemplate<'a> {
     pub fn new(text: &'a str) -> Result<Self, TemplateError> {
@@ -40,7 +43,10 @@ impl<'a> UriTemplate<'a> {
     }
     pub fn var_names(&self) -> impl Iterator<Item = &'a str> {
         let t = self.text;
-        t.split('{').skip(1).filter_map(|s| s.split_once('}')).map(|(v, _)| v.trim_start_matches('+'))
+        t.split('{')
+            .skip(1)
+            .filter_map(|s| s.split_once('}'))
+            .map(|(v, _)| v.trim_start_matches('+'))
     }
     pub fn match_uri<'u>(&self, uri: &'u str) -> Option<Vars<'a, 'u>> {
         let (pre, rest) = self.text.split_once('{')?;

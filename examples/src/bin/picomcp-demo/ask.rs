@@ -8,10 +8,11 @@ use std::fmt;
 use picomcp::error::ErrorCode;
 use picomcp::json::{Json, JsonStr, JsonWriter};
 use picomcp::protocol::{Feature, Method, ProtocolVersion};
+use picomcp::server::ResultError;
 use picomcp::session::{InboundId, OutboundId, RequestOptions, RespondError, SendError, Session};
 
-use super::catalog::{self, Tool};
-use super::tools::{invalid_arguments, respond_text, respond_text_fmt};
+use super::catalog::ToolKind;
+use super::tools::{Reply, respond_text, respond_text_fmt};
 use super::{Answer, Server};
 
 /// A request we sent to the client, answered when the client answers.
@@ -19,7 +20,7 @@ use super::{Answer, Server};
 pub(crate) struct Ask {
     out: OutboundId,
     /// The tool call waiting for it.
-    req: InboundId,
+    req: Reply,
     kind: AskKind,
 }
 
@@ -64,21 +65,19 @@ impl Server {
     pub(crate) fn question(
         &mut self,
         s: &mut Session<'_>,
-        id: InboundId,
-        tool: Tool,
+        id: Reply,
+        tool: ToolKind,
         params: Json<'_>,
         args: Json<'_>,
         now: u64,
-    ) -> Result<(), RespondError> {
+    ) -> Result<(), ResultError> {
         match tool {
-            Tool::Sampling => {
-                let Some(prompt) = args.get("prompt").and_then(|p| p.as_str()) else {
-                    return invalid_arguments(
-                        s,
-                        id,
-                        "Invalid arguments: `prompt` is required and must be a string",
-                    );
-                };
+            ToolKind::Sampling => {
+                // The layer checked the arguments against the tool's inputSchema.
+                let prompt = args
+                    .get("prompt")
+                    .and_then(|p| p.as_str())
+                    .unwrap_or(picomcp::json::JsonStr::EMPTY);
                 self.ask(
                     s,
                     id,
@@ -108,14 +107,11 @@ impl Server {
                     },
                 )
             }
-            Tool::Elicitation => {
-                let Some(message) = args.get("message").and_then(|m| m.as_str()) else {
-                    return invalid_arguments(
-                        s,
-                        id,
-                        "Invalid arguments: `message` is required and must be a string",
-                    );
-                };
+            ToolKind::Elicitation => {
+                let message = args
+                    .get("message")
+                    .and_then(|m| m.as_str())
+                    .unwrap_or(picomcp::json::JsonStr::EMPTY);
                 self.ask(
                     s,
                     id,
@@ -128,7 +124,7 @@ impl Server {
                     },
                 )
             }
-            Tool::ElicitationDefaults => self.ask(
+            ToolKind::ElicitationDefaults => self.ask(
                 s,
                 id,
                 params,
@@ -143,7 +139,7 @@ impl Server {
                     );
                 },
             ),
-            Tool::ElicitationEnums => {
+            ToolKind::ElicitationEnums => {
                 let schema = if !super::has(s, Feature::ElicitationEnums) {
                     ELICIT_ENUMS_FLAT
                 } else {
@@ -172,7 +168,7 @@ impl Server {
     /// The tool call `id` was cancelled: cancel the questions asked for it.
     pub(crate) fn forget_questions(&mut self, s: &mut Session<'_>, id: InboundId) {
         for a in self.asks.iter_mut() {
-            if let Some(ask) = a.filter(|a| a.req == id) {
+            if let Some(ask) = a.filter(|a| a.req.id == id) {
                 let _ = s.cancel(ask.out, Some("the tool call was cancelled"));
                 *a = None;
             }
@@ -186,27 +182,27 @@ impl Server {
     fn ask(
         &mut self,
         s: &mut Session<'_>,
-        id: InboundId,
+        id: Reply,
         call: Json<'_>,
         now: u64,
         kind: AskKind,
         method: Method,
         params: impl Fn(&mut JsonWriter<'_>),
-    ) -> Result<(), RespondError> {
-        if s.request_info(id).is_some_and(|i| i.modern) {
+    ) -> Result<(), ResultError> {
+        if s.request_info(id.id).is_some_and(|i| i.modern) {
             return input_required(s, id, call, kind, method, params);
         }
         let Some(slot) = self.asks.iter().position(Option::is_none) else {
             return respond_text(s, id, "Too many requests to the client in flight", true);
         };
-        let text = catalog::render_string(params);
+        let text = render_string(params);
         let Ok(params) = Json::new(&text) else {
-            return s.respond_error(
-                id,
+            return Ok(s.respond_error(
+                id.id,
                 ErrorCode::INTERNAL_ERROR,
                 "Internal error: bad request parameters",
                 None,
-            );
+            )?);
         };
         // A person answers elicitations: give them longer than a model.
         let timeout = if matches!(kind, AskKind::Sampling) {
@@ -246,17 +242,17 @@ impl Server {
             return;
         };
         let r = respond_answer(s, ask.req, ask.kind, answer);
-        super::finish(s, ask.req, Method::ToolsCall, r);
+        super::finish(s, ask.req.id, Method::ToolsCall, r);
     }
 }
 
 /// Answers tool call `req` with what the client answered to our `kind` of question.
 fn respond_answer(
     s: &mut Session<'_>,
-    req: InboundId,
+    req: Reply,
     kind: AskKind,
     answer: Answer<'_>,
-) -> Result<(), RespondError> {
+) -> Result<(), ResultError> {
     match (kind, answer) {
         (AskKind::Sampling, Err(e)) => {
             respond_text_fmt(s, req, format_args!("Sampling failed: {e}"), true)
@@ -297,31 +293,32 @@ fn respond_answer(
 /// is kept between the rounds.
 fn input_required(
     s: &mut Session<'_>,
-    id: InboundId,
+    reply: Reply,
     call: Json<'_>,
     kind: AskKind,
     method: Method,
     params: impl Fn(&mut JsonWriter<'_>),
-) -> Result<(), RespondError> {
+) -> Result<(), ResultError> {
+    let id = reply.id;
     let key = kind.key();
     match call.get("inputResponses").filter(|r| !r.is_null()) {
         Some(r) if !r.is_object() => {
-            return s.respond_error(
+            return Ok(s.respond_error(
                 id,
                 ErrorCode::INVALID_PARAMS,
                 "Invalid params: `inputResponses` must be an object",
                 None,
-            );
+            )?);
         }
         Some(r) => {
             if let Some(answer) = r.get(key).filter(|a| a.is_object()) {
-                return respond_answer(s, id, kind, Ok(answer));
+                return respond_answer(s, reply, kind, Ok(answer));
             }
         }
         None => {}
     }
     // First round, or the answer is missing: ask (again).
-    let text = catalog::render_string(|w| {
+    let text = render_string(|w| {
         w.begin_object();
         w.key(key);
         w.begin_object();
@@ -333,21 +330,22 @@ fn input_required(
         w.end_object();
     });
     let Ok(requests) = Json::new(&text) else {
-        return s.respond_error(
+        return Ok(s.respond_error(
             id,
             ErrorCode::INTERNAL_ERROR,
             "Internal error: bad input request",
             None,
-        );
+        )?);
     };
-    match s.respond_input_required(id, Some(requests), None) {
+    let r = match s.respond_input_required(id, Some(requests), None) {
         // The request did not declare the client capability the question needs.
         Err(RespondError::InputNotAllowed) => s.respond_missing_capability(
             id,
             Json::new(kind.capability()).unwrap_or(Json::EMPTY_OBJECT),
         ),
         r => r,
-    }
+    };
+    Ok(r?)
 }
 
 /// `elicitation/create` params: `message` written by `message`, then the schema.
@@ -411,4 +409,20 @@ impl fmt::Display for Shown<'_> {
             None => f.write_str("unknown"),
         }
     }
+}
+
+/// Renders JSON into a new string (the questions' parameters; not a hot path).
+fn render_string(f: impl Fn(&mut JsonWriter<'_>)) -> String {
+    let mut buf = vec![0u8; 1024];
+    let n = loop {
+        let mut w = JsonWriter::new(&mut buf);
+        f(&mut w);
+        match w.finish() {
+            Ok(n) => break n,
+            Err(e) => buf.resize(e.required, 0),
+        }
+    };
+    buf.truncate(n);
+    // The writer only ever writes whole UTF-8 characters.
+    String::from_utf8(buf).unwrap_or_default()
 }

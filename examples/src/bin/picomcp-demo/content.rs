@@ -1,249 +1,87 @@
-//! Resources, prompts and completion. (Subscriptions are kept by the core, which answers
-//! `resources/subscribe`, `resources/unsubscribe` and `subscriptions/listen` itself.)
+//! Resources, prompts and completion, for calls the core's server layer has checked (the
+//! URI matched, the required prompt arguments are there, the reference exists).
+//! Subscriptions are kept by the core, which answers `resources/subscribe`,
+//! `resources/unsubscribe` and `subscriptions/listen` itself.
 
-use picomcp::error::ErrorCode;
-use picomcp::json::{Json, JsonKind, JsonStr, JsonWriter};
-use picomcp::protocol::Feature;
-use picomcp::session::{InboundId, RespondError, Session};
+use picomcp::json::{JsonStr, JsonWriter};
+use picomcp::server::{
+    CompleteCall, CompleteTarget, Completion, Content, PromptCall, PromptMessage, ReadCall,
+    ReadTarget, ResourceContents, ResultError, Role,
+};
+use picomcp::session::Session;
 
-use super::catalog::{self, Body, PNG_BASE64, Prompt, RESOURCES, TEMPLATE};
+use super::catalog::{BODIES, Body, PNG_BASE64, PROMPT_KINDS, PromptKind, RESOURCES, TEMPLATES};
 use super::diag::stack_format;
+use super::layer;
 
-/// Longest URI we look up (decoded).
-const MAX_URI: usize = 512;
-
-/// The decoded URI in `params.uri`, in `buf`. `Err` is the message of a -32602.
-fn uri_param<'a, 'b>(
-    params: Json<'a>,
-    buf: &'b mut [u8],
-) -> Result<(JsonStr<'a>, Option<&'b str>), &'static str> {
-    let raw = params
-        .get("uri")
-        .and_then(|u| u.as_str())
-        .ok_or("Invalid params: `uri` must be a string")?;
-    Ok((raw, raw.unescape_into(buf).ok()))
-}
-
-/// Resource not found: -32002 up to 2025-11-25, -32602 from 2026-07-28; `data` is `{uri}`.
-fn not_found(s: &mut Session<'_>, id: InboundId, raw: JsonStr<'_>) -> Result<(), RespondError> {
-    let code = if super::has(s, Feature::ResourceNotFoundInvalidParams) {
-        ErrorCode::INVALID_PARAMS
-    } else {
-        ErrorCode::RESOURCE_NOT_FOUND
-    };
-    let mut buf = [0u8; MAX_URI * 2 + 16];
-    let mut w = JsonWriter::new(&mut buf);
-    w.begin_object();
-    w.key("uri");
-    w.string_raw(raw);
-    w.end_object();
-    let data = match w.finish() {
-        Ok(n) => std::str::from_utf8(&buf[..n])
-            .ok()
-            .and_then(|t| Json::new(t).ok()),
-        Err(_) => None,
-    };
-    let message = stack_format!(600, "Resource not found: {raw}");
-    s.respond_error(id, code, message.as_str(), data)
-}
-
-pub(crate) fn read_resource(
-    s: &mut Session<'_>,
-    id: InboundId,
-    params: Json<'_>,
-) -> Result<(), RespondError> {
-    let mut buf = [0u8; MAX_URI];
-    let (raw, uri) = match uri_param(params, &mut buf) {
-        Ok(u) => u,
-        Err(msg) => return s.respond_error(id, ErrorCode::INVALID_PARAMS, msg, None),
-    };
-    let Some(uri) = uri else {
-        return not_found(s, id, raw);
-    };
-    if let Some(r) = RESOURCES.iter().find(|r| r.uri == uri) {
-        return s.respond_with(id, |w| {
-            w.begin_object();
-            w.key("contents");
-            w.begin_array();
-            w.begin_object();
-            w.key("uri");
-            w.string(r.uri);
-            w.key("mimeType");
-            w.string(r.mime);
-            match r.body {
-                Body::Text(t) => {
-                    w.key("text");
-                    w.string(t);
-                }
-                Body::Blob(b) => {
-                    w.key("blob");
-                    w.string(b);
-                }
-            }
-            w.end_object();
-            w.end_array();
-            w.end_object();
-        });
-    }
-    let Some(item) = catalog::template_id(uri) else {
-        return not_found(s, id, raw);
-    };
-    // The text is itself JSON: {"id":…,"templateTest":true,"data":"Data for ID: …"}.
-    let mut text = [0u8; MAX_URI * 2 + 96];
-    let mut w = JsonWriter::new(&mut text);
-    w.begin_object();
-    w.key("id");
-    w.string(item);
-    w.key("templateTest");
-    w.bool(true);
-    w.key("data");
-    w.string_fmt(format_args!("Data for ID: {item}"));
-    w.end_object();
-    let n = w.finish().unwrap_or(0);
-    let text = std::str::from_utf8(&text[..n]).unwrap_or("{}");
-    s.respond_with(id, |w| {
-        w.begin_object();
-        w.key("contents");
-        w.begin_array();
-        w.begin_object();
-        w.key("uri");
-        w.string(uri);
-        w.key("mimeType");
-        w.string("application/json");
-        w.key("text");
-        w.string(text);
-        w.end_object();
-        w.end_array();
-        w.end_object();
-    })
-}
-
-fn text_message(w: &mut JsonWriter<'_>, text: &str) {
-    w.begin_object();
-    w.key("role");
-    w.string("user");
-    w.key("content");
-    w.begin_object();
-    w.key("type");
-    w.string("text");
-    w.key("text");
-    w.string(text);
-    w.end_object();
-    w.end_object();
-}
-
-pub(crate) fn get_prompt(
-    s: &mut Session<'_>,
-    id: InboundId,
-    params: Json<'_>,
-) -> Result<(), RespondError> {
-    let Some(name) = params.get("name").and_then(|n| n.as_str()) else {
-        return s.respond_error(
-            id,
-            ErrorCode::INVALID_PARAMS,
-            "Invalid params: `name` must be a string",
-            None,
-        );
-    };
-    let Some(def) = catalog::find_prompt(name) else {
-        let msg = stack_format!(200, "Invalid params: unknown prompt {name}");
-        return s.respond_error(id, ErrorCode::INVALID_PARAMS, msg.as_str(), None);
-    };
-    let args = params.get("arguments").unwrap_or(Json::EMPTY_OBJECT);
-    if args.kind() != JsonKind::Object && !args.is_null() {
-        return s.respond_error(
-            id,
-            ErrorCode::INVALID_PARAMS,
-            "Invalid params: `arguments` must be an object",
-            None,
-        );
-    }
-    // Every argument we declare is a required string.
-    let mut values = [None; 2];
-    for (i, a) in def.args.iter().enumerate() {
-        match args.get(a.name).and_then(|v| v.as_str()) {
-            Some(v) => values[i] = Some(v),
-            None => {
-                let msg = stack_format!(
-                    120,
-                    "Invalid params: missing required argument `{}`",
-                    a.name
-                );
-                return s.respond_error(id, ErrorCode::INVALID_PARAMS, msg.as_str(), None);
+pub(crate) fn read_resource(s: &mut Session<'_>, call: ReadCall<'_>) -> Result<(), ResultError> {
+    let uri = call.uri();
+    let mut text = [0u8; picomcp::server::MAX_ESCAPED_URI * 2 + 96];
+    let contents = match call.target {
+        ReadTarget::Resource(i) => {
+            let mime = RESOURCES[i].mime_type;
+            match BODIES[i] {
+                Body::Text(t) => ResourceContents::text(uri, mime, t),
+                Body::Blob(b) => ResourceContents::blob(uri, mime, b),
             }
         }
-    }
-    let description = def.description;
-    s.respond_with(id, |w: &mut JsonWriter<'_>| {
-        w.begin_object();
-        w.key("description");
-        w.string(description);
-        w.key("messages");
-        w.begin_array();
-        match def.prompt {
-            Prompt::Simple => text_message(w, "This is a simple prompt for testing."),
-            Prompt::WithArguments => {
-                w.begin_object();
-                w.key("role");
-                w.string("user");
-                w.key("content");
-                w.begin_object();
-                w.key("type");
-                w.string("text");
-                w.key("text");
-                match values {
-                    [Some(a), Some(b)] => w.string_fmt(format_args!(
-                        "Prompt with arguments: arg1='{a}', arg2='{b}'"
-                    )),
-                    _ => w.string("Prompt with arguments"),
-                }
-                w.end_object();
-                w.end_object();
-            }
-            Prompt::EmbeddedResource => {
-                w.begin_object();
-                w.key("role");
-                w.string("user");
-                w.key("content");
-                w.begin_object();
-                w.key("type");
-                w.string("resource");
-                w.key("resource");
-                w.begin_object();
-                w.key("uri");
-                match values[0] {
-                    Some(uri) => w.string_raw(uri),
-                    None => w.string(""),
-                }
-                w.key("mimeType");
-                w.string("text/plain");
-                w.key("text");
-                w.string("Embedded resource content for testing.");
-                w.end_object();
-                w.end_object();
-                w.end_object();
-                text_message(w, "Please process the embedded resource above.");
-            }
-            Prompt::Image => {
-                w.begin_object();
-                w.key("role");
-                w.string("user");
-                w.key("content");
-                w.begin_object();
-                w.key("type");
-                w.string("image");
-                w.key("data");
-                w.string(PNG_BASE64);
-                w.key("mimeType");
-                w.string("image/png");
-                w.end_object();
-                w.end_object();
-                text_message(w, "Please analyze the image above.");
-            }
+        ReadTarget::Template(i) => {
+            let vars = call.vars(&layer());
+            let item = vars.as_ref().and_then(|v| v.get("id")).unwrap_or("");
+            // The text is itself JSON: {"id":…,"templateTest":true,"data":"Data for ID: …"}.
+            let mut w = JsonWriter::new(&mut text);
+            w.begin_object();
+            w.key("id");
+            w.string(item);
+            w.key("templateTest");
+            w.bool(true);
+            w.key("data");
+            w.string_fmt(format_args!("Data for ID: {item}"));
+            w.end_object();
+            let n = w.finish().unwrap_or(0);
+            let json = std::str::from_utf8(&text[..n]).unwrap_or("{}");
+            ResourceContents::text(uri, TEMPLATES[i].mime_type, json)
         }
-        w.end_array();
-        w.end_object();
-    })
+    };
+    Ok(layer().respond_read(&mut s.commands(), call.id, &[contents])?)
+}
+
+pub(crate) fn get_prompt(s: &mut Session<'_>, call: PromptCall<'_>) -> Result<(), ResultError> {
+    let arg = |name| call.argument(name).unwrap_or(JsonStr::EMPTY);
+    let user = |content| PromptMessage {
+        role: Role::User,
+        content,
+    };
+    let with_args;
+    let mut uri_buf = [0u8; picomcp::server::MAX_ESCAPED_URI];
+    let messages: &[PromptMessage<'_>] = match PROMPT_KINDS[call.prompt] {
+        PromptKind::Simple => &[PromptMessage::user("This is a simple prompt for testing.")],
+        PromptKind::WithArguments => {
+            with_args = stack_format!(
+                1024,
+                "Prompt with arguments: arg1='{}', arg2='{}'",
+                arg("arg1"),
+                arg("arg2")
+            );
+            &[PromptMessage::user(with_args.as_str())]
+        }
+        PromptKind::EmbeddedResource => &[
+            user(Content::Resource(ResourceContents::text(
+                arg("resourceUri").unescape_into(&mut uri_buf).unwrap_or(""),
+                Some("text/plain"),
+                "Embedded resource content for testing.",
+            ))),
+            PromptMessage::user("Please process the embedded resource above."),
+        ],
+        PromptKind::Image => &[
+            user(Content::Image {
+                data: PNG_BASE64,
+                mime_type: "image/png",
+            }),
+            PromptMessage::user("Please analyze the image above."),
+        ],
+    };
+    layer().respond_prompt(&mut s.commands(), call.id, call.prompt, messages)
 }
 
 /// Candidate completions, by what is being completed.
@@ -257,93 +95,28 @@ const URIS: &[&str] = &[
 ];
 const IDS: &[&str] = &["1", "2", "3", "42", "123"];
 
-pub(crate) fn complete(
-    s: &mut Session<'_>,
-    id: InboundId,
-    params: Json<'_>,
-) -> Result<(), RespondError> {
-    let reference = params.get("ref").unwrap_or(Json::NULL);
-    let kind = reference.get("type").and_then(|t| t.as_str());
-    let argument = params.get("argument").unwrap_or(Json::NULL);
-    let (Some(kind), Some(arg)) = (kind, argument.get("name").and_then(|n| n.as_str())) else {
-        return s.respond_error(
-            id,
-            ErrorCode::INVALID_PARAMS,
-            "Invalid params: `ref.type` and `argument.name` must be strings",
-            None,
-        );
-    };
+pub(crate) fn complete(s: &mut Session<'_>, call: CompleteCall<'_>) -> Result<(), ResultError> {
     let mut buf = [0u8; 256];
-    let value = argument
-        .get("value")
-        .and_then(|v| v.as_str())
-        .and_then(|v| v.unescape_into(&mut buf).ok())
-        .unwrap_or("");
-    let candidates: &[&str] = if kind.eq_str("ref/prompt") {
-        let Some(def) = reference
-            .get("name")
-            .and_then(|n| n.as_str())
-            .and_then(catalog::find_prompt)
-        else {
-            return s.respond_error(
-                id,
-                ErrorCode::INVALID_PARAMS,
-                "Invalid params: unknown prompt",
-                None,
-            );
-        };
-        match (def.prompt, arg) {
-            (Prompt::WithArguments, a) if a.eq_str("arg1") => ARG1,
-            (Prompt::WithArguments, a) if a.eq_str("arg2") => ARG2,
-            (Prompt::EmbeddedResource, a) if a.eq_str("resourceUri") => URIS,
-            _ => &[],
-        }
-    } else if kind.eq_str("ref/resource") {
-        let Some(uri) = reference.get("uri").and_then(|u| u.as_str()) else {
-            return s.respond_error(
-                id,
-                ErrorCode::INVALID_PARAMS,
-                "Invalid params: `ref.uri` must be a string",
-                None,
-            );
-        };
-        if uri.eq_str(TEMPLATE) {
-            if arg.eq_str("id") { IDS } else { &[] }
-        } else if RESOURCES.iter().any(|r| uri.eq_str(r.uri)) {
-            &[] // a plain resource has no arguments to complete
-        } else {
-            return s.respond_error(
-                id,
-                ErrorCode::INVALID_PARAMS,
-                "Invalid params: unknown resource",
-                None,
-            );
-        }
-    } else {
-        return s.respond_error(
-            id,
-            ErrorCode::INVALID_PARAMS,
-            "Invalid params: `ref.type` must be ref/prompt or ref/resource",
-            None,
-        );
+    let value = call.value.unescape_into(&mut buf).unwrap_or("");
+    let candidates: &[&str] = match call.target {
+        CompleteTarget::Prompt(_) if call.argument.eq_str("arg1") => ARG1,
+        CompleteTarget::Prompt(_) if call.argument.eq_str("arg2") => ARG2,
+        CompleteTarget::Prompt(_) if call.argument.eq_str("resourceUri") => URIS,
+        CompleteTarget::Template(_) => IDS,
+        CompleteTarget::Prompt(_) => &[],
     };
-    let matches = || candidates.iter().filter(|c| c.starts_with(value));
-    let total = matches().count();
-    s.respond_with(id, |w: &mut JsonWriter<'_>| {
-        w.begin_object();
-        w.key("completion");
-        w.begin_object();
-        w.key("values");
-        w.begin_array();
-        for c in matches().take(100) {
-            w.string(c);
+    let mut matches = [""; 8];
+    let mut n = 0;
+    for c in candidates.iter().filter(|c| c.starts_with(value)) {
+        if n < matches.len() {
+            matches[n] = c;
+            n += 1;
         }
-        w.end_array();
-        w.key("total");
-        w.u64(total as u64);
-        w.key("hasMore");
-        w.bool(total > 100);
-        w.end_object();
-        w.end_object();
-    })
+    }
+    let completion = Completion {
+        values: &matches[..n],
+        total: Some(n),
+        has_more: false,
+    };
+    Ok(layer().respond_completion(&mut s.commands(), call.id, &completion)?)
 }

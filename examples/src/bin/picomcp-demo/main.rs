@@ -39,20 +39,38 @@ mod tools;
 use std::io::Write as _;
 use std::process::ExitCode;
 
+use std::sync::OnceLock;
+
 use picomcp::Limits;
 use picomcp::error::ErrorCode;
 use picomcp::json::Json;
 use picomcp::protocol::{Feature, Method, Versions};
+use picomcp::server::{Call, Handled, Options, ResultError};
 use picomcp::session::{Change, Config, Event, InboundId, RespondError, Session, Storage};
 use picomcp_stdio::{Driver, Step};
 
 use ask::Ask;
-use catalog::Catalog;
 use tools::Timer;
 
 const NAME: &str = "picomcp-demo-rust";
 const VERSION: &str = env!("CARGO_PKG_VERSION");
-const CAPABILITIES: &str = r#"{"tools":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"prompts":{"listChanged":true},"logging":{},"completions":{}}"#;
+/// How the core's server layer serves the catalog: the capabilities it derives are
+/// `tools`, `resources` (subscribe), `prompts` (all with listChanged), `completions`
+/// and `logging`.
+const OPTIONS: Options = Options {
+    subscribe: true,
+    ..Options::DEFAULT
+};
+
+/// The core's server layer over the demo's catalog (checked once at start-up).
+static LAYER: OnceLock<picomcp::server::Server<'static>> = OnceLock::new();
+
+/// The server layer (set in `main` before the first event).
+fn layer() -> picomcp::server::Server<'static> {
+    *LAYER.get_or_init(|| {
+        picomcp::server::Server::new(catalog::CATALOG, OPTIONS).expect("checked in main")
+    })
+}
 const INSTRUCTIONS: &str = "picomcp demo server (Rust reference). Tools: echo (returns its text), \
 add (sums two numbers, structured output), sleep (waits, with progress and cancellation), and the \
 MCP conformance fixture (test_* tools and prompts, test:// resources).";
@@ -138,10 +156,18 @@ fn main() -> ExitCode {
     };
     diag::set_level(args.log_level);
 
-    let caps = match Json::new(CAPABILITIES) {
+    let layer = match picomcp::server::Server::new(catalog::CATALOG, OPTIONS) {
+        Ok(l) => *LAYER.get_or_init(|| l),
+        Err(e) => {
+            diag!(Error, "invalid catalog: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut caps_buf = [0u8; picomcp::server::CAPABILITIES_MAX];
+    let caps = match layer.capabilities(&mut caps_buf) {
         Ok(c) => c,
         Err(e) => {
-            diag!(Error, "capabilities are not valid JSON: {e:?}");
+            diag!(Error, "capabilities: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -166,13 +192,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let mut server = match Catalog::build() {
-        Ok(catalog) => Server::new(catalog),
-        Err(e) => {
-            diag!(Error, "cannot render the catalog: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let mut server = Server::new();
     let mut driver = Driver::stdio(args.max_line);
     diag!(
         Info,
@@ -229,7 +249,6 @@ fn main() -> ExitCode {
 
 /// The application state next to the session: everything the core does not track.
 struct Server {
-    catalog: Catalog,
     /// Pending delayed work, at most one per open request.
     timers: [Option<Timer>; MAX_TIMERS],
     /// Our requests to the client, each waited on by one tool call.
@@ -239,9 +258,8 @@ struct Server {
 }
 
 impl Server {
-    fn new(catalog: Catalog) -> Self {
+    fn new() -> Self {
         Server {
-            catalog,
             timers: [None; MAX_TIMERS],
             asks: [None; OUTBOUND_SLOTS],
             next_update: WATCH_PERIOD_MS,
@@ -249,11 +267,30 @@ impl Server {
     }
 
     fn on_event(&mut self, s: &mut Session<'_>, event: Event<'_>, now: u64) {
-        match event {
-            Event::Request { id, method, params } => {
-                diag!(Debug, "request {method} ({:#x})", id.to_bits());
-                let result = self.on_request(s, id, method, params, now);
+        let event = match layer().handle(event, &mut s.commands()) {
+            Handled::Answered => return,
+            Handled::Call(call) => {
+                let id = call.id();
+                let (method, result) = match call {
+                    Call::Tool(c) => (Method::ToolsCall, self.tools_call(s, c, now)),
+                    Call::Read(c) => (Method::ResourcesRead, content::read_resource(s, c)),
+                    Call::Prompt(c) => (Method::PromptsGet, content::get_prompt(s, c)),
+                    Call::Complete(c) => (Method::CompletionComplete, content::complete(s, c)),
+                };
                 finish(s, id, method, result);
+                return;
+            }
+            Handled::Event(e) => e,
+        };
+        match event {
+            Event::Request { id, method, .. } => {
+                diag!(Debug, "request {method} ({:#x})", id.to_bits());
+                // The core answers the protocol's own requests (initialize, ping,
+                // logging/setLevel, subscriptions, server/discover) and the layer the
+                // catalog's; nothing else is ours.
+                let result =
+                    s.respond_error(id, ErrorCode::METHOD_NOT_FOUND, "Method not found", None);
+                finish(s, id, method, result.map_err(ResultError::from));
             }
             Event::Cancelled { id, reason } => {
                 diag!(
@@ -284,30 +321,6 @@ impl Server {
             Event::PeerViolation(v) => diag!(Info, "peer violation: {v:?}"),
             Event::Closed(reason) => diag!(Info, "session closed: {reason:?}"),
             _ => {}
-        }
-    }
-
-    fn on_request(
-        &mut self,
-        s: &mut Session<'_>,
-        id: InboundId,
-        method: Method,
-        params: Option<Json<'_>>,
-        now: u64,
-    ) -> Result<(), RespondError> {
-        let params = params.unwrap_or(Json::EMPTY_OBJECT);
-        match method {
-            Method::ToolsList => respond_list(s, id, params, self.catalog.tools(s.version())),
-            Method::ToolsCall => self.tools_call(s, id, params, now),
-            Method::ResourcesList => respond_list(s, id, params, self.catalog.resources),
-            Method::ResourcesTemplatesList => respond_list(s, id, params, self.catalog.templates),
-            Method::ResourcesRead => content::read_resource(s, id, params),
-            Method::PromptsList => respond_list(s, id, params, self.catalog.prompts),
-            Method::PromptsGet => content::get_prompt(s, id, params),
-            Method::CompletionComplete => content::complete(s, id, params),
-            // The core answers the rest itself (initialize, ping, logging/setLevel,
-            // resources/subscribe and unsubscribe, server/discover, subscriptions/listen).
-            _ => s.respond_error(id, ErrorCode::METHOD_NOT_FOUND, "Method not found", None),
         }
     }
 
@@ -346,30 +359,11 @@ impl Server {
     }
 }
 
-/// Answers a list request with a pre-rendered result. We never hand out cursors, so any
-/// cursor is invalid (-32602, as the pagination rules suggest).
-fn respond_list(
-    s: &mut Session<'_>,
-    id: InboundId,
-    params: Json<'_>,
-    list: Json<'static>,
-) -> Result<(), RespondError> {
-    if params.get("cursor").is_some_and(|c| !c.is_null()) {
-        return s.respond_error(
-            id,
-            ErrorCode::INVALID_PARAMS,
-            "Invalid params: unknown cursor",
-            None,
-        );
-    }
-    s.respond(id, list)
-}
-
 /// Reports a failed answer and turns it into an internal error (a result too large for
 /// the transmit queue, say), so the client is not left waiting.
-fn finish(s: &mut Session<'_>, id: InboundId, method: Method, result: Result<(), RespondError>) {
+fn finish(s: &mut Session<'_>, id: InboundId, method: Method, result: Result<(), ResultError>) {
     match result {
-        Ok(()) | Err(RespondError::UnknownRequest) => {}
+        Ok(()) | Err(ResultError::Respond(RespondError::UnknownRequest)) => {}
         Err(e) => {
             diag!(Warn, "cannot answer {method}: {e}");
             let _ = s.respond_error(

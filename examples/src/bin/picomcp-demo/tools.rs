@@ -4,19 +4,18 @@
 
 use std::fmt;
 
-use picomcp::error::ErrorCode;
-use picomcp::json::{Json, JsonWriter};
+use picomcp::json::{Json, JsonStr, JsonWriter};
 use picomcp::protocol::{Feature, LogLevel};
+use picomcp::server::{Content, ResourceContents, ResultError, ToolCall, ToolResult};
 use picomcp::session::{InboundId, RespondError, SendError, Session};
 
-use super::catalog::{self, PNG_BASE64, Tool, WAV_BASE64};
-use super::diag::stack_format;
-use super::{Server, has};
+use super::catalog::{PNG_BASE64, TOOL_KINDS, ToolKind, WAV_BASE64};
+use super::{Server, has, layer};
 
 /// Delayed work for one open request.
 #[derive(Clone, Copy)]
 pub(crate) struct Timer {
-    req: InboundId,
+    req: Reply,
     /// When to fire (driver milliseconds).
     due: u64,
     job: Job,
@@ -58,118 +57,95 @@ const PROGRESS_VALUES: [f64; 3] = [0.0, 50.0, 100.0];
 const FIXTURE_STEP_MS: u64 = 50;
 
 impl Server {
+    /// A checked `tools/call` (the layer found the tool and validated its arguments).
     pub(crate) fn tools_call(
         &mut self,
         s: &mut Session<'_>,
-        id: InboundId,
-        params: Json<'_>,
+        call: ToolCall<'_>,
         now: u64,
-    ) -> Result<(), RespondError> {
-        let Some(name) = params.get("name").and_then(|n| n.as_str()) else {
-            return s.respond_error(
-                id,
-                ErrorCode::INVALID_PARAMS,
-                "Invalid params: `name` must be a string",
-                None,
-            );
+    ) -> Result<(), ResultError> {
+        let r = Reply {
+            id: call.id,
+            tool: call.tool,
         };
-        let Some(tool) = catalog::find_tool(name) else {
-            let msg = stack_format!(200, "Unknown tool: {name}");
-            return s.respond_error(id, ErrorCode::INVALID_PARAMS, msg.as_str(), None);
+        let args = call.arguments;
+        let blocks = |s: &mut Session<'_>, blocks: &[Content<'_>]| {
+            layer().respond_tool(
+                &mut s.commands(),
+                r.id,
+                r.tool,
+                &ToolResult::content(blocks),
+            )
         };
-        let args = match params.get("arguments") {
-            None => Json::EMPTY_OBJECT,
-            Some(a) if a.is_null() => Json::EMPTY_OBJECT,
-            Some(a) if a.is_object() => a,
-            Some(_) => {
-                return s.respond_error(
-                    id,
-                    ErrorCode::INVALID_PARAMS,
-                    "Invalid params: `arguments` must be an object",
-                    None,
-                );
+        match TOOL_KINDS[call.tool] {
+            ToolKind::Echo => echo(s, r, args),
+            ToolKind::Add => add(s, r, args),
+            ToolKind::Sleep => self.sleep(s, r, args, now),
+            ToolKind::SimpleText => {
+                respond_text(s, r, "This is a simple text response for testing.", false)
             }
-        };
-        match tool {
-            Tool::Echo => echo(s, id, args),
-            Tool::Add => add(s, id, args),
-            Tool::Sleep => self.sleep(s, id, args, now),
-            Tool::SimpleText => {
-                respond_text(s, id, "This is a simple text response for testing.", false)
-            }
-            Tool::Image => s.respond_with(id, |w| {
-                begin_content(w);
-                image_block(w);
-                end_content(w, false);
-            }),
-            Tool::Audio if !has(s, Feature::AudioContent) => respond_text(
+            ToolKind::Image => blocks(s, &[IMAGE]),
+            ToolKind::Audio if !has(s, Feature::AudioContent) => respond_text(
                 s,
-                id,
+                r,
                 "Audio content needs protocol revision 2025-03-26 or later",
                 true,
             ),
-            Tool::Audio => s.respond_with(id, |w| {
-                begin_content(w);
-                w.begin_object();
-                w.key("type");
-                w.string("audio");
-                w.key("data");
-                w.string(WAV_BASE64);
-                w.key("mimeType");
-                w.string("audio/wav");
-                w.end_object();
-                end_content(w, false);
-            }),
-            Tool::EmbeddedResource => s.respond_with(id, |w| {
-                begin_content(w);
-                resource_block(
-                    w,
+            ToolKind::Audio => blocks(
+                s,
+                &[Content::Audio {
+                    data: WAV_BASE64,
+                    mime_type: "audio/wav",
+                }],
+            ),
+            ToolKind::EmbeddedResource => blocks(
+                s,
+                &[embedded(
                     "test://embedded-resource",
                     "text/plain",
                     "This is an embedded resource content.",
-                );
-                end_content(w, false);
-            }),
-            Tool::MultipleContent => s.respond_with(id, |w| {
-                begin_content(w);
-                text_block(w, "Multiple content types test:");
-                image_block(w);
-                resource_block(
-                    w,
-                    "test://mixed-content-resource",
-                    "application/json",
-                    r#"{"test":"data","value":123}"#,
-                );
-                end_content(w, false);
-            }),
-            Tool::WithLogging => self.start_timer(
+                )],
+            ),
+            ToolKind::MultipleContent => blocks(
+                s,
+                &[
+                    Content::text("Multiple content types test:"),
+                    IMAGE,
+                    embedded(
+                        "test://mixed-content-resource",
+                        "application/json",
+                        r#"{"test":"data","value":123}"#,
+                    ),
+                ],
+            ),
+            ToolKind::WithLogging => self.start_timer(
                 s,
                 Timer {
-                    req: id,
+                    req: r,
                     due: now,
                     job: Job::Logging { stage: 0 },
                 },
             ),
-            Tool::WithProgress => self.start_timer(
+            ToolKind::WithProgress => self.start_timer(
                 s,
                 Timer {
-                    req: id,
+                    req: r,
                     due: now,
                     job: Job::Progress { stage: 0 },
                 },
             ),
-            Tool::ErrorHandling => respond_text(
+            ToolKind::ErrorHandling => respond_text(
                 s,
-                id,
+                r,
                 "This tool intentionally returns an error for testing",
                 true,
             ),
-            Tool::Sampling
-            | Tool::Elicitation
-            | Tool::ElicitationDefaults
-            | Tool::ElicitationEnums => self.question(s, id, tool, params, args, now),
-            Tool::JsonSchema2020 => {
-                respond_text_fmt(s, id, format_args!("Received arguments: {args}"), false)
+            kind @ (ToolKind::Sampling
+            | ToolKind::Elicitation
+            | ToolKind::ElicitationDefaults
+            | ToolKind::ElicitationEnums) => self.question(s, r, kind, call.params, args, now),
+            ToolKind::JsonSchema2020 => {
+                respond_text_fmt(s, r, format_args!("Received arguments: {args}"), false)
             }
         }
     }
@@ -177,33 +153,16 @@ impl Server {
     fn sleep(
         &mut self,
         s: &mut Session<'_>,
-        id: InboundId,
+        r: Reply,
         args: Json<'_>,
         now: u64,
-    ) -> Result<(), RespondError> {
-        let Some(ms) = args.get("ms").and_then(whole).filter(|ms| *ms <= 60_000) else {
-            return invalid_arguments(
-                s,
-                id,
-                "Invalid arguments: `ms` is required and must be an integer from 0 to 60000",
-            );
-        };
-        let steps = match args.get("steps").filter(|v| !v.is_null()) {
-            None => 1,
-            Some(v) => match whole(v).filter(|n| *n <= 10_000) {
-                Some(n) => n as u32,
-                None => {
-                    return invalid_arguments(
-                        s,
-                        id,
-                        "Invalid arguments: `steps` must be an integer from 0 to 10000",
-                    );
-                }
-            },
-        };
+    ) -> Result<(), ResultError> {
+        // The inputSchema bounds both (integers, 0..=60000 and 0..=10000).
+        let ms = args.get("ms").and_then(whole).unwrap_or(0);
+        let steps = args.get("steps").and_then(whole).map_or(1, |n| n as u32);
         // Progress only goes to a request that asked for it with a token the core took
         // (a string or an integer; anything else is no token).
-        let asked = s.request_info(id).is_some_and(|i| i.has_progress_token);
+        let asked = s.request_info(r.id).is_some_and(|i| i.has_progress_token);
         let steps = if asked { steps } else { 0 };
         // Step k of n goes out at k/(n+1) of the wait, so the last one is not on top of
         // the answer (some SDKs drop progress that arrives together with the response).
@@ -215,7 +174,7 @@ impl Server {
         self.start_timer(
             s,
             Timer {
-                req: id,
+                req: r,
                 due,
                 job: Job::Sleep {
                     start: now,
@@ -227,7 +186,7 @@ impl Server {
         )
     }
 
-    fn start_timer(&mut self, s: &mut Session<'_>, timer: Timer) -> Result<(), RespondError> {
+    fn start_timer(&mut self, s: &mut Session<'_>, timer: Timer) -> Result<(), ResultError> {
         match self.timers.iter_mut().find(|t| t.is_none()) {
             Some(slot) => {
                 *slot = Some(timer);
@@ -262,7 +221,7 @@ impl Server {
     /// The client cancelled a request: drop its work and send nothing more for it.
     pub(crate) fn on_cancelled(&mut self, s: &mut Session<'_>, id: InboundId) {
         for t in self.timers.iter_mut() {
-            if t.is_some_and(|t| t.req == id) {
+            if t.is_some_and(|t| t.req.id == id) {
                 *t = None;
             }
         }
@@ -273,8 +232,8 @@ impl Server {
 
 /// Runs one step of a timer.
 fn fire(s: &mut Session<'_>, t: Timer, now: u64) -> Fired {
-    let done = |r: Result<(), RespondError>| match r {
-        Err(RespondError::Full(_)) => Fired::Blocked,
+    let done = |r: Result<(), ResultError>| match r {
+        Err(ResultError::Respond(RespondError::Full(_))) => Fired::Blocked,
         _ => Fired::Done,
     };
     match t.job {
@@ -285,7 +244,7 @@ fn fire(s: &mut Session<'_>, t: Timer, now: u64) -> Fired {
             done: sent,
         } if sent < steps => {
             let k = sent + 1;
-            match s.progress(t.req, f64::from(k), Some(f64::from(steps)), None) {
+            match s.progress(t.req.id, f64::from(k), Some(f64::from(steps)), None) {
                 Ok(()) => {}
                 Err(SendError::Full(_)) => return Fired::Blocked,
                 Err(_) => return Fired::Done, // cancelled or already answered
@@ -309,12 +268,12 @@ fn fire(s: &mut Session<'_>, t: Timer, now: u64) -> Fired {
         Job::Sleep { .. } => done(respond_text(s, t.req, "slept", false)),
         Job::Logging { stage } => match LOG_MESSAGES.get(usize::from(stage)) {
             Some(message) => {
-                if !s.is_open(t.req) {
+                if !s.is_open(t.req.id) {
                     return Fired::Done;
                 }
                 let data = Json::new(message).unwrap_or(Json::NULL);
                 if let Err(SendError::Full(_)) =
-                    s.log_for(t.req, LogLevel::Info, Some("picomcp-demo"), data)
+                    s.log_for(t.req.id, LogLevel::Info, Some("picomcp-demo"), data)
                 {
                     return Fired::Blocked;
                 }
@@ -338,11 +297,11 @@ fn fire(s: &mut Session<'_>, t: Timer, now: u64) -> Fired {
         },
         Job::Progress { stage } => match PROGRESS_VALUES.get(usize::from(stage)) {
             Some(&value) => {
-                if !s.is_open(t.req) {
+                if !s.is_open(t.req.id) {
                     return Fired::Done;
                 }
                 // Without a progress token the tool just takes its time.
-                if let Err(SendError::Full(_)) = s.progress(t.req, value, Some(100.0), None) {
+                if let Err(SendError::Full(_)) = s.progress(t.req.id, value, Some(100.0), None) {
                     return Fired::Blocked;
                 }
                 let pause = if usize::from(stage) + 1 < PROGRESS_VALUES.len() {
@@ -368,85 +327,44 @@ fn fire(s: &mut Session<'_>, t: Timer, now: u64) -> Fired {
 
 /// `echo`: the text goes back escaped exactly as it came, so it decodes to the same
 /// string byte for byte. No allocation.
-fn echo(s: &mut Session<'_>, id: InboundId, args: Json<'_>) -> Result<(), RespondError> {
-    let Some(text) = args.get("text").and_then(|t| t.as_str()) else {
-        return invalid_arguments(
-            s,
-            id,
-            "Invalid arguments: `text` is required and must be a string",
-        );
-    };
-    s.respond_with(id, |w| {
-        begin_content(w);
-        w.begin_object();
-        w.key("type");
-        w.string("text");
-        w.key("text");
-        w.string_raw(text);
-        w.end_object();
-        end_content(w, false);
-    })
+fn echo(s: &mut Session<'_>, r: Reply, args: Json<'_>) -> Result<(), ResultError> {
+    let text = args
+        .get("text")
+        .and_then(|t| t.as_str())
+        .unwrap_or(JsonStr::EMPTY);
+    layer().respond_tool(&mut s.commands(), r.id, r.tool, &ToolResult::text(text))
 }
 
-/// A number as written by [`add`]: exact for integers, `f64` otherwise.
-#[derive(Clone, Copy)]
-enum Sum {
-    Int(i64),
-    Float(f64),
-}
-
-impl Sum {
-    fn write(self, w: &mut JsonWriter<'_>) {
-        w.begin_object();
-        w.key("sum");
-        match self {
-            Sum::Int(n) => w.i64(n),
-            Sum::Float(x) => w.f64(x),
-        }
-        w.end_object();
-    }
-}
-
-/// `add`: `structuredContent` `{"sum":…}` plus the same JSON as text. No allocation.
-fn add(s: &mut Session<'_>, id: InboundId, args: Json<'_>) -> Result<(), RespondError> {
-    let (Some(a), Some(b)) = (args.get("a"), args.get("b")) else {
-        let missing = if args.get("a").is_none() { "a" } else { "b" };
-        let msg = stack_format!(
-            80,
-            "Invalid arguments: `{missing}` is required and must be a number"
-        );
-        return invalid_arguments(s, id, msg.as_str());
-    };
-    let (Some(x), Some(y)) = (a.as_f64(), b.as_f64()) else {
-        let bad = if a.as_f64().is_none() { "a" } else { "b" };
-        let msg = stack_format!(80, "Invalid arguments: `{bad}` must be a number");
-        return invalid_arguments(s, id, msg.as_str());
-    };
-    let sum = match a
+/// `add`: `structuredContent` `{"sum":…}` (checked by the layer against the tool's
+/// `outputSchema`) plus the same JSON as text. No allocation.
+fn add(s: &mut Session<'_>, r: Reply, args: Json<'_>) -> Result<(), ResultError> {
+    let (a, b) = (
+        args.get("a").unwrap_or(Json::NULL),
+        args.get("b").unwrap_or(Json::NULL),
+    );
+    let (x, y) = (a.as_f64().unwrap_or(0.0), b.as_f64().unwrap_or(0.0));
+    let mut buf = [0u8; 64];
+    let mut w = JsonWriter::new(&mut buf);
+    w.begin_object();
+    w.key("sum");
+    match a
         .as_i64()
         .zip(b.as_i64())
         .and_then(|(p, q)| p.checked_add(q))
     {
-        Some(n) => Sum::Int(n),
-        None if (x + y).is_finite() => Sum::Float(x + y),
-        None => return respond_text(s, id, "The sum is too large to represent", true),
-    };
-    let mut buf = [0u8; 64];
-    let mut w = JsonWriter::new(&mut buf);
-    sum.write(&mut w);
+        Some(n) => w.i64(n),
+        None if (x + y).is_finite() => w.f64(x + y),
+        None => return respond_text(s, r, "The sum is too large to represent", true),
+    }
+    w.end_object();
     let n = w.finish().unwrap_or(0);
-    let text = std::str::from_utf8(&buf[..n]).unwrap_or("{}");
-    let structured = has(s, Feature::StructuredContent);
-    s.respond_with(id, |w| {
-        begin_content(w);
-        text_block(w, text);
-        w.end_array();
-        if structured {
-            w.key("structuredContent");
-            sum.write(w);
-        }
-        w.end_object();
-    })
+    let sum = Json::new(std::str::from_utf8(&buf[..n]).unwrap_or("{}")).unwrap_or(Json::NULL);
+    layer().respond_tool(
+        &mut s.commands(),
+        r.id,
+        r.tool,
+        &ToolResult::structured(sum),
+    )
 }
 
 /// A non-negative whole number, written as an integer or as a float without fraction.
@@ -458,96 +376,43 @@ fn whole(v: Json<'_>) -> Option<u64> {
     })
 }
 
-/// Bad tool arguments: from 2025-11-25 on a tool execution error (`isError`, so the model
-/// can correct itself), before that JSON-RPC -32602.
-pub(crate) fn invalid_arguments(
-    s: &mut Session<'_>,
-    id: InboundId,
-    message: &str,
-) -> Result<(), RespondError> {
-    if has(s, Feature::ArgumentErrorsAsToolResults) {
-        respond_text(s, id, message, true)
-    } else {
-        s.respond_error(id, ErrorCode::INVALID_PARAMS, message, None)
-    }
+const IMAGE: Content<'static> = Content::Image {
+    data: PNG_BASE64,
+    mime_type: "image/png",
+};
+
+fn embedded(uri: &'static str, mime: &'static str, text: &'static str) -> Content<'static> {
+    Content::Resource(ResourceContents::text(uri, Some(mime), text))
 }
 
-fn begin_content(w: &mut JsonWriter<'_>) {
-    w.begin_object();
-    w.key("content");
-    w.begin_array();
-}
-
-fn end_content(w: &mut JsonWriter<'_>, is_error: bool) {
-    w.end_array();
-    if is_error {
-        w.key("isError");
-        w.bool(true);
-    }
-    w.end_object();
-}
-
-fn text_block(w: &mut JsonWriter<'_>, text: &str) {
-    w.begin_object();
-    w.key("type");
-    w.string("text");
-    w.key("text");
-    w.string(text);
-    w.end_object();
-}
-
-fn image_block(w: &mut JsonWriter<'_>) {
-    w.begin_object();
-    w.key("type");
-    w.string("image");
-    w.key("data");
-    w.string(PNG_BASE64);
-    w.key("mimeType");
-    w.string("image/png");
-    w.end_object();
-}
-
-fn resource_block(w: &mut JsonWriter<'_>, uri: &str, mime: &str, text: &str) {
-    w.begin_object();
-    w.key("type");
-    w.string("resource");
-    w.key("resource");
-    w.begin_object();
-    w.key("uri");
-    w.string(uri);
-    w.key("mimeType");
-    w.string(mime);
-    w.key("text");
-    w.string(text);
-    w.end_object();
-    w.end_object();
+/// The tool call a later answer belongs to: the request and the tool's index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Reply {
+    pub(crate) id: InboundId,
+    pub(crate) tool: usize,
 }
 
 /// A tool result with one text block.
 pub(crate) fn respond_text(
     s: &mut Session<'_>,
-    id: InboundId,
+    r: Reply,
     text: &str,
     is_error: bool,
-) -> Result<(), RespondError> {
-    respond_text_fmt(s, id, format_args!("{text}"), is_error)
+) -> Result<(), ResultError> {
+    let result = if is_error {
+        ToolResult::error(text)
+    } else {
+        ToolResult::text(text)
+    };
+    layer().respond_tool(&mut s.commands(), r.id, r.tool, &result)
 }
 
-/// A tool result with one text block, formatted straight into the transmit queue.
+/// A tool result with one formatted text block (the fixture's slow paths only).
 pub(crate) fn respond_text_fmt(
     s: &mut Session<'_>,
-    id: InboundId,
+    r: Reply,
     text: fmt::Arguments<'_>,
     is_error: bool,
-) -> Result<(), RespondError> {
-    s.respond_with(id, |w| {
-        begin_content(w);
-        w.begin_object();
-        w.key("type");
-        w.string("text");
-        w.key("text");
-        w.string_fmt(text);
-        w.end_object();
-        end_content(w, is_error);
-    })
+) -> Result<(), ResultError> {
+    respond_text(s, r, &text.to_string(), is_error)
 }
