@@ -1865,13 +1865,14 @@ typedef struct picomcp_content {
 /**
  * The answer to a `CALL_TOOL`: content blocks, structured content, or both.
  *
- * Structured content alone is also written as a JSON text block (and is the only
- * content before 2025-06-18); with blocks too, the blocks are sent instead of that
- * text. Structured content is checked against the tool's `outputSchema` first.
+ * Structured content alone (`content` NULL) is also written as a JSON text block (and
+ * is the only content before 2025-06-18); with blocks too, the blocks are sent instead
+ * of that text. Structured content is checked against the tool's `outputSchema` first.
  */
 typedef struct picomcp_tool_result {
   /**
-   * The content blocks (NULL when `content_count` is 0).
+   * The content blocks. NULL: none (with `structured`, its JSON text is the one
+   * block); not NULL with a count of 0: an empty `content` array.
    */
   const struct picomcp_content *content;
   /**

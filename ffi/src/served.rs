@@ -189,13 +189,14 @@ pub struct picomcp_resource_contents {
 
 /// The answer to a `CALL_TOOL`: content blocks, structured content, or both.
 ///
-/// Structured content alone is also written as a JSON text block (and is the only
-/// content before 2025-06-18); with blocks too, the blocks are sent instead of that
-/// text. Structured content is checked against the tool's `outputSchema` first.
+/// Structured content alone (`content` NULL) is also written as a JSON text block (and
+/// is the only content before 2025-06-18); with blocks too, the blocks are sent instead
+/// of that text. Structured content is checked against the tool's `outputSchema` first.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct picomcp_tool_result {
-    /// The content blocks (NULL when `content_count` is 0).
+    /// The content blocks. NULL: none (with `structured`, its JSON text is the one
+    /// block); not NULL with a count of 0: an empty `content` array.
     pub content: *const picomcp_content,
     /// Number of `content` blocks (at most `PICOMCP_SERVER_MAX_BLOCKS`).
     pub content_count: usize,
@@ -556,7 +557,7 @@ pub unsafe extern "C" fn picomcp_server_respond_tool(
             }
             let content = &buf[..src.len()];
             let mut tr = match opt_json_arg(r.structured)? {
-                Some(s) if src.is_empty() => ToolResult::structured(s),
+                Some(s) if r.content.is_null() => ToolResult::structured(s),
                 Some(s) => ToolResult::structured(s).with_content(content),
                 None => ToolResult::content(content),
             };
