@@ -408,7 +408,9 @@ fn result_error(e: ResultError, err: *mut picomcp_server_error) -> picomcp_statu
         ResultError::Respond(r) => (K::Respond, convert::respond_error(r)),
         ResultError::UnknownDefinition => (K::UnknownDefinition, picomcp_status::UnknownDefinition),
         ResultError::MissingStructured => (K::MissingStructured, picomcp_status::MissingStructured),
-        ResultError::InvalidStructured(_) => (K::InvalidStructured, picomcp_status::InvalidStructured),
+        ResultError::InvalidStructured(_) => {
+            (K::InvalidStructured, picomcp_status::InvalidStructured)
+        }
         ResultError::NotInRevision(_) => (K::NotInRevision, picomcp_status::NotInRevision),
         ResultError::InvalidContent => (K::InvalidContent, picomcp_status::InvalidContent),
         _ => (K::Other, picomcp_status::Unknown),
@@ -641,8 +643,13 @@ pub unsafe extern "C" fn picomcp_server_respond_prompt(
                 };
             }
             let mut cmds = b.session.commands();
-            srv.respond_prompt(&mut cmds, InboundId::from_bits(id), prompt, &buf[..src.len()])
-                .map_err(|e| result_error(e, core::ptr::null_mut()))
+            srv.respond_prompt(
+                &mut cmds,
+                InboundId::from_bits(id),
+                prompt,
+                &buf[..src.len()],
+            )
+            .map_err(|e| result_error(e, core::ptr::null_mut()))
         })
     }
 }
@@ -674,7 +681,8 @@ pub unsafe extern "C" fn picomcp_server_respond_completion(
             } else {
                 core::slice::from_raw_parts(c.values, n)
             };
-            let mut buf: [&str; PICOMCP_SERVER_MAX_COMPLETIONS] = [""; PICOMCP_SERVER_MAX_COMPLETIONS];
+            let mut buf: [&str; PICOMCP_SERVER_MAX_COMPLETIONS] =
+                [""; PICOMCP_SERVER_MAX_COMPLETIONS];
             for (slot, v) in buf.iter_mut().zip(src) {
                 *slot = str_arg(*v)?;
             }

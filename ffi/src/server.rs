@@ -445,7 +445,10 @@ impl Bad {
             picomcp_table::Prompts => "prompt",
             _ => "options",
         };
-        e.set_message(format_args!("{noun} {}: {}: {what}", self.index, self.field));
+        e.set_message(format_args!(
+            "{noun} {}: {}: {what}",
+            self.index, self.field
+        ));
         e
     }
 }
@@ -461,7 +464,11 @@ impl Reader {
     ///
     /// # Safety
     /// As [`opt_cstr`].
-    unsafe fn opt(&self, field: &'static str, p: *const c_char) -> Result<Option<&'static str>, Bad> {
+    unsafe fn opt(
+        &self,
+        field: &'static str,
+        p: *const c_char,
+    ) -> Result<Option<&'static str>, Bad> {
         // SAFETY: forwarded caller contract.
         unsafe { opt_cstr(p) }.map_err(|kind| self.bad(field, kind))
     }
@@ -515,7 +522,10 @@ impl Carver {
     /// Room for `n` values of `T`, aligned; `MEMORY_TOO_SMALL` when the slots are used up.
     fn take<T>(&mut self, n: usize) -> FfiResult<*mut T> {
         let small = picomcp_status::MemoryTooSmall;
-        let at = self.at.checked_next_multiple_of(align_of::<T>()).ok_or(small)?;
+        let at = self
+            .at
+            .checked_next_multiple_of(align_of::<T>())
+            .ok_or(small)?;
         let end = n
             .checked_mul(size_of::<T>())
             .and_then(|b| at.checked_add(b))
@@ -582,7 +592,10 @@ unsafe fn build(
     let r = unsafe {
         (|| -> Result<Catalog<'static>, Bad> {
             let tools = fill(tp, tools, |i, t| {
-                let r = Reader { table: picomcp_table::Tools, index: i };
+                let r = Reader {
+                    table: picomcp_table::Tools,
+                    index: i,
+                };
                 Ok(Tool {
                     name: r.req("name", t.name)?,
                     title: r.opt("title", t.title)?,
@@ -596,7 +609,10 @@ unsafe fn build(
                 })
             })?;
             let resources = fill(rp, resources, |i, x| {
-                let r = Reader { table: picomcp_table::Resources, index: i };
+                let r = Reader {
+                    table: picomcp_table::Resources,
+                    index: i,
+                };
                 Ok(Resource {
                     uri: r.req("uri", x.uri)?,
                     name: r.req("name", x.name)?,
@@ -610,7 +626,10 @@ unsafe fn build(
                 })
             })?;
             let templates = fill(mp, templates, |i, x| {
-                let r = Reader { table: picomcp_table::Templates, index: i };
+                let r = Reader {
+                    table: picomcp_table::Templates,
+                    index: i,
+                };
                 Ok(ResourceTemplate {
                     uri_template: r.req("uriTemplate", x.uri_template)?,
                     name: r.req("name", x.name)?,
@@ -625,7 +644,10 @@ unsafe fn build(
             })?;
             let mut next = 0usize;
             let prompts = fill(pp, prompts, |i, p| {
-                let r = Reader { table: picomcp_table::Prompts, index: i };
+                let r = Reader {
+                    table: picomcp_table::Prompts,
+                    index: i,
+                };
                 let c_args = table(p.arguments, p.argument_count).unwrap_or(&[]);
                 let args = fill(ap.add(next), c_args, |_, a| {
                     Ok(PromptArgument {
@@ -790,6 +812,9 @@ pub unsafe extern "C" fn picomcp_server_init(
             // SAFETY: non-NULL, caller contract.
             false => Options::from(unsafe { *options }),
         };
+        if slot_count < slots_needed(c)? {
+            return Err(picomcp_status::MemoryTooSmall);
+        }
         let bytes = slot_count
             .checked_mul(SLOT_BYTES)
             .ok_or(picomcp_status::InvalidArgument)?;
