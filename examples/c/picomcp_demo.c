@@ -137,7 +137,7 @@ static void drain_events(void) {
     case PICOMCP_EVENT_KIND_CANCELLED: /* the core finished the request: nothing more is sent for it */
       for (t = 0; t < SLOTS; t++) if (timers[t].used && timers[t].id == e.id) timers[t].used = 0;
       break;
-    default: diag(e.kind == PICOMCP_EVENT_KIND_PEER_VIOLATION ? 1 : 3, "event %u %.*s", (unsigned)e.kind, (int)e.text.len, e.text.ptr ? e.text.ptr : "");
+    default: if (e.kind == PICOMCP_EVENT_KIND_PEER_VIOLATION) diag(1, "peer violation: %.*s", (int)e.text.len, e.text.ptr);
     }
   }
   flush();
