@@ -133,11 +133,22 @@ impl<'r> Content<'r> {
         Content::Text(text.into())
     }
 
-    /// The revision feature this block needs, if any.
+    /// The revision feature this block needs, if any (a [`Content::Json`] block by its
+    /// `type`).
     fn needs(&self) -> Option<Feature> {
         match self {
             Content::Audio { .. } => Some(Feature::AudioContent),
             Content::ResourceLink { .. } => Some(Feature::ResourceLinks),
+            Content::Json(j) => {
+                let kind = j.get("type").and_then(|t| t.as_str())?;
+                if kind.eq_str("audio") {
+                    Some(Feature::AudioContent)
+                } else if kind.eq_str("resource_link") {
+                    Some(Feature::ResourceLinks)
+                } else {
+                    None
+                }
+            }
             _ => None,
         }
     }
