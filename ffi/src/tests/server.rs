@@ -43,58 +43,59 @@ fn template(uri: &'static CStr) -> picomcp_resource_template {
     }
 }
 
-/// The tables of the tests (boxed, so their addresses stay put while a server uses them).
+/// The tables of the tests, in `Vec`s: their buffers stay put while a server uses them
+/// (moving a `Vec` moves no element, so the raw pointers into them stay valid).
 struct Tables {
-    tools: [picomcp_tool; 2],
-    templates: [picomcp_resource_template; 1],
-    args: [picomcp_prompt_argument; 1],
-    prompts: [picomcp_prompt; 1],
+    _tools: Vec<picomcp_tool>,
+    _templates: Vec<picomcp_resource_template>,
+    _args: Vec<picomcp_prompt_argument>,
+    _prompts: Vec<picomcp_prompt>,
     catalog: picomcp_catalog,
 }
 
-fn tables() -> Box<Tables> {
+fn tables() -> Tables {
     let mut add = tool(c"add", c"{\"type\":\"object\"}");
     add.output_schema = c(SUM);
-    let mut t = Box::new(Tables {
-        tools: [tool(c"echo", ECHO), add],
-        templates: [template(c"test://item/{id}")],
-        args: [picomcp_prompt_argument {
-            name: c(c"who"),
-            title: ptr::null(),
-            description: ptr::null(),
-            required: true,
-            completable: true,
-        }],
-        prompts: [picomcp_prompt {
-            name: c(c"greet"),
-            title: ptr::null(),
-            description: c(c"Greets"),
-            arguments: ptr::null(),
-            argument_count: 1,
-            icons: ptr::null(),
-            meta: ptr::null(),
-        }],
-        catalog: picomcp_catalog {
-            tools: ptr::null(),
-            tool_count: 2,
-            resources: ptr::null(),
-            resource_count: 0,
-            templates: ptr::null(),
-            template_count: 1,
-            prompts: ptr::null(),
-            prompt_count: 1,
-        },
-    });
-    t.prompts[0].arguments = t.args.as_ptr();
-    t.catalog.tools = t.tools.as_ptr();
-    t.catalog.templates = t.templates.as_ptr();
-    t.catalog.prompts = t.prompts.as_ptr();
-    t
+    let tools = vec![tool(c"echo", ECHO), add];
+    let templates = vec![template(c"test://item/{id}")];
+    let args = vec![picomcp_prompt_argument {
+        name: c(c"who"),
+        title: ptr::null(),
+        description: ptr::null(),
+        required: true,
+        completable: true,
+    }];
+    let prompts = vec![picomcp_prompt {
+        name: c(c"greet"),
+        title: ptr::null(),
+        description: c(c"Greets"),
+        arguments: args.as_ptr(),
+        argument_count: 1,
+        icons: ptr::null(),
+        meta: ptr::null(),
+    }];
+    let catalog = picomcp_catalog {
+        tools: tools.as_ptr(),
+        tool_count: tools.len(),
+        resources: ptr::null(),
+        resource_count: 0,
+        templates: templates.as_ptr(),
+        template_count: templates.len(),
+        prompts: prompts.as_ptr(),
+        prompt_count: prompts.len(),
+    };
+    Tables {
+        _tools: tools,
+        _templates: templates,
+        _args: args,
+        _prompts: prompts,
+        catalog,
+    }
 }
 
 /// A server and its slots, in memory the test owns (it outlives every use).
 struct Srv {
-    server: Box<picomcp_server>,
+    server: Vec<picomcp_server>,
     _slots: Vec<picomcp_server_slot>,
 }
 
@@ -109,14 +110,14 @@ fn server(cat: &picomcp_catalog) -> Srv {
             opaque: [0; PICOMCP_SERVER_SLOT_WORDS],
         })
         .collect();
-    let mut server = Box::new(picomcp_server {
+    let mut server = vec![picomcp_server {
         opaque: [0; PICOMCP_SERVER_WORDS],
-    });
+    }];
     let mut err = picomcp_server_error::NONE;
     // SAFETY: valid pointers; the catalog's strings are static, the slots live in `Srv`.
     let st = unsafe {
         picomcp_server_init(
-            &mut *server,
+            server.as_mut_ptr(),
             cat,
             ptr::null(),
             slots.as_mut_ptr(),
@@ -159,7 +160,7 @@ fn message(e: &picomcp_server_error) -> String {
 fn init_checks_the_tables_and_derives_capabilities() {
     let t = tables();
     let owned = server(&t.catalog);
-    let srv = &*owned.server;
+    let srv = &owned.server[0];
     assert_eq!(
         caps(srv),
         r#"{"tools":{"listChanged":true},"resources":{"listChanged":true},"prompts":{"listChanged":true},"completions":{},"logging":{}}"#
@@ -274,7 +275,7 @@ fn req(id: u32, method: &str, params: &str) -> String {
 fn calls_come_out_as_events_and_answers_are_shaped() {
     let t = tables();
     let owned = server(&t.catalog);
-    let srv = &*owned.server;
+    let srv = &owned.server[0];
     let mut mem = Mem(Vec::new());
     let sess = served(srv, &mut mem);
     // A list is answered by the layer: no event.
