@@ -32,6 +32,7 @@ pub mod generated;
 pub mod json;
 pub mod served;
 pub mod server;
+mod server_build;
 pub mod session;
 pub mod status;
 pub mod types;
