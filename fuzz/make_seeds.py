@@ -328,6 +328,36 @@ def main():
     targets["server_session"] = server_seeds(cases, examples)
     targets["client_session"] = client_seeds(cases, examples)
 
+    # URI templates: `template \0 uri` (fuzz/src/uri_template.rs).
+    targets["uri_template"] = {}
+    for i, (t, u) in enumerate([
+        ("file:///{name}", "file:///readme.txt"),
+        ("file:///logs/{service}/{+path}{?since,level}", "file:///logs/api/a/b.log?level=error&since=5m"),
+        ("{+path}/meta/{id}", "a/meta/b/meta/c"),
+        ("{name}.{ext}", "a.tar.gz"),
+        ("X{.x,y}", "X.1024.768"),
+        ("{/who,dub}", "/fred/me%2Ftoo"),
+        ("{;v,empty,who}", ";v=6;empty;who=fred"),
+        ("?fixed=yes{&x}", "?fixed=yes&x=1024"),
+        ("page{#frag}", "page#sec/1?x"),
+        ("search{?q}{&page}", "search?page=2&q=mcp"),
+        ("prefix-{id}", "prefix-prefix-123"),
+        ("docs://\u00e9{name}\u00e9", "docs://\u00e9a\u00e9\u00e9"),
+    ]):
+        targets["uri_template"]["t%02d" % i] = t.encode() + b"\0" + u.encode()
+    # Roots: `[rules] roots (newline-separated) \0 target` (fuzz/src/roots.rs).
+    targets["roots"] = {}
+    for i, (rules, roots, t) in enumerate([
+        (0, ["file:///home/ann/project"], "/home/ann/project/src/../main.rs"),
+        (0, ["file:///home/ann/project"], "file:///home/ann/project/%2e%2e/x"),
+        (0, ["file:///a", "file:///"], "file://localhost/b/c"),
+        (1, ["file:///Users/Ann"], "/users/ann/%C3%A9"),
+        (3, ["file:///C:/Users/ann"], "c:\\users\\ann\\x.txt."),
+        (3, ["file:///C:/Users/ann"], "file:///C:/Users/ann/a%5C..%5Cb"),
+        (0, ["file://evil.com/x", "file:///x"], "/x/y"),
+    ]):
+        targets["roots"]["r%02d" % i] = bytes([rules]) + "\n".join(roots).encode() + b"\0" + t.encode()
+
     total = 0
     for target, seeds in targets.items():
         d = os.path.join(HERE, "seeds", target)

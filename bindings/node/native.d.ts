@@ -9,6 +9,55 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/**
+ * A server's definitions, checked once by the core (`Server::new`), served through a
+ * `NativeSession` (see `lib/index.js` for the JavaScript-valued wrapper).
+ *
+ * The catalog is JSON text with the protocol's field names (`tools`, `resources`,
+ * `resourceTemplates`, `prompts`, and the options `page_size`, `list_changed`,
+ * `subscribe`, `logging`), as in `tests/vectors/README.md`.
+ */
+export declare class NativeServer {
+  /**
+   * Reads and checks the catalog; a broken definition throws a `ConfigError` naming the
+   * table, the entry and the field.
+   */
+  constructor(catalogJson: string)
+  /**
+   * The server capabilities that what is registered implies (JSON text), for the
+   * session's `capabilitiesJson`.
+   */
+  capabilitiesJson(): string
+  /**
+   * The next event of `session`, through the layer: lists are answered (an `answered`
+   * event says so: write out `pollTransmit()`), calls that fail their checks too; a
+   * call that passed is a `call` event; anything else is the session's event as is.
+   */
+  pollEvent(session: NativeSession): Event | null
+  /**
+   * Answers the `call` event `id` of tool `tool` with a result
+   * `{content?, structuredContent?, isError?, _meta?}` (JSON text): structured content
+   * is checked against the tool's `outputSchema` and, without `content`, also written
+   * as a JSON text block. A refused answer throws a `ResultError` (nothing was sent).
+   */
+  respondTool(session: NativeSession, id: number, tool: number, resultJson: string): void
+  /**
+   * Answers a `read` call with resource contents: an array of
+   * `{uri, mimeType?, text | blob}` (JSON text).
+   */
+  respondRead(session: NativeSession, id: number, contentsJson: string): void
+  /**
+   * Answers a `prompt` call of prompt `prompt` with messages: an array of
+   * `{role, content}` (JSON text); the description comes from the definition.
+   */
+  respondPrompt(session: NativeSession, id: number, prompt: number, messagesJson: string): void
+  /**
+   * Answers a `complete` call: the values (at most 100 are sent; `hasMore` is set when
+   * there were more), their total if known.
+   */
+  respondCompletion(session: NativeSession, id: number, values: Array<string>, total?: number | undefined | null, hasMore?: boolean | undefined | null): void
+}
+
 /** One MCP connection, sans-IO (see `lib/index.js` for the JavaScript-valued wrapper). */
 export declare class NativeSession {
   constructor(o: SessionOptions)
@@ -94,7 +143,8 @@ export interface Event {
    * `request`, `notification`, `response`, `error_response`, `timed_out`,
    * `cancelled`, `progress`, `negotiated`, `ready`, `input_required`,
    * `subscription_acknowledged`, `invalid_result`, `subscription_ended`,
-   * `peer_violation` or `closed`.
+   * `peer_violation` or `closed`; through `NativeServer.pollEvent` also `call` (a
+   * checked call for the host) and `answered` (the layer answered a request itself).
    */
   kind: string
   /** The request handle (the peer's request, or ours from `sendRequest`). */
@@ -124,6 +174,34 @@ export interface Event {
   name?: string
   /** `peer_violation` and `closed`: a sentence for people. */
   text?: string
+  /** `call`: `tool`, `read`, `prompt` or `complete`. */
+  call?: string
+  /**
+   * `call`: the index of the definition in its table (`tools`, `resources` or
+   * `resourceTemplates`, `prompts` or `resourceTemplates`: see `target`).
+   */
+  index?: number
+  /** `read`: `resource` or `template`; `complete`: `prompt` or `template`. */
+  target?: string
+  /** `tool` and `prompt`: the checked arguments (an object; `{}` when none were given). */
+  argumentsJson?: string
+  /** `tool`: the request's `_meta`. */
+  metaJson?: string
+  /**
+   * `tool`: the defaults of the arguments the request left out, by name (an object),
+   * as the tool's `inputSchema` gives them.
+   */
+  defaultsJson?: string
+  /** `read`: the URI, decoded. */
+  uri?: string
+  /** `read` of a template: its variables as matched (still percent-encoded). */
+  vars?: Record<string, string>
+  /** `complete`: the argument (or template variable) being completed. */
+  argument?: string
+  /** `complete`: what was typed so far. */
+  value?: string
+  /** `complete`: the request's `context` (`{"arguments": {...}}`). */
+  contextJson?: string
 }
 
 /**
@@ -158,6 +236,15 @@ export interface RequestOptionsJs {
   resetTimeoutOnProgress?: boolean
   maxTotalMs?: number
 }
+
+/**
+ * Whether `target` (an absolute path or a `file:` URI) lies inside one of `roots` (the
+ * `file:` URIs of the client's `roots/list`): the index of the first root that contains
+ * it, or null. The core's rules (`picomcp::uri::roots`); a target or root it cannot
+ * judge (a `%2F` inside a name, NUL, bad escapes, a foreign host, a query) throws a
+ * TypeError.
+ */
+export declare function rootsContain(roots: Array<string>, target: string, caseInsensitive?: boolean | undefined | null, windows?: boolean | undefined | null): number | null
 
 /** How a session is set up. JSON members are text. */
 export interface SessionOptions {

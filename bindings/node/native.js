@@ -835,7 +835,9 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.NativeServer = nativeBinding.NativeServer
 module.exports.NativeSession = nativeBinding.NativeSession
 module.exports.featureNames = nativeBinding.featureNames
 module.exports.features = nativeBinding.features
 module.exports.protocolVersions = nativeBinding.protocolVersions
+module.exports.rootsContain = nativeBinding.rootsContain

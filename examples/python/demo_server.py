@@ -64,9 +64,9 @@ def add(args, ctx):
     total = args["a"] + args["b"]
     if total in (float("inf"), float("-inf")):
         raise ToolError("The sum is too large to represent")
-    sum_ = {"sum": total}
-    return {"content": [text(json.dumps(sum_, separators=(",", ":")))],
-            "structuredContent": sum_}
+    # Structured content: the core checks it against the outputSchema and also sends it
+    # as a JSON text block.
+    return {"sum": total}
 
 
 @app.tool(title="Sleep", description="Waits `ms` milliseconds, then returns \"slept\". With a "

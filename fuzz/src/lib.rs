@@ -6,6 +6,8 @@
 //! - `framing`: `[cap] [flags] [split offsets: 2 bytes each] stream...`
 //! - `json_scanner`: the JSON text itself.
 //! - `jsonrpc_parse`: `[limits selector] line...`
+//! - `uri_template`: `template \0 uri` (see [`uri_template`]).
+//! - `roots`: `[rules] roots (newline-separated) \0 target` (see [`roots`]).
 //! - `server_session` / `client_session`: `[config] [chunk seed] command...` (see
 //!   [`session`]).
 //! - `server_layer`: `[mode] [answer seed] line...` (see [`server_layer`]).
@@ -14,7 +16,9 @@ pub mod framing;
 pub mod json_scanner;
 pub mod jsonrpc_parse;
 pub mod server_layer;
+pub mod roots;
 pub mod session;
+pub mod uri_template;
 pub mod wire;
 
 /// A tiny deterministic generator (xorshift64*), for choices derived from the input.

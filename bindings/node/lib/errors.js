@@ -2,7 +2,12 @@
 // Error classes. A caller mistake throws; a misbehaving peer is an event, never a throw.
 
 class PicomcpError extends Error {
-  constructor (message) { super(message); this.name = this.constructor.name }
+  /** `kind`: the core's name for what went wrong (`NotInVersion`, `Full`, ...), when known. */
+  constructor (message, kind) {
+    super(message)
+    this.name = this.constructor.name
+    if (kind !== undefined) this.kind = kind
+  }
 }
 /** The session configuration is invalid (thrown by `new Session(...)`). */
 class ConfigError extends PicomcpError {}
@@ -12,18 +17,27 @@ class SendError extends PicomcpError {}
 class RespondError extends PicomcpError {}
 /** The transmit queue has no room: write out `pollTransmit()` and try again. */
 class QueueFull extends PicomcpError {}
+/**
+ * The server layer refused an answer (structured content that does not match the tool's
+ * `outputSchema`, a block the revision lacks, ...). Nothing was sent; the request is
+ * still open.
+ */
+class ResultError extends PicomcpError {}
 
-const CLASSES = { ConfigError, SendError, RespondError, QueueFull, TypeError }
+const CLASSES = { ConfigError, SendError, RespondError, QueueFull, ResultError, TypeError }
 
 /** Calls into the native session, rethrowing its errors as the package's classes. */
 function call (fn) {
   try {
     return fn()
   } catch (e) {
-    const m = /^(\w+): ([\s\S]*)$/.exec(e && e.message)
-    if (m && CLASSES[m[1]]) throw new CLASSES[m[1]](m[2])
+    const m = /^(\w+)(?:\[(\w+)\])?: ([\s\S]*)$/.exec(e && e.message)
+    if (m && CLASSES[m[1]]) {
+      if (CLASSES[m[1]] === TypeError) throw new TypeError(m[3])
+      throw new CLASSES[m[1]](m[3], m[2])
+    }
     throw e
   }
 }
 
-module.exports = { PicomcpError, ConfigError, SendError, RespondError, QueueFull, call }
+module.exports = { PicomcpError, ConfigError, SendError, RespondError, QueueFull, ResultError, call }

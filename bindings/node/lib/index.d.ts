@@ -1,7 +1,7 @@
 // Type declarations for picomcp (lib/index.js, lib/server.js, lib/errors.js).
 // Hand-written: test/types.test.mjs fails when they and the runtime disagree.
 
-import type { NativeSession } from '../native'
+import type { NativeServer, NativeSession } from '../native'
 
 // ---- values ----
 
@@ -67,6 +67,20 @@ export declare const FEATURES: Feature[]
  * changes. Ask it instead of comparing revisions. Throws a TypeError for an unknown one.
  */
 export declare function features(version: ProtocolVersion | string): Feature[]
+/** Options of `rootsContain`. */
+export interface RootsOptions {
+  /** Compare names ignoring case (macOS, Windows). Default false. */
+  caseInsensitive?: boolean
+  /** Windows paths: `\` separators, drive letters. Default false. */
+  windows?: boolean
+}
+/**
+ * Whether `target` (an absolute path or a `file:` URI) lies inside one of `roots` (the
+ * `file:` URIs of the client's `roots/list`): the index of the first root that contains
+ * it, or null. The core's rules: `..` may not leave the root, `%2e%2e` is `..`; a `%2F`
+ * inside a name, NUL, bad escapes, a foreign host or a query throw a TypeError.
+ */
+export declare function rootsContain(roots: string[], target: string, options?: RootsOptions): number | null
 /** The package version. */
 export declare const version: string
 
@@ -135,6 +149,8 @@ export type EventKind =
   | 'subscription_ended'
   | 'peer_violation'
   | 'closed'
+  | 'call'
+  | 'answered'
   | 'unknown'
 
 /**
@@ -170,6 +186,28 @@ export interface Event {
   name?: string
   /** `peer_violation`, `closed`: a sentence for people. */
   text?: string
+  // ---- `ServerLayer.pollEvent`: `call` (a checked call) and `answered` (the layer answered) ----
+  /** `call`: which call. */
+  call?: 'tool' | 'read' | 'prompt' | 'complete'
+  /** `call`: the index of the definition in its table (`tools`, `prompts`, or as `target` says). */
+  index?: number
+  /** `read`: `resource` or `template`; `complete`: `prompt` or `template`. */
+  target?: 'resource' | 'template' | 'prompt'
+  /** `tool`, `prompt`: the checked arguments (`{}` when none were given). */
+  arguments?: JsonObject
+  /** `tool`: the request's `_meta`. */
+  meta?: JsonObject
+  /** `tool`: the `default` of each argument the request left out, as the `inputSchema` gives it. */
+  defaults?: JsonObject
+  /** `read`: the URI, decoded. */
+  uri?: string
+  /** `read` of a template: its variables as matched (still percent-encoded). */
+  vars?: { [name: string]: string }
+  /** `complete`: the argument (or template variable) being completed, and what was typed. */
+  argument?: string
+  value?: string
+  /** `complete`: the request's `context` (`{arguments: {...}}`). */
+  context?: JsonObject
 }
 
 /**
@@ -239,11 +277,71 @@ export declare class Session {
   close(): void
 }
 
+// ---- the core's server application layer ----
+
+/**
+ * A catalog of definitions with the protocol's field names (JSON members as JavaScript
+ * values). `completable` marks the templates and prompt arguments whose values the host
+ * completes.
+ */
+export interface Catalog {
+  tools?: JsonObject[]
+  resources?: JsonObject[]
+  resourceTemplates?: JsonObject[]
+  prompts?: JsonObject[]
+}
+
+/** Options of `new ServerLayer(...)`. */
+export interface ServerLayerOptions {
+  /** Definitions per page of a list (default 100). */
+  pageSize?: number
+  /** Declare `listChanged` (default true). */
+  listChanged?: boolean
+  /** Declare `resources.subscribe` (default false). */
+  subscribe?: boolean
+  /** Declare `logging` (default true). */
+  logging?: boolean
+}
+
+/** A tool result as the layer takes it. */
+export interface ToolAnswer {
+  content?: JsonObject[]
+  structuredContent?: JsonObject
+  isError?: boolean
+  _meta?: JsonObject
+}
+
+/**
+ * The core's server application layer over a catalog: it answers the lists (with
+ * cursors), checks calls (arguments against `inputSchema`, URIs against templates,
+ * required prompt arguments) and shapes the answers for the negotiated revision. A broken
+ * definition throws a ConfigError here.
+ */
+export declare class ServerLayer {
+  constructor(catalog?: Catalog, options?: ServerLayerOptions)
+  /** The native layer underneath (JSON as text). */
+  readonly native: NativeServer
+  /** The capabilities that what is registered implies, for the session. */
+  get capabilities(): JsonObject
+  /** The session's next event through the layer (`call`, `answered`, or the session's own), or null. */
+  pollEvent(session: Session): Event | null
+  /** Answers a tool call; a refused result throws ResultError (nothing sent). */
+  respondTool(session: Session, id: number, tool: number, result: ToolAnswer): void
+  /** Answers a read: `{uri, mimeType?, text | blob}` items. */
+  respondRead(session: Session, id: number, contents: JsonObject[]): void
+  /** Answers a prompt: `{role, content}` messages (the description is the definition's). */
+  respondPrompt(session: Session, id: number, prompt: number, messages: JsonObject[]): void
+  /** Answers a completion (at most 100 values are sent). */
+  respondCompletion(session: Session, id: number, completion: { values: Iterable<string>, total?: number, hasMore?: boolean }): void
+}
+
 // ---- errors ----
 
 /** The base class of the package's errors. */
 export declare class PicomcpError extends Error {
-  constructor(message: string)
+  constructor(message: string, kind?: string)
+  /** The core's name for what went wrong (`NotInVersion`, `Full`, `InvalidStructured`, ...), when known. */
+  kind?: string
 }
 /** The session configuration is invalid (thrown by `new Session(...)`). */
 export declare class ConfigError extends PicomcpError {}
@@ -253,10 +351,12 @@ export declare class SendError extends PicomcpError {}
 export declare class RespondError extends PicomcpError {}
 /** The transmit queue has no room: write out `pollTransmit()` and try again. */
 export declare class QueueFull extends PicomcpError {}
+/** The server layer refused an answer (`kind`: the core's reason). Nothing was sent; the request is still open. */
+export declare class ResultError extends PicomcpError {}
 
 // ---- the stdio server helper ----
 
-/** The top-level JSON Schema keywords `checkArguments` looks at (others are allowed). */
+/** A JSON Schema (the core validates arguments against it: see docs/DESIGN.md for the keywords). */
 export interface JsonSchema {
   type?: string | string[]
   properties?: { [name: string]: JsonSchema }
@@ -283,6 +383,8 @@ export interface ServerOptions {
   outboundSlots?: number
   /** stderr diagnostics up to this level (default `warn`; `--log-level`). */
   logLevel?: DiagLevel
+  /** Definitions per page of a list (default 100). */
+  pageSize?: number
 }
 
 /** A readable byte stream, such as `process.stdin`. */
@@ -295,12 +397,12 @@ export interface OutputStream {
   on(event: string, listener: (...args: any[]) => void): unknown
 }
 
-/** A whole `tools/call` result. */
+/** A whole `tools/call` result (the core shapes it for the revision). */
 export interface ToolResult {
   content?: JsonObject[]
   structuredContent?: JsonObject
   isError?: boolean
-  [key: string]: unknown
+  _meta?: JsonObject
 }
 /** A string (one text block), an array of content blocks or a whole result. */
 export type ToolOutput = string | number | boolean | JsonObject[] | ToolResult
@@ -308,10 +410,14 @@ export type ToolHandler = (args: JsonObject, ctx: Context) => ToolOutput | Promi
 export interface ToolOptions {
   title?: string
   description?: string
-  /** Checked (top level) before the handler runs; default `{type: 'object'}`. */
+  /** Checked by the core before the handler runs (missing arguments get their `default`); default `{type: 'object'}`. */
   inputSchema?: JsonSchema
+  /** Structured content is checked against it by the core. */
   outputSchema?: JsonObject
   annotations?: JsonObject
+  icons?: JsonObject[]
+  execution?: JsonObject
+  _meta?: JsonObject
 }
 
 /** A string (text), a Buffer/Uint8Array (base64 blob) or a whole contents array. */
@@ -324,15 +430,20 @@ export interface ResourceOptions {
   title?: string
   description?: string
   mimeType?: string
+  size?: number
+  annotations?: JsonObject
+  icons?: JsonObject[]
+  _meta?: JsonObject
 }
 
 export interface PromptArgument {
   name: string
+  title?: string
   description?: string
   /** Checked before the handler runs (-32602 when missing). */
   required?: boolean
 }
-/** An array of messages or a whole `prompts/get` result. */
+/** An array of messages or an object with `messages`. */
 export type PromptOutput = JsonObject[] | JsonObject
 export type PromptHandler = (args: { [name: string]: string }, ctx: Context) => PromptOutput | Promise<PromptOutput>
 export interface PromptOptions {
@@ -426,6 +537,3 @@ export declare class McpError extends Error {
 export declare class ToolError extends Error {
   constructor(message: string)
 }
-
-/** The first problem of `args` against the top level of `schema`, naming the field; else null. */
-export declare function checkArguments(schema: JsonSchema, args: unknown): string | null

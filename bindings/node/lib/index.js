@@ -5,10 +5,13 @@
  * - `Session`: one MCP connection. Feed it bytes and the time; take framed output, events
  *   and deadlines out. It owns framing, JSON-RPC, both protocol eras, negotiation and
  *   capability enforcement, ids, cancellation, progress and timeouts, for both roles.
- * - `Server` (./server.js): a stdio server in a few lines, built on `Session`.
+ * - `ServerLayer`: the core's server application layer over a session: it answers the
+ *   lists, checks calls (arguments against `inputSchema`, URIs against templates, required
+ *   prompt arguments) and shapes the answers, for the negotiated revision.
+ * - `Server` (./server.js): a stdio server in a few lines, built on both.
  */
 const native = require('../native.js')
-const { PicomcpError, ConfigError, SendError, RespondError, QueueFull, call } = require('./errors.js')
+const { PicomcpError, ConfigError, SendError, RespondError, QueueFull, ResultError, call } = require('./errors.js')
 
 const text = (v) => (typeof v === 'string' ? v : Buffer.isBuffer(v) ? v.toString('utf8') : stringify(v))
 const optText = (v) => (v === undefined || v === null ? null : text(v))
@@ -23,13 +26,20 @@ function stringify (v) {
   return t
 }
 
-/** An event as JavaScript values (`params`, `result`, `data`, `peer`, `requests` parsed). */
+const PLAIN = ['id', 'method', 'code', 'message', 'reason', 'progress', 'total', 'version', 'name', 'text',
+  'call', 'index', 'target', 'uri', 'vars', 'argument', 'value']
+const PARSED = ['params', 'result', 'data', 'peer', 'requests', 'arguments', 'meta', 'defaults', 'context']
+
+/**
+ * An event as JavaScript values (`params`, `result`, `data`, `peer`, `requests` and a
+ * call's `arguments`, `meta`, `defaults`, `context` parsed).
+ */
 function toEvent (e) {
   const out = { kind: e.kind }
-  for (const k of ['id', 'method', 'code', 'message', 'reason', 'progress', 'total', 'version', 'name', 'text']) {
+  for (const k of PLAIN) {
     if (e[k] !== undefined && e[k] !== null) out[k] = e[k]
   }
-  for (const k of ['params', 'result', 'data', 'peer', 'requests']) {
+  for (const k of PARSED) {
     const v = e[k + 'Json']
     if (v !== undefined && v !== null) out[k] = JSON.parse(v)
   }
@@ -106,17 +116,71 @@ class Session {
   close () { this.native.close() }
 }
 
+/**
+ * The core's server application layer (`picomcp::server`) for a catalog of definitions,
+ * driven over a `Session` whose capabilities are `layer.capabilities`.
+ *
+ * `catalog`: `{tools, resources, resourceTemplates, prompts}` with the protocol's field
+ * names (`inputSchema`, `mimeType`, `_meta`, ...), plus `completable: true` on the
+ * templates and prompt arguments whose values the host completes. The core checks every
+ * definition once, here: a broken one throws a `ConfigError` naming it.
+ * `options`: `pageSize` (100), `listChanged` (true), `subscribe` (false), `logging` (true).
+ *
+ * Poll the session's events through `pollEvent(session)`: the layer answers the lists
+ * and every call that fails its checks itself (an `answered` event: write out
+ * `pollTransmit()`), a checked call is a `call` event (`call`: `tool`, `read`, `prompt` or
+ * `complete`, `index` in its table, and the call's values), anything else is the
+ * session's event. Answer a call with `respondTool`, `respondRead`, `respondPrompt` or
+ * `respondCompletion`; a refused answer throws a `ResultError` and sends nothing.
+ */
+class ServerLayer {
+  constructor (catalog = {}, { pageSize, listChanged, subscribe, logging } = {}) {
+    const options = { page_size: pageSize, list_changed: listChanged, subscribe, logging }
+    const all = { ...catalog }
+    for (const [k, v] of Object.entries(options)) if (v !== undefined) all[k] = v
+    this.native = call(() => new native.NativeServer(stringify(all)))
+  }
+
+  /** The server capabilities that what is registered implies. */
+  get capabilities () { return JSON.parse(this.native.capabilitiesJson()) }
+  /** The session's next event through the layer, or null. */
+  pollEvent (session) { const e = this.native.pollEvent(session.native); return e ? toEvent(e) : null }
+  /**
+   * Answers a tool call: `{content?, structuredContent?, isError?, _meta?}`. Structured
+   * content is checked against the tool's `outputSchema` and, without `content`, also
+   * written as a JSON text block.
+   */
+  respondTool (session, id, tool, result) { call(() => this.native.respondTool(session.native, id, tool, stringify(result))) }
+  /** Answers a read: an array of `{uri, mimeType?, text | blob}`. */
+  respondRead (session, id, contents) { call(() => this.native.respondRead(session.native, id, stringify(contents))) }
+  /** Answers a prompt: an array of `{role, content}` (the description is the definition's). */
+  respondPrompt (session, id, prompt, messages) { call(() => this.native.respondPrompt(session.native, id, prompt, stringify(messages))) }
+  /** Answers a completion: `values` (at most 100 are sent), `total`, `hasMore`. */
+  respondCompletion (session, id, { values, total, hasMore } = {}) {
+    call(() => this.native.respondCompletion(session.native, id, [...(values ?? [])].map(String), total ?? null, hasMore ?? null))
+  }
+}
+
 module.exports = {
   Session,
+  ServerLayer,
   PicomcpError,
   ConfigError,
   SendError,
   RespondError,
   QueueFull,
+  ResultError,
   PROTOCOL_VERSIONS: native.protocolVersions(),
   FEATURES: native.featureNames(),
   /** The names of the features protocol revision `version` has (the core's table). */
   features: (version) => call(() => native.features(version)),
+  /**
+   * The index of the first of `roots` (file: URIs) that contains `target` (a path or
+   * file: URI), or null; options `{ caseInsensitive, windows }`. TypeError when it
+   * cannot judge (the core's `picomcp::uri::roots` rules).
+   */
+  rootsContain: (roots, target, options) => call(() =>
+    native.rootsContain(roots, target, options?.caseInsensitive ?? false, options?.windows ?? false)),
   version: require('../package.json').version
 }
 // The server helper needs Session; load it last.

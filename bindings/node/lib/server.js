@@ -1,32 +1,28 @@
 'use strict'
 /**
- * A stdio MCP server in a few lines, on top of the core `Session`.
+ * A stdio MCP server in a few lines, on top of the core `Session` and the core's server
+ * application layer (`ServerLayer`).
  *
- * The helper only calls the session: framing, JSON-RPC, the lifecycle of both eras,
+ * The helper only calls the core: framing, JSON-RPC, the lifecycle of both eras,
  * capability checks, `ping`, `logging/setLevel`, subscriptions and cancellation
- * bookkeeping stay in the core. The helper adds the application side: registries, argument
- * checks, list and read answers, and the stdin/stdout loop.
+ * bookkeeping stay in the session; the lists (with cursors), argument validation against
+ * `inputSchema`, template matching, required prompt arguments and the shape of every
+ * result stay in the layer. The helper adds the handler callables, their async dispatch
+ * and type conversion, and the stdin/stdout loop.
  *
  * Handlers take `(args, ctx)` and may return a value or a Promise:
  * - a tool returns a string (one text block), an array of content blocks or a whole result
- *   object; it throws `ToolError` for a failed call (`isError: true`) or `McpError` for a
- *   JSON-RPC error;
+ *   object (`content`, `structuredContent`, `isError`, `_meta`); it throws `ToolError` for
+ *   a failed call (`isError: true`) or `McpError` for a JSON-RPC error. Arguments the
+ *   request left out get the `default` their `inputSchema` gives;
  * - a resource returns a string (text), a Buffer/Uint8Array (base64 blob) or a contents array;
- * - a prompt returns an array of messages or a whole result object.
+ * - a prompt returns an array of messages or an object with `messages`.
  * `ctx.signal` aborts when the client cancels the request; nothing more is sent for it.
  */
-const { RespondError } = require('./errors.js')
-const native = require('../native.js')
+const { RespondError, ResultError } = require('./errors.js')
 
 const INVALID_PARAMS = -32602
 const INTERNAL_ERROR = -32603
-const RESOURCE_NOT_FOUND = -32002
-// What each revision has (the core's feature table), by revision.
-const FEATURES = new Map(native.protocolVersions().map((v) => [v, new Set(native.features(v))]))
-/** True when the negotiated revision has `feature` (a name in `FEATURES`). */
-const has = (version, feature) => (FEATURES.get(version) ?? new Set()).has(feature)
-// The listing fields each feature gates.
-const GATED = new Map([['title', 'title'], ['outputSchema', 'output_schema']])
 const LEVELS = ['error', 'warn', 'info', 'debug']
 // The input-request key and client capability of each question a server may ask.
 const ASKS = {
@@ -52,47 +48,6 @@ class InputRequired extends Error {
     this.requests = { [key]: { method, params } }
     this.capability = capability
   }
-}
-
-function typeOk (v, kind) {
-  switch (kind) {
-    case 'string': return typeof v === 'string'
-    case 'integer': return typeof v === 'number' && Number.isInteger(v)
-    case 'number': return typeof v === 'number'
-    case 'boolean': return typeof v === 'boolean'
-    case 'object': return v !== null && typeof v === 'object' && !Array.isArray(v)
-    case 'array': return Array.isArray(v)
-    case 'null': return v === null
-    default: return true
-  }
-}
-
-/**
- * The first problem of `args` against the top level of `schema` (`required`, property
- * `type`, `minimum`/`maximum`, `additionalProperties: false`), naming the field; else null.
- */
-function checkArguments (schema, args) {
-  if (args === null || typeof args !== 'object' || Array.isArray(args)) return 'arguments must be an object'
-  for (const name of schema.required || []) {
-    if (!Object.hasOwn(args, name)) return `missing required argument '${name}'`
-  }
-  const props = schema.properties || {}
-  const required = new Set(schema.required || [])
-  for (const [name, value] of Object.entries(args)) {
-    if (value === null && !required.has(name)) continue // lenient: null for an optional argument is no argument
-    const spec = Object.hasOwn(props, name) ? props[name] : undefined
-    if (!spec || typeof spec !== 'object') {
-      if (schema.additionalProperties === false) return `unknown argument '${name}'`
-      continue
-    }
-    const kinds = Array.isArray(spec.type) ? spec.type : spec.type ? [spec.type] : []
-    if (kinds.length && !kinds.some((k) => typeOk(value, k))) return `argument '${name}' must be of type ${kinds.join(' or ')}`
-    if (typeof value === 'number') {
-      if ('minimum' in spec && value < spec.minimum) return `argument '${name}' must be at least ${spec.minimum}`
-      if ('maximum' in spec && value > spec.maximum) return `argument '${name}' must be at most ${spec.maximum}`
-    }
-  }
-  return null
 }
 
 /** What a handler may do about the request it serves. */
@@ -162,17 +117,6 @@ class Context {
   }
 }
 
-function templateRegex (template) {
-  let out = ''
-  let pos = 0
-  const esc = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
-  for (const m of template.matchAll(/\{([A-Za-z0-9_]+)\}/g)) {
-    out += esc(template.slice(pos, m.index)) + `(?<${m[1]}>[^/]+)`
-    pos = m.index + m[0].length
-  }
-  return new RegExp('^' + out + esc(template.slice(pos)) + '$')
-}
-
 function contents (uri, mime, body) {
   if (Array.isArray(body)) return body
   const item = { uri }
@@ -182,36 +126,35 @@ function contents (uri, mime, body) {
   return [item]
 }
 
-function toolResult (out, version) {
+/** A tool's return value as a result object. */
+function toolOutput (out) {
   if (Array.isArray(out)) return { content: out }
-  if (out !== null && typeof out === 'object') {
-    const r = { ...out }
-    if (!has(version, 'structured_content')) delete r.structuredContent
-    return r
-  }
+  if (out !== null && typeof out === 'object') return out
   return { content: [{ type: 'text', text: String(out) }] }
-}
-
-/**
- * The request's `arguments` (none: empty). Not an object is a malformed request rather
- * than a bad argument value: a protocol error in every revision.
- */
-function argumentsOf (ctx) {
-  const args = ctx.params.arguments ?? {}
-  if (typeof args !== 'object' || Array.isArray(args)) throw new McpError(INVALID_PARAMS, 'Invalid params: arguments must be an object')
-  return args
 }
 
 const toolError = (e) => ({ content: [{ type: 'text', text: e.message }], isError: true })
 
+/** The definition of `d` that the layer reads: the members it lists, as given. */
+function pick (d, keys) {
+  const out = {}
+  for (const k of keys) if (d[k] !== undefined && d[k] !== null) out[k] = d[k]
+  return out
+}
+
+const TOOL_KEYS = ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations', 'icons', 'execution', '_meta']
+const RESOURCE_KEYS = ['uri', 'name', 'title', 'description', 'mimeType', 'size', 'annotations', 'icons', '_meta']
+const PROMPT_KEYS = ['name', 'title', 'description', 'icons', '_meta']
+const ARGUMENT_KEYS = ['name', 'title', 'description', 'required']
+
 /**
  * An MCP server: register tools, resources and prompts, then `run()` on stdio.
- * Capabilities are derived from what is registered, so nothing is declared that is not
- * implemented. Both eras are served on one connection.
+ * Capabilities are derived from what is registered (by the core's layer), so nothing is
+ * declared that is not implemented. Both eras are served on one connection.
  */
 class Server {
-  constructor (name, version, { instructions, versions, maxLine = 1 << 20, logging = true, inboundSlots = 64, outboundSlots = 16, logLevel = 'warn' } = {}) {
-    Object.assign(this, { name, version, instructions, versions, maxLine, logging, inboundSlots, outboundSlots, logLevel })
+  constructor (name, version, { instructions, versions, maxLine = 1 << 20, logging = true, inboundSlots = 64, outboundSlots = 16, logLevel = 'warn', pageSize } = {}) {
+    Object.assign(this, { name, version, instructions, versions, maxLine, logging, inboundSlots, outboundSlots, logLevel, pageSize })
     this.tools = new Map()
     this.resources = new Map()
     this.templates = []
@@ -220,25 +163,30 @@ class Server {
     this.pending = new Map() // request id -> Context of a handler still running
     this.asks = new Map() // our request id -> {resolve, reject}
     this.startup = []
+    this.served = null // the core's layer for what is registered, and its tables; rebuilt after a change
   }
 
   /** Registers `fn(args, ctx)` as a tool. `opts`: description, inputSchema, outputSchema, title, annotations. */
   tool (name, opts, fn) {
     this.tools.set(name, { name, fn, inputSchema: { type: 'object' }, ...opts })
-    return this
+    return this._changed()
   }
 
   /** Registers `fn(uri, ctx, vars)` as the reader of a resource, or of a template when `uri` has `{variables}`. */
   resource (uri, opts, fn) {
     const r = { uri, fn, name: uri, ...opts, complete: new Map() }
-    if (uri.includes('{')) { r.pattern = templateRegex(uri); this.templates.push(r) } else this.resources.set(uri, r)
-    return this
+    if (uri.includes('{')) {
+      const i = this.templates.findIndex((t) => t.uri === uri)
+      if (i >= 0) this.templates[i] = r
+      else this.templates.push(r)
+    } else this.resources.set(uri, r)
+    return this._changed()
   }
 
   /** Registers `fn(args, ctx)` as a prompt; `opts.arguments` is the listed array (required ones are checked). */
   prompt (name, opts, fn) {
     this.prompts.set(name, { name, fn, arguments: [], ...opts, complete: new Map() })
-    return this
+    return this._changed()
   }
 
   /** Registers `fn(value, contextArgs) -> string[]` to complete an argument of a prompt or template. */
@@ -246,20 +194,45 @@ class Server {
     const target = this.prompts.get(ref) || this.templates.find((t) => t.uri === ref)
     if (!target) throw new TypeError(`completion for unknown prompt or template ${ref}`)
     target.complete.set(argument, fn)
-    return this
+    return this._changed()
   }
 
   /** Registers `fn(server)` to run once serving starts. */
   onStartup (fn) { this.startup.push(fn); return this }
 
-  get capabilities () {
-    const caps = {}
-    if (this.tools.size) caps.tools = { listChanged: true }
-    if (this.resources.size || this.templates.length) caps.resources = { subscribe: true, listChanged: true }
-    if (this.prompts.size) caps.prompts = { listChanged: true }
-    if (this.logging) caps.logging = {}
-    if ([...this.prompts.values(), ...this.templates].some((t) => t.complete.size)) caps.completions = {}
-    return caps
+  /** The capabilities derived (by the core's layer) from what is registered. */
+  get capabilities () { return this._layer().layer.capabilities }
+
+  /** A registration changed the tables: while serving, the layer is rebuilt at once (a broken definition throws here). */
+  _changed () {
+    this.served = null
+    if (this.session) this._layer()
+    return this
+  }
+
+  /**
+   * The core's layer for what is registered now, with the tables its call indexes name.
+   * Built once, and again after a registration (a broken definition throws here: at start-up).
+   */
+  _layer () {
+    if (this.served) return this.served
+    const { ServerLayer } = require('./index.js')
+    const tools = [...this.tools.values()]
+    const resources = [...this.resources.values()]
+    const templates = [...this.templates]
+    const prompts = [...this.prompts.values()]
+    const catalog = {
+      tools: tools.map((t) => pick(t, TOOL_KEYS)),
+      resources: resources.map((r) => pick(r, RESOURCE_KEYS)),
+      resourceTemplates: templates.map((t) => ({ uriTemplate: t.uri, ...pick(t, RESOURCE_KEYS.slice(1)), completable: t.complete.size > 0 })),
+      prompts: prompts.map((p) => ({
+        ...pick(p, PROMPT_KEYS),
+        arguments: (p.arguments || []).map((a) => ({ ...pick(a, ARGUMENT_KEYS), completable: p.complete.has(a.name) }))
+      }))
+    }
+    const layer = new ServerLayer(catalog, { subscribe: true, logging: this.logging, pageSize: this.pageSize })
+    this.served = { layer, tools, resources, templates, prompts }
+    return this.served
   }
 
   /** Announces a change to whoever asked for it; returns how many notifications were queued. */
@@ -406,14 +379,7 @@ class Server {
 
   /** Writes what the session queued and re-arms the timer for its next deadline. */
   _flush () {
-    const out = this.session.pollTransmit()
-    if (out.length && !this.outputBroken && !this.output.write(out) && !this.waitingOutput) {
-      // Backpressure: while the client does not read what we wrote, stop reading its
-      // requests, so answers never pile up in memory without bound.
-      this.waitingOutput = true
-      this.output.once('drain', () => { this.waitingOutput = false; this._flow() })
-      this._flow()
-    }
+    this._write()
     clearTimeout(this.timer)
     const due = this.session.pollTimeout()
     if (due !== null && !this.ended) {
@@ -422,6 +388,18 @@ class Server {
         this._pump()
         this._retryBacklog()
       }, Math.min(Math.max(0, due - now()), 2 ** 31 - 1)) // setTimeout's largest delay
+    }
+  }
+
+  /** Writes what the session queued. */
+  _write () {
+    const out = this.session.pollTransmit()
+    if (out.length && !this.outputBroken && !this.output.write(out) && !this.waitingOutput) {
+      // Backpressure: while the client does not read what we wrote, stop reading its
+      // requests, so answers never pile up in memory without bound.
+      this.waitingOutput = true
+      this.output.once('drain', () => { this.waitingOutput = false; this._flow() })
+      this._flow()
     }
   }
 
@@ -439,15 +417,27 @@ class Server {
     return result
   }
 
-  /** Takes every event (dispatching requests), then writes what is queued. */
+  /**
+   * Takes every event through the core's layer (dispatching calls), then writes what is
+   * queued. What the layer answered itself is written out at once, so that the transmit
+   * queue holds one answer at a time.
+   */
   _pump () {
-    for (let ev = this.session.pollEvent(); ev; ev = this.session.pollEvent()) this._onEvent(ev)
+    const { layer } = this._layer()
+    for (let ev = layer.pollEvent(this.session); ev; ev = layer.pollEvent(this.session)) {
+      if (ev.kind === 'answered') this._write()
+      else this._onEvent(ev)
+    }
     this._flush()
   }
 
   _onEvent (ev) {
     switch (ev.kind) {
-      case 'request': return this._onRequest(ev.id, ev.method, ev.params || {})
+      case 'call': return this._onCall(ev)
+      // The core answers initialize, ping, logging/setLevel, subscriptions and
+      // server/discover, the layer the lists and the calls' checks; anything else
+      // reaching us is not implemented.
+      case 'request': return this._answerError(ev.id, -32601, 'Method not found')
       case 'cancelled': {
         const ctx = this.pending.get(ev.id)
         // Nothing is owed for it any more: the end of input does not wait for it.
@@ -473,31 +463,80 @@ class Server {
     }
   }
 
-  _onRequest (id, method, params) {
-    const handler = {
-      'tools/list': this._toolsList,
-      'tools/call': this._toolsCall,
-      'resources/list': this._resourcesList,
-      'resources/templates/list': this._templatesList,
-      'resources/read': this._resourcesRead,
-      'prompts/list': this._promptsList,
-      'prompts/get': this._promptsGet,
-      'completion/complete': this._complete
-    }[method]
-    // The core answers initialize, ping, logging/setLevel, subscriptions and
-    // server/discover itself; anything else reaching us is not implemented.
-    if (!handler) return this._answerError(id, -32601, 'Method not found')
-    const ctx = new Context(this, id, method, params)
+  /** Runs the handler of a checked call and answers with what it returns. */
+  _onCall (ev) {
+    const tables = this._layer()
+    const ctx = new Context(this, ev.id, ev.method, ev.params || {})
+    const { layer } = tables
+    const session = this.session
+    let run, answer
+    switch (ev.call) {
+      case 'tool': {
+        const tool = tables.tools[ev.index]
+        const args = ev.arguments || {}
+        // The defaults of arguments left out, as the inputSchema gives them.
+        for (const [k, v] of Object.entries(ev.defaults || {})) if (!Object.hasOwn(args, k)) args[k] = v
+        run = () => {
+          let out
+          try {
+            out = tool.fn(args, ctx)
+          } catch (e) {
+            if (e instanceof ToolError) return toolError(e)
+            throw e
+          }
+          if (out instanceof Promise) return out.then(toolOutput, (e) => { if (e instanceof ToolError) return toolError(e); throw e })
+          return toolOutput(out)
+        }
+        answer = (result) => {
+          try {
+            layer.respondTool(session, ev.id, ev.index, result)
+          } catch (e) {
+            if (!(e instanceof ResultError) && !(e instanceof TypeError)) throw e
+            // The handler's result is not one the tool may give: the model sees why.
+            this.diag('warn', `tool ${tool.name}: ${e.message}`)
+            layer.respondTool(session, ev.id, ev.index, { content: [{ type: 'text', text: `Internal error: ${e.message}` }], isError: true })
+          }
+        }
+        break
+      }
+      case 'read': {
+        const res = ev.target === 'template' ? tables.templates[ev.index] : tables.resources[ev.index]
+        run = () => res.fn(ev.uri, ctx, { ...(ev.vars || {}) })
+        answer = (body) => layer.respondRead(session, ev.id, contents(ev.uri, res.mimeType, body))
+        break
+      }
+      case 'prompt': {
+        const prompt = tables.prompts[ev.index]
+        run = () => prompt.fn(ev.arguments || {}, ctx)
+        answer = (out) => layer.respondPrompt(session, ev.id, ev.index, Array.isArray(out) ? out : out && out.messages)
+        break
+      }
+      case 'complete': {
+        const target = ev.target === 'template' ? tables.templates[ev.index] : tables.prompts[ev.index]
+        const fn = target.complete.get(ev.argument)
+        const context = ev.context
+        const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
+        const contextArgs = isObj(context) && isObj(context.arguments) ? context.arguments : {}
+        run = () => (fn ? fn(ev.value ?? '', contextArgs) : [])
+        answer = (values) => {
+          const all = [...(values ?? [])]
+          layer.respondCompletion(session, ev.id, { values: all, total: all.length, hasMore: all.length > 100 })
+        }
+        break
+      }
+      default:
+        return this._answerError(ev.id, INTERNAL_ERROR, `Internal error: unknown call ${ev.call}`)
+    }
     let out
     try {
-      out = handler.call(this, ctx)
+      out = run()
     } catch (e) {
       return this._failed(ctx, e)
     }
-    if (!(out instanceof Promise)) return this._answer(id, out)
-    this.pending.set(id, ctx)
-    ctx.done = out.then((v) => { if (!ctx.signal.aborted) this._answer(id, v) }, (e) => { if (!ctx.signal.aborted) this._failed(ctx, e) })
-      .finally(() => { this.pending.delete(id); this._pump(); this._retryBacklog() })
+    if (!(out instanceof Promise)) return this._answer(ctx, answer, out)
+    this.pending.set(ev.id, ctx)
+    ctx.done = out.then((v) => { if (!ctx.signal.aborted) this._answer(ctx, answer, v) }, (e) => { if (!ctx.signal.aborted) this._failed(ctx, e) })
+      .finally(() => { this.pending.delete(ev.id); this._pump(); this._retryBacklog() })
   }
 
   _failed (ctx, e) {
@@ -525,12 +564,13 @@ class Server {
     }
   }
 
-  _answer (id, result) {
+  /** Answers a call with what its handler returned (through `answer`, a layer respond). */
+  _answer (ctx, answer, value) {
     try {
-      this._command(() => this.session.respond(id, result))
+      this._command(() => answer(value))
     } catch (e) {
-      this.diag('warn', `cannot answer request ${id}: ${e.message}`)
-      this._answerError(id, INTERNAL_ERROR, 'Internal error: cannot send the result')
+      this.diag('warn', `cannot answer request ${ctx.requestId}: ${e.message}`)
+      this._answerError(ctx.requestId, INTERNAL_ERROR, `Internal error: cannot send the result: ${e.message}`)
     }
   }
 
@@ -551,125 +591,6 @@ class Server {
     }
   }
 
-
-  // We never hand out cursors, so any cursor is invalid (-32602, as the pagination rules suggest).
-  static _noCursor (ctx) {
-    if (ctx.params.cursor !== undefined && ctx.params.cursor !== null) throw new McpError(INVALID_PARAMS, 'Invalid params: unknown cursor')
-  }
-
-  _listing (item, keys, version) {
-    const d = {}
-    for (const [from, to] of keys) {
-      if (item[from] === undefined || item[from] === null) continue
-      if (GATED.has(from) && !has(version, GATED.get(from))) continue
-      d[to] = item[from]
-    }
-    return d
-  }
-
-  _toolsList (ctx) {
-    Server._noCursor(ctx)
-    const keys = [['name', 'name'], ['title', 'title'], ['description', 'description'], ['inputSchema', 'inputSchema'], ['outputSchema', 'outputSchema'], ['annotations', 'annotations']]
-    return { tools: [...this.tools.values()].map((t) => this._listing(t, keys, ctx.version)) }
-  }
-
-  _resourcesList (ctx) {
-    Server._noCursor(ctx)
-    const keys = [['uri', 'uri'], ['name', 'name'], ['title', 'title'], ['description', 'description'], ['mimeType', 'mimeType']]
-    return { resources: [...this.resources.values()].map((r) => this._listing(r, keys, ctx.version)) }
-  }
-
-  _templatesList (ctx) {
-    Server._noCursor(ctx)
-    const keys = [['uri', 'uriTemplate'], ['name', 'name'], ['title', 'title'], ['description', 'description'], ['mimeType', 'mimeType']]
-    return { resourceTemplates: this.templates.map((t) => this._listing(t, keys, ctx.version)) }
-  }
-
-  _promptsList (ctx) {
-    Server._noCursor(ctx)
-    const keys = [['name', 'name'], ['title', 'title'], ['description', 'description'], ['arguments', 'arguments']]
-    return {
-      prompts: [...this.prompts.values()].map((p) => {
-        const d = this._listing(p, keys, ctx.version)
-        if (!p.arguments.length) delete d.arguments
-        return d
-      })
-    }
-  }
-
-  _toolsCall (ctx) {
-    const name = ctx.params.name
-    const tool = typeof name === 'string' ? this.tools.get(name) : undefined
-    if (!tool) throw new McpError(INVALID_PARAMS, `Unknown tool: ${name}`)
-    const args = argumentsOf(ctx)
-    const problem = checkArguments(tool.inputSchema, args)
-    if (problem !== null) {
-      const message = `Invalid arguments for tool ${name}: ${problem}`
-      if (has(ctx.version, 'argument_errors_as_tool_results')) return { content: [{ type: 'text', text: message }], isError: true }
-      throw new McpError(INVALID_PARAMS, message)
-    }
-    let out
-    try {
-      out = tool.fn(args, ctx)
-    } catch (e) {
-      if (e instanceof ToolError) return toolError(e)
-      throw e
-    }
-    if (out instanceof Promise) {
-      return out.then((v) => toolResult(v, ctx.version), (e) => { if (e instanceof ToolError) return toolError(e); throw e })
-    }
-    return toolResult(out, ctx.version)
-  }
-
-  _resourcesRead (ctx) {
-    const uri = ctx.params.uri
-    if (typeof uri !== 'string') throw new McpError(INVALID_PARAMS, 'Invalid params: uri must be a string')
-    let res = this.resources.get(uri)
-    let out
-    if (res) {
-      out = res.fn(uri, ctx, {})
-    } else {
-      for (const t of this.templates) {
-        const m = t.pattern.exec(uri)
-        if (m) { res = t; out = t.fn(uri, ctx, { ...m.groups }); break }
-      }
-      if (!res) throw new McpError(RESOURCE_NOT_FOUND, 'Resource not found', { uri })
-    }
-    const wrap = (v) => ({ contents: contents(uri, res.mimeType, v) })
-    return out instanceof Promise ? out.then(wrap) : wrap(out)
-  }
-
-  _promptsGet (ctx) {
-    const name = ctx.params.name
-    const prompt = typeof name === 'string' ? this.prompts.get(name) : undefined
-    if (!prompt) throw new McpError(INVALID_PARAMS, `Invalid params: unknown prompt ${name}`)
-    const args = argumentsOf(ctx)
-    for (const a of prompt.arguments) {
-      if (a.required && !Object.hasOwn(args, a.name)) throw new McpError(INVALID_PARAMS, `Invalid params: missing required argument '${a.name}'`)
-    }
-    const wrap = (v) => (Array.isArray(v) ? { ...(prompt.description ? { description: prompt.description } : {}), messages: v } : v)
-    const out = prompt.fn(args, ctx)
-    return out instanceof Promise ? out.then(wrap) : wrap(out)
-  }
-
-  _complete (ctx) {
-    const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
-    const { ref, argument: arg, context } = ctx.params
-    if (!isObj(ref) || !isObj(arg)) throw new McpError(INVALID_PARAMS, 'Invalid params: ref and argument must be objects')
-    if (typeof ref.type !== 'string' || typeof arg.name !== 'string') {
-      throw new McpError(INVALID_PARAMS, 'Invalid params: ref.type and argument.name must be strings')
-    }
-    let target
-    if (ref.type === 'ref/prompt') target = typeof ref.name === 'string' ? this.prompts.get(ref.name) : undefined
-    else if (ref.type === 'ref/resource') target = this.templates.find((t) => t.uri === ref.uri)
-    else throw new McpError(INVALID_PARAMS, `Invalid params: unknown ref type ${JSON.stringify(ref.type)}`)
-    if (!target) throw new McpError(INVALID_PARAMS, 'Invalid params: unknown completion reference')
-    const fn = target.complete.get(arg.name)
-    const contextArgs = isObj(context) && isObj(context.arguments) ? context.arguments : {}
-    const values = fn ? [...fn(String(arg.value ?? ''), contextArgs)] : []
-    return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } }
-  }
-
 }
 
-module.exports = { Server, Context, McpError, ToolError, checkArguments }
+module.exports = { Server, Context, McpError, ToolError }

@@ -1,5 +1,7 @@
 //! `Event`: an owned copy of one core event, JSON members as text.
 
+use std::collections::HashMap;
+
 use picomcp::json::{Json, JsonStr};
 use picomcp::session::{Event as CoreEvent, EventId};
 
@@ -12,7 +14,8 @@ pub struct Event {
     /// `request`, `notification`, `response`, `error_response`, `timed_out`,
     /// `cancelled`, `progress`, `negotiated`, `ready`, `input_required`,
     /// `subscription_acknowledged`, `invalid_result`, `subscription_ended`,
-    /// `peer_violation` or `closed`.
+    /// `peer_violation` or `closed`; through `NativeServer.pollEvent` also `call` (a
+    /// checked call for the host) and `answered` (the layer answered a request itself).
     pub kind: String,
     /// The request handle (the peer's request, or ours from `sendRequest`).
     pub id: Option<u32>,
@@ -39,6 +42,31 @@ pub struct Event {
     pub name: Option<String>,
     /// `peer_violation` and `closed`: a sentence for people.
     pub text: Option<String>,
+    // ---- `call` and `answered` (`NativeServer.pollEvent`) ----
+    /// `call`: `tool`, `read`, `prompt` or `complete`.
+    pub call: Option<String>,
+    /// `call`: the index of the definition in its table (`tools`, `resources` or
+    /// `resourceTemplates`, `prompts` or `resourceTemplates`: see `target`).
+    pub index: Option<u32>,
+    /// `read`: `resource` or `template`; `complete`: `prompt` or `template`.
+    pub target: Option<String>,
+    /// `tool` and `prompt`: the checked arguments (an object; `{}` when none were given).
+    pub arguments_json: Option<String>,
+    /// `tool`: the request's `_meta`.
+    pub meta_json: Option<String>,
+    /// `tool`: the defaults of the arguments the request left out, by name (an object),
+    /// as the tool's `inputSchema` gives them.
+    pub defaults_json: Option<String>,
+    /// `read`: the URI, decoded.
+    pub uri: Option<String>,
+    /// `read` of a template: its variables as matched (still percent-encoded).
+    pub vars: Option<HashMap<String, String>>,
+    /// `complete`: the argument (or template variable) being completed.
+    pub argument: Option<String>,
+    /// `complete`: what was typed so far.
+    pub value: Option<String>,
+    /// `complete`: the request's `context` (`{"arguments": {...}}`).
+    pub context_json: Option<String>,
 }
 
 impl Event {
@@ -69,6 +97,7 @@ impl Event {
                 (_, Some(c)) => Some(c.to_string()),
                 _ => None,
             },
+            ..Event::default()
         }
     }
 }

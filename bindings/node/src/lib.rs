@@ -1,16 +1,23 @@
-//! The native half of the `picomcp` npm package: the core session for Node.
+//! The native half of the `picomcp` npm package: the core session and the core's server
+//! application layer for Node.
 //!
-//! A thin wrapper: every byte goes through [`picomcp::session::Session`]; nothing here
-//! parses JSON-RPC or tracks the lifecycle. JSON crosses the boundary as text, validated
+//! A thin wrapper: every byte goes through [`picomcp::session::Session`], every list,
+//! call check and result shape through [`picomcp::server::Server`]; nothing here parses
+//! JSON-RPC, tracks the lifecycle or validates arguments. JSON crosses the boundary as text, validated
 //! by the core on the way in; `lib/index.js` turns it into JavaScript values (one
 //! `JSON.parse`/`JSON.stringify` each way) and errors into the package's error classes.
 
 #![deny(clippy::all)]
 
+mod answer;
+mod arena;
+mod catalog;
 mod event;
+mod server;
 mod session;
 
 pub use event::Event;
+pub use server::NativeServer;
 pub use session::{NativeSession, SessionOptions};
 
 /// The protocol revisions the core knows, oldest first.
@@ -41,4 +48,26 @@ pub fn features(version: String) -> napi::Result<Vec<&'static str>> {
         .iter()
         .map(|f| f.name())
         .collect())
+}
+
+/// Whether `target` (an absolute path or a `file:` URI) lies inside one of `roots` (the
+/// `file:` URIs of the client's `roots/list`): the index of the first root that contains
+/// it, or null. The core's rules (`picomcp::uri::roots`); a target or root it cannot
+/// judge (a `%2F` inside a name, NUL, bad escapes, a foreign host, a query) throws a
+/// TypeError.
+#[napi_derive::napi]
+pub fn roots_contain(
+    roots: Vec<String>,
+    target: String,
+    case_insensitive: Option<bool>,
+    windows: Option<bool>,
+) -> napi::Result<Option<u32>> {
+    let rules = picomcp::uri::roots::PathRules {
+        case_insensitive: case_insensitive.unwrap_or(false),
+        windows: windows.unwrap_or(false),
+    };
+    match picomcp::uri::roots::contains(roots.iter().map(String::as_str), &target, rules) {
+        Ok(found) => Ok(found.map(|i| u32::try_from(i).unwrap_or(u32::MAX))),
+        Err(e) => Err(napi::Error::from_reason(format!("TypeError: {e}"))),
+    }
 }

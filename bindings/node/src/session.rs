@@ -12,24 +12,34 @@ use picomcp::session::{
 
 use crate::event::Event;
 
-/// An error whose message starts with the name of the package's error class
-/// (`SendError: ...`); `lib/index.js` rethrows it as that class.
-fn err(class: &str, msg: impl core::fmt::Display) -> napi::Error {
+/// An error whose message starts with the name of the package's error class, and
+/// optionally the core's error variant in brackets (`SendError[NotInVersion]: ...`);
+/// `lib/errors.js` rethrows it as that class, with the variant as its `kind`.
+pub(crate) fn err(class: &str, msg: impl core::fmt::Display) -> napi::Error {
     napi::Error::from_reason(format!("{class}: {msg}"))
 }
 
-fn send(e: picomcp::session::SendError) -> napi::Error {
-    match e {
-        picomcp::session::SendError::Full(_) => err("QueueFull", e),
-        _ => err("SendError", e),
-    }
+/// The name of an enum value's variant (`Full` of `Full(..)`): the core's words for
+/// what went wrong, which the vectors' `expect_error` names.
+pub(crate) fn variant(e: &impl core::fmt::Debug) -> String {
+    let d = format!("{e:?}");
+    d.split(['(', ' ', '{']).next().unwrap_or("").to_owned()
 }
 
-fn respond(e: picomcp::session::RespondError) -> napi::Error {
-    match e {
-        picomcp::session::RespondError::Full(_) => err("QueueFull", e),
-        _ => err("RespondError", e),
-    }
+fn send(e: picomcp::session::SendError) -> napi::Error {
+    let class = match e {
+        picomcp::session::SendError::Full(_) => "QueueFull",
+        _ => "SendError",
+    };
+    err(&format!("{class}[{}]", variant(&e)), e)
+}
+
+pub(crate) fn respond(e: picomcp::session::RespondError) -> napi::Error {
+    let class = match e {
+        picomcp::session::RespondError::Full(_) => "QueueFull",
+        _ => "RespondError",
+    };
+    err(&format!("{class}[{}]", variant(&e)), e)
 }
 
 /// Milliseconds from JavaScript (a number) as the core's clock.
@@ -100,7 +110,7 @@ pub struct SessionOptions {
 /// One MCP connection, sans-IO (see `lib/index.js` for the JavaScript-valued wrapper).
 #[napi]
 pub struct NativeSession {
-    core: Core<'static>,
+    pub(crate) core: Core<'static>,
 }
 
 #[napi]

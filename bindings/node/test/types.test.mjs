@@ -142,12 +142,12 @@ test('index.d.ts declares every runtime export, and nothing more', () => {
   }
 })
 
-test('Session, Server and Context: the declared methods and getters are the runtime ones', () => {
-  for (const name of ['Session', 'Server', 'Context']) checkClass(indexText, 'index.d.ts', name, runtime[name])
+test('Session, ServerLayer, Server and Context: the declared methods and getters are the runtime ones', () => {
+  for (const name of ['Session', 'ServerLayer', 'Server', 'Context']) checkClass(indexText, 'index.d.ts', name, runtime[name])
 })
 
 test('error classes: declared with the runtime superclass and no extra methods', () => {
-  for (const name of ['PicomcpError', 'ConfigError', 'SendError', 'RespondError', 'QueueFull', 'McpError', 'ToolError']) {
+  for (const name of ['PicomcpError', 'ConfigError', 'SendError', 'RespondError', 'QueueFull', 'ResultError', 'McpError', 'ToolError']) {
     const cls = runtime[name]
     const sup = superclassOf(indexText, name)
     assert.ok(sup, `${name} declares no superclass`)
@@ -160,10 +160,12 @@ test('error classes: declared with the runtime superclass and no extra methods',
 test('declared instance properties exist on instances', () => {
   const session = new runtime.Session('client', 'c', '1')
   const server = new runtime.Server('s', '1')
+  const layer = new runtime.ServerLayer({})
   const context = new runtime.Context({ session: { version: '2025-11-25' } }, 1, 'tools/call', {})
   const instances = {
     Session: session,
     Server: server,
+    ServerLayer: layer,
     Context: context,
     McpError: new runtime.McpError(-1, 'x', {}),
     ToolError: new runtime.ToolError('x')
@@ -190,8 +192,9 @@ test('Feature lists exactly FEATURES, in table order', () => {
   assert.deepEqual(declared, runtime.FEATURES)
 })
 
-test('native.d.ts declares every member of the runtime NativeSession and every native export', () => {
+test('native.d.ts declares every member of the runtime NativeSession and NativeServer and every native export', () => {
   checkClass(nativeText, 'native.d.ts', 'NativeSession', native.NativeSession)
+  checkClass(nativeText, 'native.d.ts', 'NativeServer', native.NativeServer)
   const { values } = exportsOf(nativeText)
   assert.deepEqual(sorted(values), sorted(Object.keys(native)))
 })
@@ -229,7 +232,7 @@ test('index.d.ts compiles and types a typical use (TypeScript, when installed)',
     // No @types/node here: a minimal Buffer stands in for it.
     writeFileSync(join(dir, 'node-shim.d.ts'), 'declare class Buffer extends Uint8Array { toString(encoding?: string): string }\n')
     writeFileSync(join(dir, 'use.ts'), `
-import { Session, Server, Context, McpError, ToolError, checkArguments, PROTOCOL_VERSIONS, version,
+import { Session, Server, ServerLayer, Context, McpError, ToolError, ResultError, PROTOCOL_VERSIONS, version,
   PicomcpError, QueueFull, type Event, type RequestInfo } from ${JSON.stringify(join(ROOT, 'lib', 'index'))}
 const s = new Session('client', 'c', '1', {}, { versions: ['2025-11-25'], nowMs: 0, requestTimeoutMs: 10 })
 const id: number = s.sendRequest(0, 'tools/list', {}, { timeoutMs: 5, progress: true })
@@ -253,7 +256,11 @@ const served: Promise<number> = app.serve({ on () { return this } }, { write () 
 const err: PicomcpError = new QueueFull('x')
 const m = new McpError(-1, 'x', { a: 1 }); const code: number = m.code
 const t: Error = new ToolError('x')
-const problem: string | null = checkArguments({ type: 'object' }, {})
+const layer = new ServerLayer({ tools: [{ name: 'echo', inputSchema: { type: 'object' } }] }, { pageSize: 10 })
+const call: Event | null = layer.pollEvent(s)
+if (call !== null && call.kind === 'call' && call.call === 'tool') layer.respondTool(s, call.id ?? 0, call.index ?? 0, { content: [{ type: 'text', text: 'x' }] })
+layer.respondCompletion(s, 1, { values: ['a'], total: 1 })
+const refused: string | undefined = new ResultError('x', 'InvalidStructured').kind
 const v: string = PROTOCOL_VERSIONS[0] + version
 `)
     const program = ts.createProgram([join(dir, 'node-shim.d.ts'), join(dir, 'use.ts'), INDEX_DTS], {

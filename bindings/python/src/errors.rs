@@ -32,21 +32,56 @@ create_exception!(
 );
 create_exception!(
     picomcp,
+    ResultError,
+    PicomcpError,
+    "The server layer refused an answer (structured content that does not match the \
+     tool's outputSchema or is missing, a content block the negotiated revision lacks, an \
+     unknown definition). Nothing was queued: answer again. `kind` names the reason \
+     (`\"InvalidStructured\"`, `\"MissingStructured\"`, `\"NotInRevision\"`, \
+     `\"UnknownDefinition\"`, `\"InvalidContent\"`)."
+);
+create_exception!(
+    picomcp,
     QueueFull,
     PicomcpError,
     "The transmit queue has no room: write out `poll_transmit()` and try again."
 );
 
+/// The name of the Rust variant of an error (its `Debug` form up to the first
+/// parenthesis, space or brace): `"NotNegotiated"`, `"Full"`, `"InvalidStructured"`.
+fn variant(e: &impl core::fmt::Debug) -> String {
+    let d = format!("{e:?}");
+    d.split(['(', ' ', '{']).next().unwrap_or("").to_owned()
+}
+
+/// `err` with the attribute `kind` set to the Rust variant name of `e` (what the shared
+/// test vectors name; the message is for people).
+fn with_kind(err: PyErr, e: &impl core::fmt::Debug) -> PyErr {
+    Python::attach(|py| {
+        // Setting an attribute on a fresh exception instance does not fail in practice;
+        // if it did, the exception is still the right one.
+        let _ = err.value(py).setattr("kind", variant(e));
+    });
+    err
+}
+
 pub(crate) fn send(e: picomcp::session::SendError) -> PyErr {
-    match e {
+    let err = match e {
         picomcp::session::SendError::Full(_) => QueueFull::new_err(e.to_string()),
         _ => SendError::new_err(e.to_string()),
-    }
+    };
+    with_kind(err, &e)
 }
 
 pub(crate) fn respond(e: picomcp::session::RespondError) -> PyErr {
-    match e {
+    let err = match e {
         picomcp::session::RespondError::Full(_) => QueueFull::new_err(e.to_string()),
         _ => RespondError::new_err(e.to_string()),
-    }
+    };
+    with_kind(err, &e)
+}
+
+/// A [`picomcp::server::ResultError`] other than a session refusal.
+pub(crate) fn result(_py: Python<'_>, e: picomcp::server::ResultError) -> PyErr {
+    with_kind(ResultError::new_err(e.to_string()), &e)
 }

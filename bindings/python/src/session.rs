@@ -28,8 +28,8 @@ use crate::json::{Codec, validate, validate_object};
 /// JSON-RPC error the peer is owed is already queued.
 #[pyclass(module = "picomcp")]
 pub(crate) struct Session {
-    core: Core<'static>,
-    codec: Codec,
+    pub(crate) core: Core<'static>,
+    pub(crate) codec: Codec,
 }
 
 fn role(name: &str) -> PyResult<Role> {

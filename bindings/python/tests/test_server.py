@@ -8,6 +8,7 @@ blocking the run.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import select
 import threading
@@ -15,75 +16,11 @@ import time
 
 import pytest
 
-from picomcp import McpError, Server, Session, ToolError
-from picomcp.server import _template_regex, _tool_result, check_arguments
+from picomcp import ConfigError, McpError, Server, Session, ToolError
 
-from conftest import MODERN_VERSION, drain, feed
+from conftest import MODERN_VERSION, drain, feed, needs_validator
 
 TIMEOUT = 10.0  # seconds; only ever reached when something hangs
-
-# ---- pure pieces ----
-
-SCHEMA = {
-    "type": "object",
-    "properties": {
-        "text": {"type": "string"},
-        "count": {"type": "integer", "minimum": 1, "maximum": 10},
-        "ratio": {"type": "number"},
-        "flag": {"type": "boolean"},
-        "tags": {"type": "array"},
-        "opt": {"type": ["string", "null"]},
-        "free": {},
-    },
-    "required": ["text"],
-}
-
-
-@pytest.mark.parametrize("args, problem", [
-    ({"text": "x"}, None),
-    ({"text": "x", "count": 3, "ratio": 0.5, "flag": True, "tags": [], "opt": None}, None),
-    ({"text": "x", "count": 2.0}, None),  # an integral float is an integer
-    ({"text": "x", "opt": "s", "free": {"any": 1}, "extra": 1}, None),
-    ([], "arguments must be an object"),
-    (None, "arguments must be an object"),
-    ({}, "missing required argument 'text'"),
-    ({"text": 1}, "argument 'text' must be of type string"),
-    ({"text": "x", "count": True}, "argument 'count' must be of type integer"),
-    ({"text": "x", "count": 1.5}, "argument 'count' must be of type integer"),
-    ({"text": "x", "count": 0}, "argument 'count' must be at least 1"),
-    ({"text": "x", "count": 11}, "argument 'count' must be at most 10"),
-    ({"text": "x", "ratio": "1"}, "argument 'ratio' must be of type number"),
-    ({"text": "x", "flag": 1}, "argument 'flag' must be of type boolean"),
-    ({"text": "x", "opt": 3}, "argument 'opt' must be of type string or null"),
-])
-def test_check_arguments(args, problem):
-    assert check_arguments(SCHEMA, args) == problem
-
-
-def test_check_arguments_additional_properties():
-    schema = dict(SCHEMA, additionalProperties=False)
-    assert check_arguments(schema, {"text": "x", "extra": 1}) == "unknown argument 'extra'"
-    assert check_arguments(schema, {"text": "x"}) is None
-    assert check_arguments({}, {"anything": object()}) is None
-
-
-def test_template_regex():
-    rx = _template_regex("test://item/{id}/part.{ext}")
-    assert rx.match("test://item/42/part.txt").groupdict() == {"id": "42", "ext": "txt"}
-    assert rx.match("test://item/4/2/part.txt") is None  # a variable is one segment
-    assert rx.match("test://item/42/part.txt/more") is None
-    assert rx.match("test://itemX42/part.txt") is None
-
-
-def test_tool_result_shapes():
-    assert _tool_result("hi", "2025-11-25") == {"content": [{"type": "text", "text": "hi"}]}
-    assert _tool_result(7, "2025-11-25") == {"content": [{"type": "text", "text": "7"}]}
-    blocks = [{"type": "text", "text": "a"}]
-    assert _tool_result(blocks, "2025-11-25") == {"content": blocks}
-    whole = {"content": [], "structuredContent": {"a": 1}}
-    assert _tool_result(whole, "2025-06-18") == whole
-    assert _tool_result(whole, "2025-03-26") == {"content": []}
-
 
 # ---- a whole server over pipes ----
 
@@ -115,6 +52,20 @@ def make_app(gate: threading.Event) -> Server:
             await asyncio.sleep(0.01)
         return "slept %d" % steps
 
+    @app.tool(description="Adds", input_schema={
+        "type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+        "required": ["a", "b"]}, output_schema={
+        "type": "object", "properties": {"sum": {"type": "number", "maximum": 100}},
+        "required": ["sum"]})
+    def add(args, ctx):
+        return {"sum": args["a"] + args["b"]}
+
+    @app.tool(description="Returns its arguments, defaults filled in", input_schema={
+        "type": "object", "properties": {"n": {"type": "integer", "default": 7},
+                                         "s": {"type": "string"}}})
+    def defaults(args, ctx):
+        return [{"type": "text", "text": repr(sorted(args.items()))}]
+
     @app.resource("test://static", description="A fixed text", mime_type="text/plain")
     def static(uri, ctx):
         return "hello"
@@ -128,6 +79,8 @@ def make_app(gate: threading.Event) -> Server:
     def greet(args, ctx):
         return [{"role": "user", "content": {"type": "text", "text": "Hello " + args["who"]}}]
 
+    app.completion("greet", "who")(
+        lambda value, context: [w for w in ("Ada", "Alan", "Grace") if w.startswith(value)])
     return app
 
 
@@ -274,7 +227,7 @@ def test_server_over_pipes(serve, version):
     ev = h.request("tools/list")
     assert ev.kind == "response"
     tools = {t["name"]: t for t in ev.result["tools"]}
-    assert set(tools) == {"echo", "fail", "strict", "slow"}
+    assert list(tools) == ["echo", "fail", "strict", "slow", "add", "defaults"]
     assert tools["echo"]["description"] == "Echoes its text"
     assert tools["echo"]["inputSchema"]["required"] == ["text"]
     assert tools["fail"]["inputSchema"] == {"type": "object"}
@@ -333,8 +286,54 @@ def test_server_over_pipes(serve, version):
     ev = h.request("prompts/get", {"name": "greet", "arguments": {"mood": "happy"}})
     assert (ev.kind, ev.code) == ("error_response", -32602)
     assert "who" in ev.message
+    ev = h.request("completion/complete", {"ref": {"type": "ref/prompt", "name": "greet"},
+                                           "argument": {"name": "who", "value": "A"}})
+    assert ev.result["completion"]["values"] == ["Ada", "Alan"]
+    ev = h.request("completion/complete", {"ref": {"type": "ref/prompt", "name": "greet"},
+                                           "argument": {"name": "mood", "value": ""}})
+    assert ev.result["completion"]["values"] == []
 
     assert h.join() == 0
+
+
+@pytest.mark.parametrize("version", ["2025-03-26", "2025-11-25"])
+def test_results_are_shaped_by_the_core(serve, version):
+    h = serve([version])
+    ev = h.call("add", {"a": 1, "b": 2})
+    assert json.loads(text_of(ev)) == {"sum": 3}  # also as JSON text
+    if version == "2025-11-25":
+        assert ev.result["structuredContent"] == {"sum": 3}
+    else:  # no structuredContent before 2025-06-18
+        assert "structuredContent" not in ev.result
+    assert h.join() == 0
+
+
+@needs_validator
+def test_structured_content_is_checked_and_defaults_filled(serve):
+    h = serve(["2025-11-25"])
+    ev = h.call("add", {"a": 100, "b": 2})  # sum 102 > maximum: never sent as is
+    assert ev.result["isError"] is True and "structuredContent" not in ev.result
+    ev = h.call("defaults", {"s": "x"})
+    assert text_of(ev) == repr([("n", 7), ("s", "x")])  # the default is filled in
+    assert h.join() == 0
+
+
+def test_lists_are_answered_by_the_core(serve):
+    h = serve(["2025-11-25"])
+    ev = h.request("tools/list", {"cursor": "not-a-cursor"})
+    assert (ev.kind, ev.code) == ("error_response", -32602)
+    assert h.join() == 0
+
+
+def test_a_broken_definition_fails_at_start_up():
+    app = Server("broken", "1.0.0")
+
+    @app.tool(input_schema={"type": "string"})  # not an object schema
+    def bad(args, ctx):
+        return ""
+
+    with pytest.raises(ConfigError, match="inputSchema"):
+        app.capabilities
 
 
 @pytest.mark.parametrize("version, as_tool_error", [
@@ -345,12 +344,23 @@ def test_missing_required_argument(serve, version, as_tool_error):
     if as_tool_error:  # SEP-1303: a tool result the model can read
         assert ev.kind == "response"
         assert ev.result["isError"] is True
-        assert "missing required argument 'text'" in text_of(ev)
+        assert text_of(ev).startswith("Invalid arguments for tool echo")
     else:
         assert (ev.kind, ev.code) == ("error_response", -32602)
-        assert "missing required argument 'text'" in ev.message
-    ev = h.call("echo", {"text": 5})
-    assert ev.kind == ("response" if as_tool_error else "error_response")
+        assert ev.message.startswith("Invalid arguments for tool echo")
+    assert h.join() == 0
+
+
+@needs_validator
+@pytest.mark.parametrize("version, as_tool_error", [
+    ("2025-06-18", False), ("2025-11-25", True), (MODERN_VERSION, True)])
+def test_invalid_arguments_name_the_field(serve, version, as_tool_error):
+    h = serve([version])
+    for args, field in (({}, '"text"'), ({"text": 5}, "/text")):
+        ev = h.call("echo", args)
+        message = text_of(ev) if as_tool_error else ev.message
+        assert ev.kind == ("response" if as_tool_error else "error_response")
+        assert field in message, message
     assert h.join() == 0
 
 

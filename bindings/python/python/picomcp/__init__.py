@@ -6,7 +6,10 @@ Two layers:
   Feed it bytes and the time, take framed output, events and deadlines out. It owns
   framing, JSON-RPC, both protocol eras, version and capability negotiation and
   enforcement, ids, cancellation, progress and timeouts, for the server and client role.
-- ``Server`` (``picomcp.server``): a stdio server in a few lines, built on ``Session``::
+- ``ServerLayer`` (also from the core): tools, resources, templates and prompts as data;
+  it answers the lists, checks every call (arguments against the ``inputSchema``, URIs
+  against templates) and shapes the results, handing the host one ``Call`` per request.
+- ``Server`` (``picomcp.server``): a stdio server in a few lines, built on both::
 
       from picomcp import Server
 
@@ -26,18 +29,23 @@ from ._native import (
     ConfigError,
     Event,
     PicomcpError,
+    Call,
     QueueFull,
     RespondError,
+    ResultError,
     SendError,
+    ServerLayer,
     Session,
     __version__,
     features,
+    roots_contain,
 )
 from .server import Context, McpError, Server, ToolError
 
 __all__ = [
     "FEATURES",
     "PROTOCOL_VERSIONS",
+    "Call",
     "ConfigError",
     "Context",
     "Event",
@@ -45,10 +53,13 @@ __all__ = [
     "PicomcpError",
     "QueueFull",
     "RespondError",
+    "ResultError",
     "SendError",
     "Server",
+    "ServerLayer",
     "Session",
     "ToolError",
     "__version__",
     "features",
+    "roots_contain",
 ]

@@ -59,6 +59,10 @@ _Feature: TypeAlias = Literal[
 ]
 # A JSON object: a dict (serialised with json.dumps), or str/bytes already holding JSON text.
 _JsonObject: TypeAlias = dict[str, Any] | str | bytes
+_CallKind: TypeAlias = Literal["tool", "read", "prompt", "complete"]
+_CallTarget: TypeAlias = Literal["tool", "resource", "template", "prompt"]
+# A definition or answer part in the protocol's shape (``{"name": ..., "inputSchema": ...}``).
+_Dict: TypeAlias = dict[str, Any]
 
 class _Stats(TypedDict):
     lines_in: int
@@ -92,6 +96,17 @@ def features(version: str) -> list[_Feature]:
     `"argument_errors_as_tool_results"`, ...): the core's table of what each revision
     changes. Ask it instead of comparing revisions (`ValueError` for an unknown one)."""
 
+def roots_contain(
+    roots: list[str], target: str, case_insensitive: bool = False, windows: bool = False
+) -> int | None:
+    """Whether `target` (an absolute path or a `file:` URI) lies inside one of `roots` (the
+    `file:` URIs of the client's `roots/list`): the index of the first root that contains
+    it, or `None`. The core's rules (`picomcp::uri::roots`): `..` may not leave the root,
+    `%2e%2e` is `..`, a `%2F` inside a name, NUL, bad escapes, a foreign host or a query
+    raise `ValueError` (so does an invalid root when no valid one contains the target).
+    `case_insensitive` compares names ignoring case; `windows` adds `\\` separators and
+    drive letters."""
+
 __version__: str
 """The version of the picomcp package this module was built with."""
 
@@ -111,6 +126,14 @@ class RespondError(PicomcpError):
 
 class QueueFull(PicomcpError):
     """The transmit queue has no room: write out `poll_transmit()` and try again."""
+
+class ResultError(PicomcpError):
+    """The server layer refused an answer (structured content that does not match the
+    tool's outputSchema or is missing, a block the revision lacks). Nothing was queued.
+
+    `SendError`, `RespondError`, `QueueFull` and `ResultError` instances carry `kind`:
+    the Rust variant name of the error (`"NotNegotiated"`, `"InvalidStructured"`, ...).
+    """
 
 # ---- classes ----
 
@@ -302,3 +325,104 @@ class Session:
         """Client, 2026-07-28: opens a `subscriptions/listen` stream; returns its handle."""
     def close(self) -> None:
         """Ends the session locally (a `closed` event follows; later input is ignored)."""
+
+@final
+class Call:
+    """A request the server layer checked, for the host to answer (`ServerLayer.poll_event`)."""
+
+    @property
+    def kind(self) -> _CallKind:
+        """`"tool"`, `"read"`, `"prompt"` or `"complete"`."""
+    @property
+    def id(self) -> int:
+        """The request's handle (pass it to the `ServerLayer.respond_*` method)."""
+    @property
+    def method(self) -> str:
+        """The wire method (`"tools/call"`, `"resources/read"`, ...)."""
+    @property
+    def target(self) -> _CallTarget:
+        """What the call concerns: `"tool"`, `"resource"`, `"template"` or `"prompt"`."""
+    @property
+    def index(self) -> int:
+        """The index of that definition in its table."""
+    @property
+    def name(self) -> str:
+        """That definition's name (tool or prompt name, resource URI, URI template)."""
+    @property
+    def params(self) -> dict[str, Any]:
+        """The request's params."""
+    @property
+    def arguments(self) -> dict[str, Any] | None:
+        """`tool` and `prompt`: the arguments (`{}` when the request had none)."""
+    @property
+    def defaults(self) -> dict[str, Any] | None:
+        """`tool`: the `default` of each top-level property the arguments lack."""
+    @property
+    def meta(self) -> dict[str, Any] | None:
+        """`tool`: the request's `_meta`, if any."""
+    @property
+    def uri(self) -> str | None:
+        """`read`: the URI."""
+    @property
+    def vars(self) -> dict[str, str] | None:
+        """`read`: the template's variables as matched (percent-encoded); `{}` for a resource."""
+    @property
+    def argument(self) -> str | None:
+        """`complete`: the argument (or template variable) to complete."""
+    @property
+    def value(self) -> str | None:
+        """`complete`: what the user typed so far."""
+    @property
+    def context(self) -> dict[str, Any] | None:
+        """`complete`: the request's `context` (`{"arguments": {...}}`), if any."""
+
+@final
+class ServerLayer:
+    """The core server application layer: definitions as data, lists, checks, results."""
+
+    def __new__(
+        cls,
+        tools: list[_Dict] | None = None,
+        resources: list[_Dict] | None = None,
+        resource_templates: list[_Dict] | None = None,
+        prompts: list[_Dict] | None = None,
+        *,
+        page_size: int = 100,
+        list_changed: bool = True,
+        subscribe: bool = False,
+        logging: bool = True,
+    ) -> ServerLayer:
+        """Checks the definitions (`ConfigError` for a broken one)."""
+    @property
+    def capabilities(self) -> dict[str, Any]:
+        """The server capabilities that what is registered implies."""
+    @property
+    def counts(self) -> tuple[int, int, int, int]:
+        """How many tools, resources, resource templates and prompts there are."""
+    def poll_event(self, session: Session) -> Call | Event | None:
+        """The next call or event of `session`, through the layer, or `None`."""
+    def respond_tool(
+        self,
+        session: Session,
+        id: int,
+        tool: int,
+        content: list[_Dict] | None = None,
+        structured: _Dict | str | None = None,
+        *,
+        is_error: bool = False,
+        meta: _Dict | str | None = None,
+    ) -> None:
+        """Answers a tool call (`ResultError` when the layer refuses the answer)."""
+    def respond_read(self, session: Session, id: int, contents: list[_Dict]) -> None:
+        """Answers a read with resource contents (`{"uri", "mimeType"?, "text" | "blob"}`)."""
+    def respond_prompt(self, session: Session, id: int, prompt: int, messages: list[_Dict]) -> None:
+        """Answers a prompt with messages (`{"role", "content"}`)."""
+    def respond_completion(
+        self,
+        session: Session,
+        id: int,
+        values: list[str],
+        total: int | None = None,
+        has_more: bool = False,
+    ) -> None:
+        """Answers a completion with its values."""

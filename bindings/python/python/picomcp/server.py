@@ -1,18 +1,24 @@
-"""A stdio MCP server in a few lines, on top of the core ``Session``.
+"""A stdio MCP server in a few lines, on top of the core ``Session`` and server layer.
 
-The helper only *calls* the session: framing, JSON-RPC, the lifecycle of both eras,
+The helper only *calls* the core: framing, JSON-RPC, the lifecycle of both eras,
 capability checks, ``ping``, ``logging/setLevel``, subscriptions and cancellation
-bookkeeping all stay in the core. What the helper adds is the application side:
-tool/resource/prompt registries, argument checks, list and read answers, and an asyncio
-loop that reads stdin, runs handlers (plain or ``async def``) and writes stdout.
+bookkeeping stay in the ``Session``; the tool/resource/prompt tables, their lists (pages,
+cursors, the fields of the negotiated revision), argument validation against each tool's
+``inputSchema``, resource-template matching, required prompt arguments and the shape of
+every result (structured content checked against the ``outputSchema`` and also written as
+text) stay in the core server layer (``picomcp.ServerLayer``). What the helper adds is the
+handler callables, their async dispatch and the conversion of their return values, and an
+asyncio loop that reads stdin, runs handlers (plain or ``async def``) and writes stdout.
 
 Handlers take ``(args, ctx)``:
 
-- a tool returns a ``str`` (one text block), a ``list`` of content blocks, or a whole
-  result ``dict``; it raises ``ToolError`` for a failed call (``isError: true``) or
-  ``McpError`` for a JSON-RPC error;
+- a tool returns a ``str`` (one text block), a ``list`` of content blocks, a ``dict`` of
+  structured content (checked against its ``outputSchema``, also sent as JSON text), or a
+  whole result ``dict`` (one with ``content`` or ``structuredContent``); it raises
+  ``ToolError`` for a failed call (``isError: true``) or ``McpError`` for a JSON-RPC
+  error. Arguments it did not get whose schema property has a ``default`` arrive filled in;
 - a resource returns ``str`` (text), ``bytes`` (a base64 blob) or a list of contents;
-- a prompt returns a ``list`` of messages or a whole result ``dict``.
+- a prompt returns a ``list`` of messages or a result ``dict`` with ``messages``.
 
 An ``async def`` handler runs as its own task: a ``notifications/cancelled`` from the
 client cancels that task, and nothing more is sent for the request.
@@ -26,29 +32,26 @@ import asyncio
 import base64
 import inspect
 import os
-import re
 import sys
 import threading
 import time
 from typing import Any, Callable
 
-from ._native import PROTOCOL_VERSIONS, Event, QueueFull, RespondError, Session, features
+from ._native import (
+    Call,
+    Event,
+    QueueFull,
+    RespondError,
+    ResultError,
+    ServerLayer,
+    Session,
+)
 
 __all__ = ["Context", "McpError", "Server", "ToolError"]
 
 # JSON-RPC / MCP error codes the helper sends.
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
-RESOURCE_NOT_FOUND = -32002
-
-# What each revision has (the core's feature table), by revision.
-_FEATURES = {v: frozenset(features(v)) for v in PROTOCOL_VERSIONS}
-
-
-def _has(version: str | None, feature: str) -> bool:
-    """True when the negotiated revision has ``feature`` (a name in ``picomcp.FEATURES``)."""
-    return feature in _FEATURES.get(version or "", ())
-
 
 _LEVELS = ("error", "warn", "info", "debug")
 
@@ -88,58 +91,6 @@ _ASKS = {
 def _now() -> int:
     return int(time.monotonic() * 1000)
 
-
-def _json_type_ok(value: Any, kind: str) -> bool:
-    if kind == "string":
-        return isinstance(value, str)
-    if kind == "integer":
-        return (isinstance(value, int) and not isinstance(value, bool)) or (
-            isinstance(value, float) and value.is_integer())
-    if kind == "number":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if kind == "boolean":
-        return isinstance(value, bool)
-    if kind == "object":
-        return isinstance(value, dict)
-    if kind == "array":
-        return isinstance(value, list)
-    if kind == "null":
-        return value is None
-    return True
-
-
-def check_arguments(schema: dict, args: Any) -> str | None:
-    """The first problem of ``args`` against the top level of ``schema`` (``required``,
-    property ``type``, ``minimum``/``maximum``), as a message naming the field; else None.
-
-    A deliberately small subset of JSON Schema: enough to answer the common mistakes
-    with a clear message. Handlers check anything deeper themselves.
-    """
-    if not isinstance(args, dict):
-        return "arguments must be an object"
-    for name in schema.get("required", ()):
-        if name not in args:
-            return "missing required argument %r" % name
-    props = schema.get("properties", {})
-    required = set(schema.get("required", ()))
-    for name, value in args.items():
-        if value is None and name not in required:
-            continue  # lenient: null for an optional argument is no argument
-        spec = props.get(name)
-        if not isinstance(spec, dict):
-            if schema.get("additionalProperties") is False:
-                return "unknown argument %r" % name
-            continue
-        kind = spec.get("type")
-        kinds = kind if isinstance(kind, list) else [kind] if kind else []
-        if kinds and not any(_json_type_ok(value, k) for k in kinds):
-            return "argument %r must be of type %s" % (name, " or ".join(kinds))
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            if "minimum" in spec and value < spec["minimum"]:
-                return "argument %r must be at least %s" % (name, spec["minimum"])
-            if "maximum" in spec and value > spec["maximum"]:
-                return "argument %r must be at most %s" % (name, spec["maximum"])
-    return None
 
 
 class Context:
@@ -210,13 +161,8 @@ class Context:
         return bool(self._server._command(self.session.log, level, data, logger, self.request_id))
 
 
-def _listing(version: str | None, **fields: Any) -> dict:
-    """A list entry: the fields that have a value, without those the negotiated revision
-    does not know (``title`` and ``outputSchema`` came with 2025-06-18)."""
-    if not _has(version, "title"):
-        fields.pop("title", None)
-    if not _has(version, "output_schema"):
-        fields.pop("outputSchema", None)
+def _present(**fields: Any) -> dict:
+    """The fields that have a value."""
     return {k: v for k, v in fields.items() if v is not None}
 
 
@@ -230,9 +176,9 @@ class _Tool:
         self.output_schema = output_schema
         self.annotations = annotations
 
-    def listing(self, version: str | None) -> dict:
-        return _listing(version, name=self.name, title=self.title,
-                        description=self.description or None, inputSchema=self.input_schema, outputSchema=self.output_schema,
+    def definition(self) -> dict:
+        return _present(name=self.name, title=self.title, description=self.description or None,
+                        inputSchema=self.input_schema, outputSchema=self.output_schema,
                         annotations=self.annotations)
 
 
@@ -245,13 +191,13 @@ class _Resource:
         self.description = description
         self.mime_type = mime_type
         self.template = template
-        self.pattern = _template_regex(uri) if template else None
         self.complete: dict[str, Callable] = {}
 
-    def listing(self, version: str | None) -> dict:
-        return _listing(version, **{"uriTemplate" if self.template else "uri": self.uri},
+    def definition(self) -> dict:
+        return _present(**{"uriTemplate" if self.template else "uri": self.uri},
                         name=self.name, title=self.title, description=self.description,
-                        mimeType=self.mime_type)
+                        mimeType=self.mime_type,
+                        completable=bool(self.complete) if self.template else None)
 
 
 class _Prompt:
@@ -263,44 +209,40 @@ class _Prompt:
         self.arguments = arguments or []
         self.complete: dict[str, Callable] = {}
 
-    def listing(self, version: str | None) -> dict:
-        return _listing(version, name=self.name, title=self.title,
-                        description=self.description, arguments=self.arguments or None)
+    def definition(self) -> dict:
+        args = [dict(a, completable=a.get("name") in self.complete) for a in self.arguments]
+        return _present(name=self.name, title=self.title, description=self.description,
+                        arguments=args or None)
 
 
-def _template_regex(template: str) -> re.Pattern:
-    """``test://template/{id}/data`` -> a regex with one named group per variable (a
-    variable matches one path segment)."""
-    out, pos = [], 0
-    for m in re.finditer(r"\{([A-Za-z0-9_]+)\}", template):
-        out.append(re.escape(template[pos:m.start()]))
-        out.append("(?P<%s>[^/]+)" % m.group(1))
-        pos = m.end()
-    out.append(re.escape(template[pos:]))
-    return re.compile("".join(out) + r"\Z")
+class _Tables:
+    """The registries in the order the core layer was given them: a ``Call.index`` is an
+    index into one of these lists."""
+
+    def __init__(self, server: "Server") -> None:
+        self.tools = list(server.tools.values())
+        self.resources = list(server.resources.values())
+        self.templates = list(server.templates)
+        self.prompts = list(server.prompts.values())
+        self.layer = ServerLayer(
+            [t.definition() for t in self.tools],
+            [r.definition() for r in self.resources],
+            [t.definition() for t in self.templates],
+            [p.definition() for p in self.prompts],
+            subscribe=True, logging=server.logging)
 
 
-def _contents(uri: str, mime: str | None, body: Any) -> list:
-    """A resource handler's return value as ``resources/read`` contents."""
-    if isinstance(body, list):
-        return body
-    item: dict = {"uri": uri}
-    if mime:
-        item["mimeType"] = mime
-    if isinstance(body, (bytes, bytearray, memoryview)):
-        item["blob"] = base64.b64encode(bytes(body)).decode("ascii")
-    else:
-        item["text"] = str(body)
-    return [item]
+def _text(t: str) -> dict:
+    return {"type": "text", "text": t}
 
 
 class Server:
     """An MCP server: register tools, resources and prompts, then ``run()`` on stdio.
 
-    Capabilities are declared from what is registered (``tools``, ``resources``,
-    ``prompts``, each with ``listChanged``; ``resources.subscribe``; ``logging``;
-    ``completions`` when a completion handler exists), so the server never declares
-    something it does not implement. Both eras are served on one connection.
+    Capabilities come from the core server layer, from what is registered (``tools``,
+    ``resources``, ``prompts``, each with ``listChanged``; ``resources.subscribe``;
+    ``logging``; ``completions`` when a completion handler exists), so the server never
+    declares something it does not implement. Both eras are served on one connection.
     """
 
     def __init__(self, name: str, version: str, *, instructions: str | None = None,
@@ -325,6 +267,7 @@ class Server:
         self._asks: dict[int, asyncio.Future] = {}
         self._startup: list[Callable] = []
         self._out_fd = 1
+        self._built: _Tables | None = None  # the core layer, rebuilt after a registration
 
     # ---- registration ----
 
@@ -337,6 +280,7 @@ class Server:
             schema = input_schema or {"type": "object"}
             self.tools[n] = _Tool(fn, n, title, description or inspect.getdoc(fn),
                                   schema, output_schema, annotations)
+            self._built = None
             return fn
         return deco
 
@@ -351,16 +295,18 @@ class Server:
                 self.templates.append(r)
             else:
                 self.resources[uri] = r
+            self._built = None
             return fn
         return deco
 
     def prompt(self, name: str | None = None, *, description: str | None = None,
                arguments: list | None = None, title: str | None = None):
         """Registers ``fn(args, ctx)`` as a prompt. ``arguments`` is the listed argument
-        array (``[{"name": "x", "required": True}]``); required ones are checked."""
+        array (``[{"name": "x", "required": True}]``); the core checks the required ones."""
         def deco(fn):
             n = name or fn.__name__
             self.prompts[n] = _Prompt(fn, n, title, description or inspect.getdoc(fn), arguments)
+            self._built = None
             return fn
         return deco
 
@@ -373,6 +319,7 @@ class Server:
             if target is None:
                 raise ValueError("completion for unknown prompt or template %r" % ref)
             target.complete[argument] = fn
+            self._built = None
             return fn
         return deco
 
@@ -384,19 +331,15 @@ class Server:
 
     @property
     def capabilities(self) -> dict:
-        caps: dict = {}
-        if self.tools:
-            caps["tools"] = {"listChanged": True}
-        if self.resources or self.templates:
-            caps["resources"] = {"subscribe": True, "listChanged": True}
-        if self.prompts:
-            caps["prompts"] = {"listChanged": True}
-        if self.logging:
-            caps["logging"] = {}
-        if any(p.complete for p in self.prompts.values()) or any(
-                t.complete for t in self.templates):
-            caps["completions"] = {}
-        return caps
+        """What the core layer declares for what is registered."""
+        return self._tables().layer.capabilities
+
+    def _tables(self) -> _Tables:
+        """The core layer for the current registries (built again after a registration;
+        a broken definition raises ``picomcp.ConfigError`` here)."""
+        if self._built is None:
+            self._built = _Tables(self)
+        return self._built
 
     # ---- things the application may do while serving ----
 
@@ -573,18 +516,26 @@ class Server:
         return result
 
     def _pump(self) -> None:
-        """Takes every event (dispatching requests), then writes what is queued."""
+        """Takes every call and event through the core layer (dispatching calls), then
+        writes what is queued."""
         while True:
-            ev = self.session.poll_event()
-            if ev is None:
+            tables = self._tables()
+            item = tables.layer.poll_event(self.session)
+            if item is None:
                 break
-            self._on_event(ev)
+            if isinstance(item, Call):
+                self._on_call(tables, item)
+            else:
+                self._on_event(item)
         self._flush()
 
     def _on_event(self, ev: Event) -> None:
         kind = ev.kind
         if kind == "request":
-            self._on_request(ev.id, ev.method, ev.params or {})
+            # The core answers initialize, ping, logging/setLevel, subscriptions and
+            # server/discover, the layer lists and checks the calls; anything else
+            # reaching us is not implemented.
+            self._answer_error(ev.id, -32601, "Method not found")
         elif kind == "cancelled":
             task = self._tasks.pop(ev.id, None)
             if task is not None:
@@ -616,31 +567,53 @@ class Server:
                     fut.set_exception(McpError(-32000, "connection closed"))
             self._asks.clear()
 
-    # ---- requests ----
+    # ---- calls ----
 
-    def _on_request(self, rid: int, method: str, params: dict) -> None:
-        handler = {
-            "tools/list": self._tools_list,
-            "tools/call": self._tools_call,
-            "resources/list": self._resources_list,
-            "resources/templates/list": self._templates_list,
-            "resources/read": self._resources_read,
-            "prompts/list": self._prompts_list,
-            "prompts/get": self._prompts_get,
-            "completion/complete": self._complete,
-        }.get(method)
-        if handler is None:
-            # The core answers initialize, ping, logging/setLevel, subscriptions and
-            # server/discover itself; anything else reaching us is not implemented.
-            self._answer_error(rid, -32601, "Method not found")
-            return
-        ctx = Context(self, rid, method, params)
-        self._run(ctx, handler)
+    def _on_call(self, tables: _Tables, call: Call) -> None:
+        ctx = Context(self, call.id, call.method, call.params)
+        answer = _Answer(self, tables, call)
+        kind = call.kind
+        if kind == "tool":
+            tool = tables.tools[call.index]
+            args = dict(call.arguments)
+            for name, value in call.defaults.items():
+                args.setdefault(name, value)
+            self._run(ctx, lambda: tool.fn(args, ctx), answer.tool, tool_errors=True)
+        elif kind == "read":
+            if call.target == "resource":
+                res = tables.resources[call.index]
+                self._run(ctx, lambda: res.fn(call.uri, ctx), answer.read)
+            else:
+                res = tables.templates[call.index]
+                self._run(ctx, lambda: res.fn(call.uri, ctx, **call.vars), answer.read)
+        elif kind == "prompt":
+            prompt = tables.prompts[call.index]
+            self._run(ctx, lambda: prompt.fn(dict(call.arguments), ctx), answer.prompt)
+        else:
+            target = (tables.prompts if call.target == "prompt" else tables.templates)[call.index]
+            fn = target.complete.get(call.argument)
+            context = call.context
+            chosen = context.get("arguments") if isinstance(context, dict) else None
+            chosen = chosen if isinstance(chosen, dict) else {}
+            self._run(ctx, lambda: list(fn(call.value, chosen)) if fn else [],
+                      answer.completion)
 
-    def _run(self, ctx: Context, handler: Callable) -> None:
-        """Calls a handler; a coroutine becomes a task, cancelled with its request."""
+    def _run(self, ctx: Context, handler: Callable, answer: Callable,
+             tool_errors: bool = False) -> None:
+        """Calls a handler and answers with ``answer(value)``; a coroutine becomes a task,
+        cancelled with its request. ``tool_errors``: a ``ToolError`` is answered
+        ``answer(error)`` (a tool result with ``isError``)."""
         try:
-            result = handler(ctx)
+            result = handler()
+        except ToolError as e:
+            if tool_errors:
+                answer(e)
+            else:
+                self._answer_error(ctx.request_id, INTERNAL_ERROR, "Internal error: %s" % e)
+            return
+        except _InputRequired as e:
+            self._input_required(ctx.request_id, e)
+            return
         except McpError as e:
             self._answer_error(ctx.request_id, e.code, e.message, e.data)
             return
@@ -649,7 +622,7 @@ class Server:
             self._answer_error(ctx.request_id, INTERNAL_ERROR, "Internal error: %s" % e)
             return
         if not inspect.isawaitable(result):
-            self._answer(ctx.request_id, result)
+            answer(result)
             return
 
         async def finish() -> None:
@@ -657,6 +630,11 @@ class Server:
                 value = await result
             except asyncio.CancelledError:
                 return  # cancelled by the client: nothing more is sent
+            except ToolError as e:
+                if tool_errors:
+                    answer(e)
+                else:
+                    self._answer_error(ctx.request_id, INTERNAL_ERROR, "Internal error: %s" % e)
             except _InputRequired as e:
                 self._input_required(ctx.request_id, e)
             except McpError as e:
@@ -665,19 +643,12 @@ class Server:
                 self.diag("error", "%s failed: %r" % (ctx.method, e))
                 self._answer_error(ctx.request_id, INTERNAL_ERROR, "Internal error: %s" % e)
             else:
-                self._answer(ctx.request_id, value)
+                answer(value)
             finally:
                 self._tasks.pop(ctx.request_id, None)
                 self._wake.set()  # the session may take input again (a finished batch)
 
         self._tasks[ctx.request_id] = asyncio.get_running_loop().create_task(finish())
-
-    def _answer(self, rid: int, result: dict) -> None:
-        try:
-            self._command(self.session.respond, rid, result)
-        except Exception as e:
-            self.diag("warn", "cannot answer request %d: %s" % (rid, e))
-            self._answer_error(rid, INTERNAL_ERROR, "Internal error: cannot send the result")
 
     def _input_required(self, rid: int, e: _InputRequired) -> None:
         try:
@@ -706,153 +677,80 @@ class Server:
         except Exception as e:
             self.diag("warn", "cannot answer request %d: %s" % (rid, e))
 
-    @staticmethod
-    def _no_cursor(ctx: Context) -> None:
-        # We never hand out cursors, so any cursor is invalid (-32602, as the pagination
-        # rules suggest).
-        if ctx.params.get("cursor") is not None:
-            raise McpError(INVALID_PARAMS, "Invalid params: unknown cursor")
 
-    def _tools_list(self, ctx: Context) -> dict:
-        self._no_cursor(ctx)
-        return {"tools": [t.listing(ctx.version) for t in self.tools.values()]}
+class _Answer:
+    """A handler's return value, converted and handed to the core layer, which shapes the
+    result for the negotiated revision."""
 
-    def _resources_list(self, ctx: Context) -> dict:
-        self._no_cursor(ctx)
-        return {"resources": [r.listing(ctx.version) for r in self.resources.values()]}
+    def __init__(self, server: Server, tables: _Tables, call: Call) -> None:
+        self.server = server
+        self.layer = tables.layer
+        self.call = call
+        self.tables = tables
 
-    def _templates_list(self, ctx: Context) -> dict:
-        self._no_cursor(ctx)
-        return {"resourceTemplates": [t.listing(ctx.version) for t in self.templates]}
-
-    def _prompts_list(self, ctx: Context) -> dict:
-        self._no_cursor(ctx)
-        return {"prompts": [p.listing(ctx.version) for p in self.prompts.values()]}
-
-    def _tools_call(self, ctx: Context):
-        name = ctx.params.get("name")
-        tool = self.tools.get(name) if isinstance(name, str) else None
-        if tool is None:
-            raise McpError(INVALID_PARAMS, "Unknown tool: %s" % name)
-        args = _arguments(ctx)
-        problem = check_arguments(tool.input_schema, args)
-        if problem is not None:
-            message = "Invalid arguments for tool %s: %s" % (name, problem)
-            if _has(ctx.version, "argument_errors_as_tool_results"):
-                return {"content": [{"type": "text", "text": message}], "isError": True}
-            raise McpError(INVALID_PARAMS, message)
+    def _send(self, fn: Callable, *args, **kwargs) -> None:
+        s = self.server
         try:
-            out = tool.fn(args, ctx)
-        except ToolError as e:
-            return _tool_error(e)
-        if inspect.isawaitable(out):
-            async def wait():
-                try:
-                    return _tool_result(await out, ctx.version)
-                except ToolError as e:
-                    return _tool_error(e)
-            return wait()
-        return _tool_result(out, ctx.version)
+            s._command(fn, s.session, self.call.id, *args, **kwargs)
+        except ResultError as e:
+            # An answer the core refuses (structured content against the outputSchema,
+            # a block the revision lacks): the call still gets an answer.
+            s.diag("error", "%s: the answer was refused: %s" % (self.call.name, e))
+            if self.call.kind != "tool":
+                s._answer_error(self.call.id, INTERNAL_ERROR, "Internal error: %s" % e)
+                return
+            try:
+                s._command(self.layer.respond_tool, s.session, self.call.id, self.call.index,
+                           [_text("Internal error: %s" % e)], is_error=True)
+            except Exception as e2:
+                s.diag("warn", "cannot answer request %d: %s" % (self.call.id, e2))
+        except RespondError as e:
+            s.diag("warn", "cannot answer request %d: %s" % (self.call.id, e))
+        except Exception as e:  # a value the core cannot take (not JSON, a bad block)
+            s.diag("error", "%s: cannot send the answer: %r" % (self.call.name, e))
+            s._answer_error(self.call.id, INTERNAL_ERROR, "Internal error: %s" % e)
 
-    def _resources_read(self, ctx: Context):
-        uri = ctx.params.get("uri")
-        if not isinstance(uri, str):
-            raise McpError(INVALID_PARAMS, "Invalid params: uri must be a string")
-        res = self.resources.get(uri)
-        if res is not None:
-            out = res.fn(uri, ctx)
+    def tool(self, out: Any) -> None:
+        """``str`` (or anything else but the below): one text block; ``list``: content
+        blocks; ``dict``: structured content, or a whole result when it has ``content`` or
+        ``structuredContent``; ``ToolError``: ``isError`` with its message."""
+        send = lambda *a, **k: self._send(self.layer.respond_tool, self.call.index, *a, **k)
+        if isinstance(out, ToolError):
+            send([_text(str(out))], is_error=True)
+        elif isinstance(out, list):
+            send(out)
+        elif isinstance(out, dict) and ("content" in out or "structuredContent" in out):
+            send(out.get("content"), out.get("structuredContent"),
+                 is_error=bool(out.get("isError")), meta=out.get("_meta"))
+        elif isinstance(out, dict):
+            send(None, out)
+        elif out is None:
+            send([])
         else:
-            for t in self.templates:
-                m = t.pattern.match(uri)
-                if m:
-                    res = t
-                    out = t.fn(uri, ctx, **m.groupdict())
-                    break
+            send([_text(str(out))])
+
+    def read(self, body: Any) -> None:
+        """``str``: text; ``bytes``: a base64 blob; a ``list``: the contents as given."""
+        if isinstance(body, list):
+            contents = body
+        else:
+            item: dict = {"uri": self.call.uri}
+            target = self.tables.resources if self.call.target == "resource" \
+                else self.tables.templates
+            mime = target[self.call.index].mime_type
+            if mime:
+                item["mimeType"] = mime
+            if isinstance(body, (bytes, bytearray, memoryview)):
+                item["blob"] = base64.b64encode(bytes(body)).decode("ascii")
             else:
-                raise McpError(RESOURCE_NOT_FOUND, "Resource not found", {"uri": uri})
-        mime = res.mime_type
-        if inspect.isawaitable(out):
-            async def wait():
-                return {"contents": _contents(uri, mime, await out)}
-            return wait()
-        return {"contents": _contents(uri, mime, out)}
+                item["text"] = str(body)
+            contents = [item]
+        self._send(self.layer.respond_read, contents)
 
-    def _prompts_get(self, ctx: Context):
-        name = ctx.params.get("name")
-        prompt = self.prompts.get(name) if isinstance(name, str) else None
-        if prompt is None:
-            raise McpError(INVALID_PARAMS, "Invalid params: unknown prompt %s" % name)
-        args = _arguments(ctx)
-        for a in prompt.arguments:
-            if a.get("required") and a["name"] not in args:
-                raise McpError(INVALID_PARAMS,
-                               "Invalid params: missing required argument %r" % a["name"])
-        out = prompt.fn(args, ctx)
+    def prompt(self, out: Any) -> None:
+        """A ``list`` of messages, or a result ``dict`` with ``messages``."""
+        messages = out.get("messages", []) if isinstance(out, dict) else out
+        self._send(self.layer.respond_prompt, self.call.index, messages)
 
-        def result(v):
-            if isinstance(v, dict):
-                return v
-            r: dict = {"messages": v}
-            if prompt.description:
-                r["description"] = prompt.description
-            return r
-
-        if inspect.isawaitable(out):
-            async def wait():
-                return result(await out)
-            return wait()
-        return result(out)
-
-    def _complete(self, ctx: Context) -> dict:
-        ref = ctx.params.get("ref")
-        arg = ctx.params.get("argument")
-        if not isinstance(ref, dict) or not isinstance(arg, dict):
-            raise McpError(INVALID_PARAMS, "Invalid params: ref and argument must be objects")
-        kind, name = ref.get("type"), arg.get("name")
-        if not isinstance(kind, str) or not isinstance(name, str):
-            raise McpError(INVALID_PARAMS,
-                           "Invalid params: ref.type and argument.name must be strings")
-        key = ref.get("name") if kind == "ref/prompt" else ref.get("uri")
-        if kind == "ref/prompt":
-            target = self.prompts.get(key) if isinstance(key, str) else None
-        elif kind == "ref/resource":
-            target = next((t for t in self.templates if t.uri == key), None)
-        else:
-            raise McpError(INVALID_PARAMS, "Invalid params: unknown ref type %r" % kind)
-        if target is None:
-            raise McpError(INVALID_PARAMS, "Invalid params: unknown completion reference")
-        fn = target.complete.get(name)
-        context = ctx.params.get("context")
-        context_args = context.get("arguments") if isinstance(context, dict) else None
-        value = arg.get("value")
-        values = list(fn("" if value is None else str(value),
-                         context_args if isinstance(context_args, dict) else {})) if fn else []
-        return {"completion": {"values": values[:100], "total": len(values),
-                               "hasMore": len(values) > 100}}
-
-
-def _arguments(ctx: Context) -> dict:
-    """The request's ``arguments`` (none: empty). Not an object is a malformed request
-    rather than a bad argument value: a protocol error in every revision."""
-    args = ctx.params.get("arguments")
-    if args is None:
-        return {}
-    if not isinstance(args, dict):
-        raise McpError(INVALID_PARAMS, "Invalid params: arguments must be an object")
-    return args
-
-
-def _tool_error(e: ToolError) -> dict:
-    return {"content": [{"type": "text", "text": str(e)}], "isError": True}
-
-
-def _tool_result(out: Any, version: str | None) -> dict:
-    """A tool's return value as a ``tools/call`` result."""
-    if isinstance(out, dict):
-        result = dict(out)
-        if not _has(version, "structured_content"):
-            result.pop("structuredContent", None)
-        return result
-    if isinstance(out, list):
-        return {"content": out}
-    return {"content": [{"type": "text", "text": str(out)}]}
+    def completion(self, values: list) -> None:
+        self._send(self.layer.respond_completion, [str(v) for v in values], len(values))

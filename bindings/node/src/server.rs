@@ -1,0 +1,359 @@
+//! `NativeServer`: the core's server application layer (`picomcp::server`) over a
+//! catalog that JavaScript gives as JSON text.
+//!
+//! The layer answers the lists, checks the calls (and answers those that fail) and shapes
+//! the answers; this file only owns the definitions, copies calls out as events and reads
+//! the answers from their JSON.
+
+use napi_derive::napi;
+use picomcp::json::{Json, JsonKind};
+use picomcp::server::{
+    CAPABILITIES_MAX, Call, Catalog, CompleteTarget, Completion, Handled, Prompt, PromptArgument,
+    ReadTarget, Resource, ResourceTemplate, ResultError, Server, Tool, ToolResult,
+};
+use picomcp::session::{Event as CoreEvent, EventId, InboundId};
+
+use crate::answer;
+use crate::arena::Strings;
+use crate::catalog;
+use crate::event::Event;
+use crate::session::{NativeSession, err, respond, variant};
+
+/// The tables the catalog lives in (what `Catalog` borrows).
+struct Tables {
+    tools: Box<[Tool<'static>]>,
+    resources: Box<[Resource<'static>]>,
+    templates: Box<[ResourceTemplate<'static>]>,
+    prompts: Box<[Prompt<'static>]>,
+    _arguments: Vec<Box<[PromptArgument<'static>]>>,
+}
+
+/// A server's definitions, checked once by the core (`Server::new`), served through a
+/// `NativeSession` (see `lib/index.js` for the JavaScript-valued wrapper).
+///
+/// The catalog is JSON text with the protocol's field names (`tools`, `resources`,
+/// `resourceTemplates`, `prompts`, and the options `page_size`, `list_changed`,
+/// `subscribe`, `logging`), as in `tests/vectors/README.md`.
+#[napi]
+pub struct NativeServer {
+    // `server` borrows `tables`, which borrow `strings` and `text` (as `'static`). Fields
+    // drop in declaration order, borrowers first.
+    server: Server<'static>,
+    _tables: Tables,
+    _strings: Box<Strings>,
+    _text: Box<str>,
+}
+
+/// A borrow as `'static`.
+///
+/// # Safety
+/// `r` must point into a heap allocation that `NativeServer` owns, never mutates and
+/// drops only after everything that borrows it (see the struct's field order).
+unsafe fn forever<T: ?Sized>(r: &T) -> &'static T {
+    // SAFETY: the caller's promise above.
+    unsafe { &*(r as *const T) }
+}
+
+fn result_error(e: ResultError) -> napi::Error {
+    match e {
+        ResultError::Respond(r) => respond(r),
+        _ => err(&format!("ResultError[{}]", variant(&e)), e),
+    }
+}
+
+/// The JSON object of an answer (text from JavaScript).
+fn parse<'t>(text: &'t str, what: &str, kind: JsonKind) -> napi::Result<Json<'t>> {
+    let j = Json::new(text).map_err(|e| err("TypeError", format!("{what}: invalid JSON: {e}")))?;
+    if j.kind() != kind {
+        let expected = if kind == JsonKind::Array {
+            "an array"
+        } else {
+            "an object"
+        };
+        return Err(err("TypeError", format!("{what} must be {expected}")));
+    }
+    Ok(j)
+}
+
+#[napi]
+impl NativeServer {
+    /// Reads and checks the catalog; a broken definition throws a `ConfigError` naming the
+    /// table, the entry and the field.
+    #[napi(constructor)]
+    pub fn new(catalog_json: String) -> napi::Result<Self> {
+        let text = catalog_json.into_boxed_str();
+        let strings = Box::<Strings>::default();
+        // SAFETY: `text` and `strings` are heap allocations moved into the result and
+        // never mutated (the arena only grows, and only here).
+        let (t, s) = unsafe { (forever(&*text), forever(&*strings)) };
+        let parsed = catalog::parse(t, s)?;
+        let arguments: Vec<Box<[PromptArgument<'static>]>> = parsed
+            .prompts
+            .iter()
+            .map(|(_, a)| a.clone().into_boxed_slice())
+            .collect();
+        let prompts: Box<[Prompt<'static>]> = parsed
+            .prompts
+            .iter()
+            .zip(&arguments)
+            .map(|((p, _), a)| Prompt {
+                // SAFETY: `arguments` moves into `Tables`; each box's heap slice stays.
+                arguments: unsafe { forever(&**a) },
+                ..*p
+            })
+            .collect();
+        let tables = Tables {
+            tools: parsed.tools.into_boxed_slice(),
+            resources: parsed.resources.into_boxed_slice(),
+            templates: parsed.templates.into_boxed_slice(),
+            prompts,
+            _arguments: arguments,
+        };
+        // SAFETY: the boxed slices move into the result with `tables`; their heap
+        // contents never move or change.
+        let catalog = unsafe {
+            Catalog {
+                tools: forever(&*tables.tools),
+                resources: forever(&*tables.resources),
+                templates: forever(&*tables.templates),
+                prompts: forever(&*tables.prompts),
+            }
+        };
+        let server = Server::new(catalog, parsed.options)
+            .map_err(|e| err(&format!("ConfigError[{}]", variant(&e.kind)), e))?;
+        Ok(NativeServer {
+            server,
+            _tables: tables,
+            _strings: strings,
+            _text: text,
+        })
+    }
+
+    /// The server capabilities that what is registered implies (JSON text), for the
+    /// session's `capabilitiesJson`.
+    #[napi]
+    pub fn capabilities_json(&self) -> napi::Result<String> {
+        let mut buf = [0u8; CAPABILITIES_MAX];
+        let caps = self
+            .server
+            .capabilities(&mut buf)
+            .map_err(|e| err("ConfigError", e))?;
+        Ok(caps.as_raw().to_owned())
+    }
+
+    /// The next event of `session`, through the layer: lists are answered (an `answered`
+    /// event says so: write out `pollTransmit()`), calls that fail their checks too; a
+    /// call that passed is a `call` event; anything else is the session's event as is.
+    #[napi]
+    pub fn poll_event(&self, session: &mut NativeSession) -> Option<Event> {
+        let (event, mut cmds) = session.core.poll_event_split()?;
+        let (id, method, params) = match &event {
+            CoreEvent::Request { id, method, params } => (Some(*id), Some(*method), *params),
+            _ => (None, None, None),
+        };
+        let ev = match self.server.handle(event, &mut cmds) {
+            Handled::Event(e) => return Some(Event::copy(e)),
+            Handled::Answered => Event {
+                kind: "answered".into(),
+                ..Event::default()
+            },
+            Handled::Call(c) => self.call(&c),
+        };
+        Some(Event {
+            id: id.map(|i| EventId::Inbound(i).to_bits()),
+            method: method.map(|m| m.as_str().into()),
+            params_json: params.map(|p| p.as_raw().into()),
+            ..ev
+        })
+    }
+
+    fn call(&self, c: &Call<'_>) -> Event {
+        let raw = |j: Json<'_>| Some(j.as_raw().to_owned());
+        let text = |t: picomcp::json::JsonStr<'_>| Some(t.chars().collect::<String>());
+        let mut e = Event {
+            kind: "call".into(),
+            ..Event::default()
+        };
+        match c {
+            Call::Tool(t) => {
+                e.call = Some("tool".into());
+                e.index = Some(t.tool as u32);
+                e.arguments_json = raw(t.arguments);
+                e.meta_json = t.meta.and_then(raw);
+                e.defaults_json = Some(self.defaults(t.tool, t.arguments));
+            }
+            Call::Read(r) => {
+                e.call = Some("read".into());
+                let (target, i) = match r.target {
+                    ReadTarget::Resource(i) => ("resource", i),
+                    ReadTarget::Template(i) => ("template", i),
+                };
+                e.target = Some(target.into());
+                e.index = Some(i as u32);
+                e.uri = Some(r.uri().into());
+                e.vars = Some(
+                    r.vars(&self.server)
+                        .map(|v| v.iter().map(|(k, v)| (k.into(), v.into())).collect())
+                        .unwrap_or_default(),
+                );
+            }
+            Call::Prompt(p) => {
+                e.call = Some("prompt".into());
+                e.index = Some(p.prompt as u32);
+                e.arguments_json = raw(p.arguments);
+            }
+            Call::Complete(c) => {
+                e.call = Some("complete".into());
+                let (target, i) = match c.target {
+                    CompleteTarget::Prompt(i) => ("prompt", i),
+                    CompleteTarget::Template(i) => ("template", i),
+                };
+                e.target = Some(target.into());
+                e.index = Some(i as u32);
+                e.argument = text(c.argument);
+                e.value = text(c.value);
+                e.context_json = c.context.and_then(raw);
+            }
+        }
+        e
+    }
+
+    /// The defaults of the arguments left out, as a JSON object.
+    fn defaults(&self, tool: usize, arguments: Json<'_>) -> String {
+        let mut out = String::from("{");
+        if let Some(schema) = self.server.input_schema(tool) {
+            for (name, value) in schema.missing_defaults(arguments) {
+                if out.len() > 1 {
+                    out.push(',');
+                }
+                // `name` is a JSON string's text, still escaped: written back as it is.
+                out.push('"');
+                out.push_str(name.raw());
+                out.push_str("\":");
+                out.push_str(value.as_raw());
+            }
+        }
+        out.push('}');
+        out
+    }
+
+    /// Answers the `call` event `id` of tool `tool` with a result
+    /// `{content?, structuredContent?, isError?, _meta?}` (JSON text): structured content
+    /// is checked against the tool's `outputSchema` and, without `content`, also written
+    /// as a JSON text block. A refused answer throws a `ResultError` (nothing was sent).
+    #[napi]
+    pub fn respond_tool(
+        &self,
+        session: &mut NativeSession,
+        id: u32,
+        tool: u32,
+        result_json: String,
+    ) -> napi::Result<()> {
+        let strings = Strings::default();
+        let r = parse(&result_json, "tool result", JsonKind::Object)?;
+        let blocks = match r.get("content").filter(|c| !c.is_null()) {
+            Some(c) => Some(answer::blocks(c, &strings, "content")?),
+            None => None,
+        };
+        let structured = r.get("structuredContent").filter(|s| !s.is_null());
+        let mut result = match (structured, &blocks) {
+            (Some(s), Some(b)) => ToolResult::structured(s).with_content(b),
+            (Some(s), None) => ToolResult::structured(s),
+            (None, Some(b)) => ToolResult::content(b),
+            (None, None) => ToolResult::content(&[]),
+        };
+        if r.get("isError").and_then(|e| e.as_bool()) == Some(true) {
+            result = result.with_error();
+        }
+        if let Some(m) = r.get("_meta").filter(|m| !m.is_null()) {
+            result = result.with_meta(m);
+        }
+        let mut cmds = session.core.commands();
+        self.server
+            .respond_tool(&mut cmds, InboundId::from_bits(id), tool as usize, &result)
+            .map_err(result_error)
+    }
+
+    /// Answers a `read` call with resource contents: an array of
+    /// `{uri, mimeType?, text | blob}` (JSON text).
+    #[napi]
+    pub fn respond_read(
+        &self,
+        session: &mut NativeSession,
+        id: u32,
+        contents_json: String,
+    ) -> napi::Result<()> {
+        let strings = Strings::default();
+        let list = parse(&contents_json, "resource contents", JsonKind::Array)?;
+        let contents = list
+            .elements()
+            .map(|c| answer::contents(c, &strings))
+            .collect::<napi::Result<Vec<_>>>()?;
+        let mut cmds = session.core.commands();
+        self.server
+            .respond_read(&mut cmds, InboundId::from_bits(id), &contents)
+            .map_err(respond)
+    }
+
+    /// Answers a `prompt` call of prompt `prompt` with messages: an array of
+    /// `{role, content}` (JSON text); the description comes from the definition.
+    #[napi]
+    pub fn respond_prompt(
+        &self,
+        session: &mut NativeSession,
+        id: u32,
+        prompt: u32,
+        messages_json: String,
+    ) -> napi::Result<()> {
+        let strings = Strings::default();
+        let list = parse(&messages_json, "prompt messages", JsonKind::Array)?;
+        let messages = list
+            .elements()
+            .map(|m| answer::message(m, &strings))
+            .collect::<napi::Result<Vec<_>>>()?;
+        let mut cmds = session.core.commands();
+        self.server
+            .respond_prompt(
+                &mut cmds,
+                InboundId::from_bits(id),
+                prompt as usize,
+                &messages,
+            )
+            .map_err(result_error)
+    }
+
+    /// Answers a `complete` call: the values (at most 100 are sent; `hasMore` is set when
+    /// there were more), their total if known.
+    #[napi]
+    pub fn respond_completion(
+        &self,
+        session: &mut NativeSession,
+        id: u32,
+        values: Vec<String>,
+        total: Option<f64>,
+        has_more: Option<bool>,
+    ) -> napi::Result<()> {
+        let values: Vec<&str> = values.iter().map(String::as_str).collect();
+        let total = match total {
+            None => None,
+            Some(t) if t.fract() == 0.0 && (0.0..=9_007_199_254_740_991.0).contains(&t) => {
+                Some(t as usize)
+            }
+            Some(_) => {
+                return Err(err(
+                    "TypeError",
+                    "total must be a whole number of at least 0",
+                ));
+            }
+        };
+        let completion = Completion {
+            values: &values,
+            total,
+            has_more: has_more.unwrap_or(false),
+        };
+        let mut cmds = session.core.commands();
+        self.server
+            .respond_completion(&mut cmds, InboundId::from_bits(id), &completion)
+            .map_err(respond)
+    }
+}
