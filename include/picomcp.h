@@ -1753,7 +1753,7 @@ typedef struct picomcp_event {
 
 /**
  * A template variable as matched: `name` from the template, `value` from the URI
- * (still percent-encoded, as it appears there).
+ * (still percent-encoded, as it appears there: decode it with `picomcp_percent_decode`).
  */
 typedef struct picomcp_var {
   /**
@@ -2830,6 +2830,24 @@ picomcp_status picomcp_server_respond_completion(const struct picomcp_server *se
                                                  struct picomcp_session *session,
                                                  uint32_t id,
                                                  const struct picomcp_completion *completion);
+
+/**
+ * Decodes the percent-escapes (`%2F` → `/`, RFC 3986; `+` stays `+`) of `text`, e.g. a
+ * template variable of a `picomcp_call`, into `buf` with a terminating NUL. `*out_len`
+ * = the decoded length (without the NUL); `cap >= text.len + 1` always suffices.
+ * `PICOMCP_STATUS_BUFFER_TOO_SMALL`: `*out_len` = the capacity needed (decoded length +
+ * 1), `buf` unchanged. A `%` without two hex digits: `PICOMCP_STATUS_INVALID_ARGUMENT`;
+ * decoded bytes that are not UTF-8: `PICOMCP_STATUS_INVALID_UTF8`. `%00` decodes to a
+ * NUL character: use `*out_len`, not `strlen`, when that matters.
+ *
+ * # Safety
+ * `text` must be readable; `buf` must point to `cap` writable bytes (NULL with 0);
+ * `out_len` writable.
+ */
+picomcp_status picomcp_percent_decode(struct picomcp_str text,
+                                      char *buf,
+                                      size_t cap,
+                                      size_t *out_len);
 
 /**
  * Fills `options` with the defaults: pages of 100, `listChanged`, logging, no

@@ -439,3 +439,23 @@ fn calls_come_out_as_events_and_answers_are_shaped() {
     // SAFETY: a live session made by init.
     assert_eq!(unsafe { picomcp_session_deinit(sess) }, picomcp_status::Ok);
 }
+
+#[test]
+fn percent_decoding_for_template_variables() {
+    let mut buf = [0 as c_char; 16];
+    let mut n = 0;
+    // SAFETY: readable text, writable buffer and length in every call.
+    unsafe {
+        let st = picomcp_percent_decode(s("a%20b%2Fc"), buf.as_mut_ptr(), buf.len(), &mut n);
+        assert_eq!((st, n), (picomcp_status::Ok, 5));
+        assert_eq!(CStr::from_ptr(buf.as_ptr()).to_str().unwrap(), "a b/c");
+        let st = picomcp_percent_decode(s("a%20b"), buf.as_mut_ptr(), 3, &mut n);
+        assert_eq!((st, n), (picomcp_status::BufferTooSmall, 4));
+        let st = picomcp_percent_decode(s(""), ptr::null_mut(), 0, &mut n);
+        assert_eq!((st, n), (picomcp_status::BufferTooSmall, 1));
+        let st = picomcp_percent_decode(s("100%"), buf.as_mut_ptr(), buf.len(), &mut n);
+        assert_eq!(st, picomcp_status::InvalidArgument);
+        let st = picomcp_percent_decode(s("%C0%AE"), buf.as_mut_ptr(), buf.len(), &mut n);
+        assert_eq!(st, picomcp_status::InvalidUtf8);
+    }
+}
