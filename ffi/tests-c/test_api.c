@@ -606,6 +606,11 @@ static void test_server_layer(void) {
   ST(picomcp_server_respond_tool(&srv, s, 12345, 0, &r, NULL), PICOMCP_STATUS_TOO_MANY_BLOCKS);
   OK(picomcp_server_deinit(&srv));
   ST(picomcp_server_deinit(&srv), PICOMCP_STATUS_INVALID_SERVER);
+  OK(picomcp_percent_decode(S("a%2Fb%20c"), caps, sizeof caps, &n));
+  CHECK(n == 5 && strcmp(caps, "a/b c") == 0);
+  ST(picomcp_percent_decode(S("a%2Fb"), caps, 2, &n), PICOMCP_STATUS_BUFFER_TOO_SMALL);
+  CHECK(n == 4);
+  ST(picomcp_percent_decode(S("%zz"), caps, sizeof caps, &n), PICOMCP_STATUS_INVALID_ARGUMENT);
   OK(picomcp_session_deinit(s));
 }
 
