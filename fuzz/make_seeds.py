@@ -296,6 +296,29 @@ def client_seeds(cases, examples):
     return seeds
 
 
+def schema_seeds():
+    """`schema \\0 instance` pairs: every case of the JSON-Schema-Test-Suite copy (one
+    instance per group, to keep the seeds few) and the demo's tool schemas."""
+    seeds = {}
+    suite = os.path.join(ROOT, "core", "tests", "data", "json-schema-test-suite")
+    for path in sorted(glob.glob(os.path.join(suite, "*.json"))):
+        stem = os.path.splitext(os.path.basename(path))[0]
+        with open(path, encoding="utf-8") as f:
+            groups = json.load(f)
+        for gi, group in enumerate(groups):
+            tests = group["tests"]
+            case = tests[gi % len(tests)]
+            seeds["suite_%s_%d" % (stem, gi)] = (
+                json.dumps(group["schema"], separators=(",", ":")) + "\0" + json.dumps(case["data"])
+            ).encode()
+    echo = '{"type":"object","properties":{"text":{"type":"string","description":"The text to return"}},"required":["text"]}'
+    seeds["echo"] = (echo + '\0{"text":"hello"}').encode()
+    seeds["echo_missing"] = (echo + "\0{}").encode()
+    seeds["ref_cycle"] = b'{"$ref":"#"}\0[1]'
+    seeds["recursive"] = b'{"items":{"$ref":"#"},"uniqueItems":true}\0[[[[]]],[[[]]]]'
+    return seeds
+
+
 def main():
     cases = load_cases()
     examples = load_examples()
@@ -325,6 +348,7 @@ def main():
         if isinstance(obj, dict) and "jsonrpc" in obj:
             targets["jsonrpc_parse"]["example_" + name] = bytes([0]) + line(obj).encode()
 
+    targets["schema_validate"] = schema_seeds()
     targets["server_session"] = server_seeds(cases, examples)
     targets["client_session"] = client_seeds(cases, examples)
 

@@ -228,7 +228,24 @@ impl<'s, P: Read + ReadReady + Write> Device<'s, P> {
 
     /// Writes everything pending and hands queued events to `on_event`, until neither is
     /// left (or the handler leaves events queued). True when anything happened.
+    ///
+    /// The check for nothing to do comes first, outside the loop that the handler is
+    /// inlined into: most steps of a device (one received byte each) have nothing to
+    /// serve, and should not pay for that loop's frame.
+    #[inline]
     fn service(
+        &mut self,
+        on_event: &mut impl FnMut(&mut Session<'s>),
+    ) -> Result<bool, DeviceError<P::Error>> {
+        if self.session.pending_transmit().is_empty() && !self.session.has_events() {
+            return Ok(false);
+        }
+        self.serve(on_event)
+    }
+
+    /// [`service`](Self::service) once there is something to do.
+    #[inline(never)]
+    fn serve(
         &mut self,
         on_event: &mut impl FnMut(&mut Session<'s>),
     ) -> Result<bool, DeviceError<P::Error>> {

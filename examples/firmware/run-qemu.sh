@@ -13,6 +13,7 @@
 # --elf PATH         another firmware image (default: the release build). `cargo run`
 #                    passes the image this way.
 # PICOMCP_FW_ARGS    extra words for the firmware's command line (tests: --test-panic).
+# PICOMCP_QEMU_ARGS  extra words for QEMU (cycles.sh: -icount shift=3).
 #
 # stdout carries only protocol messages (the UART); stderr carries QEMU's and the
 # firmware's diagnostics. QEMU does not pass end of input to the guest, so stdin goes
@@ -54,6 +55,7 @@ for w in ${PICOMCP_FW_ARGS:-}; do
     semi="$semi,arg=$w"
 done
 
+# shellcheck disable=SC2086  # PICOMCP_QEMU_ARGS is a list of words
 exec qemu-system-arm -M mps2-an386 -cpu cortex-m4 -display none -monitor none \
-    -serial stdio -semihosting-config "$semi" -kernel "$ELF" \
+    -serial stdio -semihosting-config "$semi" ${PICOMCP_QEMU_ARGS:-} -kernel "$ELF" \
     < <(exec python3 "$HERE/relay.py")

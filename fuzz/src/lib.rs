@@ -5,18 +5,22 @@
 //! Input layouts (all targets accept any bytes; the layouts only give the bytes meaning):
 //! - `framing`: `[cap] [flags] [split offsets: 2 bytes each] stream...`
 //! - `json_scanner`: the JSON text itself.
+//! - `float`: `[8 bytes: an f64's bits] number text...` (see [`float`]).
 //! - `jsonrpc_parse`: `[limits selector] line...`
 //! - `uri_template`: `template \0 uri` (see [`uri_template`]).
 //! - `roots`: `[rules] roots (newline-separated) \0 target` (see [`roots`]).
+//! - `schema_validate`: `schema \0 instance` (see [`schema_validate`]).
 //! - `server_session` / `client_session`: `[config] [chunk seed] command...` (see
 //!   [`session`]).
 //! - `server_layer`: `[mode] [answer seed] line...` (see [`server_layer`]).
 
+pub mod float;
 pub mod framing;
 pub mod json_scanner;
 pub mod jsonrpc_parse;
 pub mod server_layer;
 pub mod roots;
+pub mod schema_validate;
 pub mod session;
 pub mod uri_template;
 pub mod wire;

@@ -187,6 +187,7 @@ pub(crate) fn parse<'a>(text: &'a str, strings: &'a Strings) -> napi::Result<Par
         list_changed: root.flag("list_changed")?.unwrap_or(d.list_changed),
         subscribe: root.flag("subscribe")?.unwrap_or(d.subscribe),
         logging: root.flag("logging")?.unwrap_or(d.logging),
+        schema_depth: d.schema_depth,
     };
     Ok(Parsed {
         tools,

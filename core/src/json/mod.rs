@@ -4,6 +4,8 @@
 //! - [`JsonWriter`] builds JSON into a caller buffer.
 //! - Typed use goes through serde-json-core: [`Json::deserialize`], [`JsonWriter::serialize`].
 
+mod big;
+mod float_text;
 mod number;
 mod scan;
 #[cfg(target_pointer_width = "64")]
@@ -11,6 +13,7 @@ pub(crate) mod scan_fast;
 mod value;
 mod write;
 
+pub use float_text::{F64_TEXT_MAX, format_f64};
 pub use scan::{DEFAULT_MAX_DEPTH, JsonError, JsonErrorKind, MAX_DEPTH_CAP};
 pub(crate) use scan::{Scanner, StrSpan};
 pub use value::{Elements, Json, JsonKind, JsonStr, Members, Unescape};

@@ -145,6 +145,53 @@ pub(crate) struct Scanner<'a> {
 // The scanning itself is done by free functions over `(bytes, offset)` that return the
 // new offset, so that the offset stays in a register on the hot paths.
 
+// Bare-metal targets (`target_os = "none"`) scan strings a byte at a time with a
+// comparison instead of a table: the word-at-a-time search and the two 256-byte tables
+// are about 1 KiB of flash there, and a Cortex-M without a data cache gains little from
+// them. Hosts keep the fast path. Both give the same offsets (`string_stop_search_at_every_offset`).
+
+/// A byte that ends a plain run inside a string: `"`, `\` or a control character.
+#[cfg(any(test, target_os = "none"))]
+#[inline(always)]
+fn is_string_stop(c: u8) -> bool {
+    c < 0x20 || c == b'"' || c == b'\\'
+}
+
+/// The offset of the first byte at or after `pos` that ends a plain run inside a string
+/// (`"`, `\` or a control character), or `b.len()`; one byte at a time.
+#[cfg(any(test, target_os = "none"))]
+fn find_string_stop_bytewise(b: &[u8], mut pos: usize) -> usize {
+    while let Some(&c) = b.get(pos) {
+        if is_string_stop(c) {
+            break;
+        }
+        pos += 1;
+    }
+    pos
+}
+
+/// [`find_string_stop_bytewise`] on bare-metal targets.
+#[cfg(target_os = "none")]
+#[inline]
+pub(super) fn find_string_stop(b: &[u8], pos: usize) -> usize {
+    find_string_stop_bytewise(b, pos)
+}
+
+/// Bytes that matter when skipping a valid container.
+#[cfg(target_os = "none")]
+#[inline(always)]
+fn is_structural(c: u8) -> bool {
+    matches!(c, b'"' | b'{' | b'[' | b'}' | b']')
+}
+
+/// Bytes that matter when skipping a valid container.
+#[cfg(not(target_os = "none"))]
+#[inline(always)]
+fn is_structural(c: u8) -> bool {
+    STRUCTURAL[c as usize]
+}
+
+#[cfg(not(target_os = "none"))]
 const fn string_stops() -> [bool; 256] {
     let mut t = [false; 256];
     let mut i = 0;
@@ -157,8 +204,10 @@ const fn string_stops() -> [bool; 256] {
     t
 }
 /// Bytes that end the fast path inside a string.
+#[cfg(not(target_os = "none"))]
 static STRING_STOPS: [bool; 256] = string_stops();
 
+#[cfg(not(target_os = "none"))]
 const fn structural() -> [bool; 256] {
     let mut t = [false; 256];
     t[b'"' as usize] = true;
@@ -169,14 +218,18 @@ const fn structural() -> [bool; 256] {
     t
 }
 /// Bytes that matter when skipping a valid container.
+#[cfg(not(target_os = "none"))]
 static STRUCTURAL: [bool; 256] = structural();
 
+#[cfg(not(target_os = "none"))]
 const LO: u64 = 0x0101_0101_0101_0101;
+#[cfg(not(target_os = "none"))]
 const HI: u64 = 0x8080_8080_8080_8080;
 
 /// The high bit of each byte of `w` that is `"`, `\` or a control character is set
 /// (bytes above the first such byte may be flagged too; the lowest flag is exact).
 #[inline(always)]
+#[cfg(not(target_os = "none"))]
 fn stop_bits(w: u64) -> u64 {
     let ctrl = w.wrapping_sub(LO * 0x20) & !w;
     let q = w ^ (LO * b'"' as u64);
@@ -192,6 +245,7 @@ fn stop_bits(w: u64) -> u64 {
 /// Words of 8 bytes are tested at once (exact position from the lowest flagged byte);
 /// long runs are skipped 32 bytes at a time with a branch-free test that the compiler
 /// turns into vector compares.
+#[cfg(not(target_os = "none"))]
 #[inline(always)]
 pub(super) fn find_string_stop(b: &[u8], mut pos: usize) -> usize {
     if let Some(w) = b.get(pos..).and_then(|r| r.first_chunk::<8>()) {
@@ -212,6 +266,7 @@ pub(super) fn find_string_stop(b: &[u8], mut pos: usize) -> usize {
 
 /// [`find_string_stop`] past the first word.
 #[inline(never)]
+#[cfg(not(target_os = "none"))]
 fn find_string_stop_long(b: &[u8], mut pos: usize) -> usize {
     // Most strings end within a few words; only long runs use the block test.
     for _ in 0..3 {
@@ -642,7 +697,7 @@ pub(crate) fn skip_valid(b: &[u8], mut pos: usize) -> usize {
         Some(b'{' | b'[') => {
             let mut depth = 0usize;
             while let Some(&c) = b.get(pos) {
-                if !STRUCTURAL[c as usize] {
+                if !is_structural(c) {
                     pos += 1;
                     continue;
                 }
@@ -1041,20 +1096,19 @@ mod tests {
                 if start > len {
                     continue;
                 }
-                assert_eq!(
-                    find_string_stop(&plain[..len], start),
-                    len,
-                    "no stop, len {len}"
-                );
-                for at in start..len {
-                    for stop in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
-                        let mut h = plain[..len].to_vec();
-                        h[at] = stop;
-                        assert_eq!(
-                            find_string_stop(&h, start),
-                            at,
-                            "len {len} start {start} at {at} stop {stop:#x}"
-                        );
+                // The target's search and the bare-metal byte-at-a-time one agree.
+                for find in [find_string_stop, find_string_stop_bytewise] {
+                    assert_eq!(find(&plain[..len], start), len, "no stop, len {len}");
+                    for at in start..len {
+                        for stop in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+                            let mut h = plain[..len].to_vec();
+                            h[at] = stop;
+                            assert_eq!(
+                                find(&h, start),
+                                at,
+                                "len {len} start {start} at {at} stop {stop:#x}"
+                            );
+                        }
                     }
                 }
             }

@@ -311,14 +311,41 @@ impl<'b> JsonWriter<'b> {
 pub(crate) fn fmt_u64(mut v: u64, tmp: &mut [u8; 20]) -> &[u8] {
     let mut i = tmp.len();
     loop {
+        let (q, digit) = div_rem_10(v);
         i -= 1;
-        tmp[i] = b'0' + (v % 10) as u8;
-        v /= 10;
+        tmp[i] = b'0' + digit;
+        v = q;
         if v == 0 {
             break;
         }
     }
     &tmp[i..]
+}
+
+/// `(v / 10, v % 10)`.
+#[cfg(target_pointer_width = "64")]
+fn div_rem_10(v: u64) -> (u64, u8) {
+    (v / 10, (v % 10) as u8)
+}
+
+/// `(v / 10, v % 10)` by long division in 16-bit steps: on a 32-bit target a `u64`
+/// division is a call into about 0.9 KiB of library code (the compiler does not turn a
+/// 64-bit division by a constant into multiplications at `opt-level = "z"`), a `u32`
+/// one is an instruction.
+#[cfg(not(target_pointer_width = "64"))]
+fn div_rem_10(v: u64) -> (u64, u8) {
+    div_rem_10_narrow(v)
+}
+
+#[cfg(any(test, not(target_pointer_width = "64")))]
+fn div_rem_10_narrow(v: u64) -> (u64, u8) {
+    let (mut q, mut r) = (0u64, 0u32);
+    for shift in [48u32, 32, 16, 0] {
+        let cur = (r << 16) | ((v >> shift) as u32 & 0xffff);
+        q = (q << 16) | u64::from(cur / 10);
+        r = cur % 10;
+    }
+    (q, r as u8)
 }
 
 struct Plain<'w, 'b>(&'w mut JsonWriter<'b>);
@@ -339,6 +366,30 @@ impl fmt::Write for Escaper<'_, '_> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn narrow_division_by_ten() {
+        let mut v = 0x9e37_79b9_7f4a_7c15u64;
+        for x in [
+            0,
+            9,
+            10,
+            65535,
+            65536,
+            655_359,
+            u64::from(u32::MAX),
+            u64::MAX - 1,
+            u64::MAX,
+        ] {
+            assert_eq!(super::div_rem_10_narrow(x), (x / 10, (x % 10) as u8), "{x}");
+        }
+        for _ in 0..10_000 {
+            v ^= v << 13;
+            v ^= v >> 7;
+            v ^= v << 17;
+            assert_eq!(super::div_rem_10_narrow(v), (v / 10, (v % 10) as u8), "{v}");
+        }
+    }
+
     extern crate std;
     use std::string::String;
     use std::vec;

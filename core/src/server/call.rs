@@ -200,7 +200,8 @@ pub(super) fn tool<'e>(
         return invalid(cmds, id, "Invalid params: `arguments` must be an object");
     };
     let tool = &s.catalog.tools[index];
-    if let Err(e) = Schema::trusted(Json::from_validated(tool.input_schema)).validate(args) {
+    let schema = Schema::trusted(Json::from_validated(tool.input_schema));
+    if let Err(e) = schema.validate_within(args, s.options.schema_depth) {
         let message = line!(384, "Invalid arguments for tool {}: {e}", tool.name);
         if has(version, Feature::ArgumentErrorsAsToolResults) {
             // SEP-1303: the model sees the mistake and can correct it.

@@ -36,7 +36,7 @@ impl Table {
 }
 
 /// What is wrong with a definition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
 pub enum DefinitionErrorKind {
     /// The name (or URI) is empty.
@@ -61,7 +61,7 @@ pub enum DefinitionErrorKind {
 }
 
 /// A definition [`Server::new`](super::Server::new) refuses: where and what.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub struct DefinitionError {
     /// The table.
     pub table: Table,

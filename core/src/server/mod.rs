@@ -51,6 +51,10 @@
 //! assert!(out.contains(r#""content":[{"type":"text","text":"hi"}]"#), "{out}");
 //! ```
 
+// No heap: schema errors carry their JSON Pointer inline (`crate::schema`), so the layer's
+// errors and a read call (an escaped URI's buffer) are a few hundred bytes by design.
+#![allow(clippy::result_large_err, clippy::large_enum_variant)]
+
 mod call;
 mod check;
 mod defs;
@@ -86,6 +90,11 @@ pub struct Options {
     pub subscribe: bool,
     /// Declare `logging` (the core answers `logging/setLevel`). Default true.
     pub logging: bool,
+    /// How deep argument and structured-content validation may nest (schema levels and
+    /// `$ref` hops; [`crate::schema::MAX_DEPTH`] at most). Each level costs about 1 KiB of
+    /// stack on 64-bit hosts: a device with a small stack sets a lower bound. Default
+    /// `MAX_DEPTH` (32).
+    pub schema_depth: usize,
 }
 
 impl Default for Options {
@@ -101,6 +110,7 @@ impl Options {
         list_changed: true,
         subscribe: false,
         logging: true,
+        schema_depth: crate::schema::MAX_DEPTH,
     };
 }
 

@@ -365,7 +365,7 @@ pub struct Completion<'r> {
 }
 
 /// Why the layer refused a host's answer (nothing was sent; the request is still open).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
 pub enum ResultError {
     /// The session refused it (unknown request, transmit queue full, ...).
@@ -478,7 +478,7 @@ impl Server<'_> {
         }
         match (def.output_schema, result.structured) {
             (Some(schema), Some(value)) => Schema::trusted(Json::from_validated(schema))
-                .validate(value)
+                .validate_within(value, self.options.schema_depth)
                 .map_err(ResultError::InvalidStructured)?,
             (Some(_), None) if !result.is_error => return Err(ResultError::MissingStructured),
             _ => {}

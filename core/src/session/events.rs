@@ -140,7 +140,11 @@ impl Entry {
                 message_len,
                 has_data,
             } => {
-                let (m, d) = text.split_at((message_len as usize).min(text.len()));
+                // `split_at_checked`: the queue wrote the message at this length, so it
+                // never fails, and a device image keeps no `str` slicing panic path.
+                let (m, d) = text
+                    .split_at_checked(message_len as usize)
+                    .unwrap_or((text, ""));
                 Event::ErrorResponse {
                     id,
                     code,

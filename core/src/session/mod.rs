@@ -336,6 +336,10 @@ impl<'s> Session<'s> {
     /// `bytes.len()` when the transmit or event queue is full: drain them and offer the
     /// rest again.
     pub fn handle_bytes(&mut self, now: u64, bytes: &[u8]) -> usize {
+        // Bytes that complete no line need no room checks: stored (or skipped) at once.
+        if !self.core.life.is_closed() && self.decoder.take_partial(bytes) {
+            return bytes.len();
+        }
         let mut taken = 0;
         let max_line = self.decoder.max_line();
         while taken < bytes.len() && !self.core.life.is_closed() {

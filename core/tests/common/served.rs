@@ -108,6 +108,7 @@ pub fn server(spec: &Value) -> Server<'static> {
         list_changed: spec["list_changed"].as_bool().unwrap_or(d.list_changed),
         subscribe: spec["subscribe"].as_bool().unwrap_or(d.subscribe),
         logging: spec["logging"].as_bool().unwrap_or(d.logging),
+        schema_depth: d.schema_depth,
     };
     let catalog = Catalog {
         tools: leak_slice(tools),

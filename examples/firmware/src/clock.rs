@@ -15,6 +15,22 @@ pub fn tick() {
     TICKS.fetch_add(1, Ordering::Relaxed);
 }
 
+/// Core clock cycles since [`Clock::start`] (SysTick's tick count and its current value),
+/// for `--features cycles`. Under QEMU with `-icount shift=S` every instruction takes
+/// 2^S ns of virtual time, so this counts instructions × 25 MHz × 2^S ns, exactly.
+#[cfg(feature = "cycles")]
+pub fn cycles() -> u64 {
+    // SAFETY: a read of SysTick's current-value register, which has no side effects.
+    let syst = unsafe { &*SYST::PTR };
+    loop {
+        let t = TICKS.load(Ordering::Relaxed);
+        let cvr = syst.cvr.read();
+        if TICKS.load(Ordering::Relaxed) == t {
+            return u64::from(t) * u64::from(CORE_HZ / 1000) + u64::from(CORE_HZ / 1000 - 1 - cvr);
+        }
+    }
+}
+
 /// Milliseconds since [`Clock::start`], widened to 64 bits (the `u32` tick counter wraps
 /// after 49 days; `now` must be called at least that often, which the main loop does).
 pub struct Clock {

@@ -63,6 +63,12 @@ impl From<usize> for Arg<'_> {
     }
 }
 
+impl From<u64> for Arg<'_> {
+    fn from(n: u64) -> Self {
+        Arg::N(n)
+    }
+}
+
 /// Writes `picomcp-fw: LEVEL: parts...` as one line to the host's stderr. Every part is
 /// one semihosting call (a trap into QEMU): this is for rare events only. Nothing is
 /// assembled in a buffer, to keep the stack shallow.
@@ -82,17 +88,12 @@ pub fn emit(l: Level, parts: &[Arg<'_>]) {
     let _ = e.write_all(b"\n");
 }
 
-/// `n` in decimal, written at the end of `tmp`.
-pub fn decimal(mut n: u64, tmp: &mut [u8; 20]) -> &[u8] {
-    let mut i = tmp.len();
-    loop {
-        i -= 1;
-        tmp[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            return &tmp[i..];
-        }
-    }
+/// `n` in decimal (the core's integer writer: one copy of the digit loop).
+pub fn decimal(n: u64, tmp: &mut [u8; 20]) -> &[u8] {
+    let mut w = picomcp::json::JsonWriter::new(tmp);
+    w.u64(n);
+    let len = w.finish().unwrap_or(0);
+    &tmp[..len]
 }
 
 /// `diag!(Info, "text", Arg::N(n), ...)`: a stderr line when `--log-level` lets it through.

@@ -130,8 +130,19 @@ fn main() -> ! {
     // loop; this one only decides how to wait.
     let mut device = Device::new(session, Link::new(uart));
     let mut on_event = |s: &mut Session<'static>| answer_events(s);
+    // `--features cycles`: the clock cycles spent in steps that did work (not waiting).
+    #[cfg(feature = "cycles")]
+    let (mut busy_cycles, mut busy_steps) = (0u64, 0u64);
     loop {
-        match device.poll(clock.now(), &mut on_event) {
+        #[cfg(feature = "cycles")]
+        let started = clock::cycles();
+        let step = device.poll(clock.now(), &mut on_event);
+        #[cfg(feature = "cycles")]
+        if matches!(step, Ok(Status::Busy)) {
+            busy_cycles += clock::cycles() - started;
+            busy_steps += 1;
+        }
+        match step {
             Ok(Status::Busy) => {}
             Ok(Status::Idle(_)) => {
                 // Sleep until the next byte (UART RX interrupt) or tick (SysTick, which
@@ -152,6 +163,15 @@ fn main() -> ! {
     }
 
     let _ = device.port().flush();
+    #[cfg(feature = "cycles")]
+    diag!(
+        Error,
+        "busy cycles ",
+        busy_cycles,
+        " in ",
+        busy_steps,
+        " steps"
+    );
     let (used, area) = stack::high_water();
     diag!(Info, "end of input; exiting");
     diag!(

@@ -83,6 +83,7 @@ impl ServerLayer {
             list_changed,
             subscribe,
             logging,
+            ..Options::DEFAULT
         };
         let defs = catalog::build(
             &codec,
