@@ -2010,6 +2010,12 @@ typedef struct picomcp_server_options {
    * Declare `logging` (the session answers `logging/setLevel`). Default true.
    */
   bool logging;
+  /**
+   * How deep argument and structured-content validation may nest (schema levels and
+   * `$ref` hops, 32 at most). Each level costs about 1 KiB of stack on 64-bit hosts: a
+   * device with a small stack sets a lower bound. Default 32.
+   */
+  size_t schema_depth;
 } picomcp_server_options;
 
 /**

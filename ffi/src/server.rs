@@ -201,6 +201,10 @@ pub struct picomcp_server_options {
     pub subscribe: bool,
     /// Declare `logging` (the session answers `logging/setLevel`). Default true.
     pub logging: bool,
+    /// How deep argument and structured-content validation may nest (schema levels and
+    /// `$ref` hops, 32 at most). Each level costs about 1 KiB of stack on 64-bit hosts: a
+    /// device with a small stack sets a lower bound. Default 32.
+    pub schema_depth: usize,
 }
 
 impl From<picomcp_server_options> for Options {
@@ -212,6 +216,7 @@ impl From<picomcp_server_options> for Options {
             list_changed: o.list_changed,
             subscribe: o.subscribe,
             logging: o.logging,
+            schema_depth: o.schema_depth,
             ..Options::DEFAULT
         }
     }
@@ -424,6 +429,7 @@ pub unsafe extern "C" fn picomcp_server_options_init(
             list_changed: d.list_changed,
             subscribe: d.subscribe,
             logging: d.logging,
+            schema_depth: d.schema_depth,
         };
         Ok(())
     })

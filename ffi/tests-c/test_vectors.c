@@ -213,6 +213,7 @@ static int make_server(picomcp_str spec, char *caps, size_t cap) {
   o.list_changed = flag(spec, "list_changed", o.list_changed);
   o.subscribe = flag(spec, "subscribe", o.subscribe);
   o.logging = flag(spec, "logging", o.logging);
+  if (has(spec, "schema_depth", &v) && !picomcp_json_int(v, &n)) o.schema_depth = (size_t)n;
   if (picomcp_server_init(&server, &cat, &o, slots, sizeof slots / sizeof slots[0], &err)) {
     snprintf(why, sizeof why, "server: %s", err.message);
     return 0;

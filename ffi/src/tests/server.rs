@@ -224,9 +224,10 @@ fn init_checks_the_tables_and_derives_capabilities() {
             list_changed: true,
             subscribe: false,
             logging: true,
+            schema_depth: 1,
         };
         picomcp_server_options_init(&mut o);
-        assert_eq!(o.page_size, 100);
+        assert_eq!((o.page_size, o.schema_depth), (100, 32));
         o.page_size = 0;
         let st = picomcp_server_init(&mut out, &cat, &o, slots.as_mut_ptr(), 4, &mut err);
         assert_eq!(st, picomcp_status::BadDefinition);
