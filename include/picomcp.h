@@ -380,6 +380,15 @@ enum picomcp_status
    */
   PICOMCP_STATUS_ARENA_FULL = -46,
   /**
+   * The params break a content rule of the revision: an elicitation `requestedSchema`
+   * that is not a flat object of primitives, malformed sampling `tools`/`toolChoice`.
+   */
+  PICOMCP_STATUS_INVALID_CONTENT = -47,
+  /**
+   * `state_key` is shorter than 16 bytes, or the library was built without sealing.
+   */
+  PICOMCP_STATUS_BAD_STATE_KEY = -48,
+  /**
    * JSON: no member with that name, or the index is past the end.
    */
   PICOMCP_STATUS_NOT_FOUND = -50,
@@ -2357,6 +2366,23 @@ typedef struct picomcp_config {
    * whole batch is answered; 0 disables batches. Default 8192 (server), 0 (client).
    */
   size_t batch_bytes;
+  /**
+   * Server, 2026-07-28: the key that seals `requestState` (HMAC-SHA256; at least 16
+   * bytes, any bytes; copied by `picomcp_session_init`). With a key the state given
+   * to `picomcp_session_respond_input_required` goes out sealed with an expiry, and a
+   * retry's state is verified and handed back plain; a tampered, expired or foreign
+   * one is answered -32602. NULL (the default): states pass through unsealed.
+   */
+  const uint8_t *state_key;
+  /**
+   * Bytes of `state_key`.
+   */
+  size_t state_key_len;
+  /**
+   * Server, 2026-07-28: how long a sealed `requestState` stays valid, in ms. Default
+   * 600000.
+   */
+  uint64_t state_ttl_ms;
 } picomcp_config;
 
 /**

@@ -264,5 +264,9 @@ export interface SessionOptions {
   outboundSlots?: number
   requestTimeoutMs?: number
   probeTimeoutMs?: number
+  /** Server, 2026-07-28: the `requestState` seal key (at least 16 bytes). */
+  stateKey?: Buffer
+  /** Server, 2026-07-28: how long a sealed `requestState` stays valid (default 600000). */
+  stateTtlMs?: number
   nowMs?: number
 }

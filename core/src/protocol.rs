@@ -5,6 +5,7 @@ use core::fmt;
 
 use crate::json::Json;
 
+pub mod content;
 mod features;
 pub mod meta;
 

@@ -114,3 +114,19 @@ fn a_client_only_build_still_connects() {
         "{out}"
     );
 }
+
+/// `state_key` needs the `seal` feature: a build without it refuses the key rather than
+/// send states unsealed that the host believes sealed.
+#[cfg(feature = "server")]
+#[test]
+fn a_state_key_needs_the_seal_feature() {
+    let mut c = server();
+    c.state_key = Some(b"0123456789abcdef");
+    let mut mem = Mem::new();
+    let r = Session::new(&c, mem.as_storage(), 0).map(|_| ());
+    if cfg!(feature = "seal") {
+        assert_eq!(r, Ok(()));
+    } else {
+        assert_eq!(r, Err(ConfigError::StateKey));
+    }
+}

@@ -61,6 +61,9 @@ fn make_session(spec: &Value, server: Option<&Server<'static>>) -> Session<'stat
     if let Some(t) = spec["probe_timeout_ms"].as_u64() {
         c.probe_timeout_ms = t;
     }
+    if let Some(k) = spec["state_key"].as_str() {
+        c.state_key = Some(leak_str(k).as_bytes());
+    }
     let mem: &'static mut Mem = Box::leak(Box::new(Mem::new()));
     Session::new(&c, mem.as_storage(), 0).unwrap()
 }
@@ -209,6 +212,13 @@ fn run(path: &std::path::Path) {
                 .respond(
                     last_request.expect("no request"),
                     Json::new(leak(v)).unwrap(),
+                )
+                .unwrap(),
+            "respond_input_required" => s
+                .respond_input_required(
+                    last_request.expect("no request"),
+                    v.get("input_requests").map(|r| Json::new(leak(r)).unwrap()),
+                    v["request_state"].as_str(),
                 )
                 .unwrap(),
             "respond_error" => s

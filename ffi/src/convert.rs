@@ -168,6 +168,7 @@ pub fn config_error(e: ConfigError) -> picomcp_status {
         ConfigError::LineMismatch => picomcp_status::BadLimit,
         ConfigError::BufferTooSmall { .. } => picomcp_status::QueueTooSmall,
         ConfigError::TableTooLarge => picomcp_status::TableTooLarge,
+        ConfigError::StateKey => picomcp_status::BadStateKey,
         _ => picomcp_status::Unknown,
     }
 }
@@ -187,6 +188,7 @@ pub fn send_error(e: SendError) -> picomcp_status {
         SendError::NoProgressToken => picomcp_status::NoProgressToken,
         SendError::ProgressNotIncreasing => picomcp_status::ProgressNotIncreasing,
         SendError::ArenaFull { .. } => picomcp_status::ArenaFull,
+        SendError::InvalidContent(_) => picomcp_status::InvalidContent,
         _ => picomcp_status::Unknown,
     }
 }
@@ -199,6 +201,7 @@ pub fn respond_error(e: RespondError) -> picomcp_status {
         RespondError::ResultNotObject => picomcp_status::ResultNotObject,
         RespondError::ReservedCode(_) => picomcp_status::ReservedCode,
         RespondError::InputNotAllowed => picomcp_status::InputNotAllowed,
+        RespondError::InvalidContent(_) => picomcp_status::InvalidContent,
         _ => picomcp_status::Unknown,
     }
 }
@@ -233,6 +236,9 @@ pub fn config_defaults(role: u32) -> picomcp_config {
         cache_public: d.cache_public,
         probe_timeout_ms: d.probe_timeout_ms,
         batch_bytes: d.batch_bytes,
+        state_key: core::ptr::null(),
+        state_key_len: 0,
+        state_ttl_ms: d.state_ttl_ms,
     }
 }
 
@@ -257,7 +263,8 @@ pub struct Converted<'a> {
 /// Reads and checks a C configuration.
 ///
 /// # Safety
-/// Every `picomcp_str` in `c` must satisfy [`str_arg`]'s contract for `'a`.
+/// Every `picomcp_str` in `c` must satisfy [`str_arg`]'s contract for `'a`, and
+/// `state_key`/`state_key_len` [`in_bytes`](crate::boundary::in_bytes)'s.
 pub unsafe fn config_from_c<'a>(c: &picomcp_config) -> FfiResult<Converted<'a>> {
     let role = role_from_c(c.role)?;
     // SAFETY: forwarded caller contract for each string.
@@ -288,6 +295,17 @@ pub unsafe fn config_from_c<'a>(c: &picomcp_config) -> FfiResult<Converted<'a>> 
     config.cache_public = c.cache_public;
     config.probe_timeout_ms = c.probe_timeout_ms;
     config.batch_bytes = c.batch_bytes;
+    config.state_ttl_ms = c.state_ttl_ms;
+    config.state_key = if c.state_key.is_null() {
+        if c.state_key_len != 0 {
+            return Err(picomcp_status::NullArgument);
+        }
+        None
+    } else {
+        // SAFETY: forwarded caller contract (`state_key` points to `state_key_len` bytes
+        // valid during the call; the core copies them).
+        Some(unsafe { crate::boundary::in_bytes(c.state_key, c.state_key_len) }?)
+    };
     // Mirror the core's checks that need no memory, so a bad configuration fails in
     // picomcp_session_storage_size already.
     if !caps.is_object() {
@@ -295,6 +313,9 @@ pub unsafe fn config_from_c<'a>(c: &picomcp_config) -> FfiResult<Converted<'a>> 
     }
     if config.versions.is_empty() {
         return Err(picomcp_status::NoVersions);
+    }
+    if config.state_key.is_some_and(|k| k.len() < 16) {
+        return Err(picomcp_status::BadStateKey);
     }
     if c.inbound_slots > u16::MAX as usize || c.outbound_slots > u16::MAX as usize {
         return Err(picomcp_status::TableTooLarge);

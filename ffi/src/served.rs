@@ -412,7 +412,7 @@ fn result_error(e: ResultError, err: *mut picomcp_server_error) -> picomcp_statu
             (K::InvalidStructured, picomcp_status::InvalidStructured)
         }
         ResultError::NotInRevision(_) => (K::NotInRevision, picomcp_status::NotInRevision),
-        ResultError::InvalidContent => (K::InvalidContent, picomcp_status::InvalidContent),
+        ResultError::InvalidContent => (K::InvalidContent, picomcp_status::InvalidBlock),
         _ => (K::Other, picomcp_status::Unknown),
     };
     let mut c = picomcp_server_error::NONE;
@@ -469,7 +469,7 @@ unsafe fn content_from_c<'r>(c: &picomcp_content) -> FfiResult<Content<'r>> {
                 c.data,
             )?),
             k if k == K::Json as u32 => Content::Json(json_arg(c.json)?),
-            _ => return Err(picomcp_status::InvalidContent),
+            _ => return Err(picomcp_status::InvalidBlock),
         })
     }
 }
@@ -529,7 +529,7 @@ const NO_CONTENT: Content<'static> = Content::Text(Text::Plain(""));
 /// A refused answer sends nothing and the request stays open (answer it again, for
 /// example with a text block and `is_error`): `PICOMCP_STATUS_INVALID_STRUCTURED` (with
 /// `*err` naming the JSON Pointer of the field and what was expected),
-/// `_MISSING_STRUCTURED`, `_NOT_IN_REVISION`, `_INVALID_CONTENT`, `_UNKNOWN_DEFINITION`,
+/// `_MISSING_STRUCTURED`, `_NOT_IN_REVISION`, `_INVALID_BLOCK`, `_UNKNOWN_DEFINITION`,
 /// `_TOO_MANY_BLOCKS`, or a session status as `picomcp_session_respond` (`QUEUE_FULL`:
 /// drain and retry). `err` may be NULL. The current event's views stay valid.
 ///
@@ -610,7 +610,7 @@ pub unsafe extern "C" fn picomcp_server_respond_read(
 /// Answers a `PICOMCP_EVENT_KIND_CALL_PROMPT` (`prompt` = `picomcp_call.index`) with
 /// `count` messages (at most `PICOMCP_SERVER_MAX_BLOCKS`); the prompt's description
 /// comes from its definition. `PICOMCP_STATUS_NOT_IN_REVISION` for a block the revision
-/// lacks, `_INVALID_CONTENT`, `_UNKNOWN_DEFINITION`, else as `picomcp_session_respond`.
+/// lacks, `_INVALID_BLOCK`, `_UNKNOWN_DEFINITION`, else as `picomcp_session_respond`.
 ///
 /// # Safety
 /// `server` NULL or a `picomcp_server`; `session` a live session; `messages` must point

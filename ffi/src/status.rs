@@ -108,6 +108,11 @@ pub enum picomcp_status {
     /// 2026-07-28: the params of a request that may need an MRTR retry do not fit the
     /// arena (raise `picomcp_config.arena_bytes`).
     ArenaFull = -46,
+    /// The params break a content rule of the revision: an elicitation `requestedSchema`
+    /// that is not a flat object of primitives, malformed sampling `tools`/`toolChoice`.
+    InvalidContent = -47,
+    /// `state_key` is shorter than 16 bytes, or the library was built without sealing.
+    BadStateKey = -48,
 
     /// JSON: no member with that name, or the index is past the end.
     NotFound = -50,
@@ -136,9 +141,9 @@ pub enum picomcp_status {
     /// Server layer: a content block the negotiated revision does not have (audio before
     /// 2025-03-26, resource links before 2025-06-18).
     NotInRevision = -65,
-    /// Server layer: a content block is malformed (`PICOMCP_CONTENT_JSON` that is not an
-    /// object with a `type`, `_meta` that is not an object, an unknown kind).
-    InvalidContent = -66,
+    /// Server layer: a content block is malformed (`PICOMCP_CONTENT_KIND_JSON` that is not
+    /// an object with a `type`, `_meta` that is not an object, an unknown kind).
+    InvalidBlock = -66,
     /// Server layer: more than `PICOMCP_SERVER_MAX_BLOCKS` content blocks, messages or
     /// resource contents in one answer.
     TooManyBlocks = -67,
@@ -187,6 +192,8 @@ impl picomcp_status {
         Self::InputNotAllowed,
         Self::BadChange,
         Self::ArenaFull,
+        Self::InvalidContent,
+        Self::BadStateKey,
         Self::NotFound,
         Self::WrongType,
         Self::OutOfRange,
@@ -197,7 +204,7 @@ impl picomcp_status {
         Self::MissingStructured,
         Self::InvalidStructured,
         Self::NotInRevision,
-        Self::InvalidContent,
+        Self::InvalidBlock,
         Self::TooManyBlocks,
         Self::Unknown,
     ];
@@ -356,6 +363,14 @@ impl picomcp_status {
                 "PICOMCP_STATUS_ARENA_FULL",
                 "the arena cannot keep the params for a retry; raise arena_bytes",
             ),
+            S::InvalidContent => (
+                "PICOMCP_STATUS_INVALID_CONTENT",
+                "the params break a content rule (elicitation schema, sampling tools)",
+            ),
+            S::BadStateKey => (
+                "PICOMCP_STATUS_BAD_STATE_KEY",
+                "state_key must be at least 16 bytes",
+            ),
             S::NotFound => ("PICOMCP_STATUS_NOT_FOUND", "no such member or element"),
             S::WrongType => (
                 "PICOMCP_STATUS_WRONG_TYPE",
@@ -393,8 +408,8 @@ impl picomcp_status {
                 "PICOMCP_STATUS_NOT_IN_REVISION",
                 "the negotiated revision does not have this content block",
             ),
-            S::InvalidContent => (
-                "PICOMCP_STATUS_INVALID_CONTENT",
+            S::InvalidBlock => (
+                "PICOMCP_STATUS_INVALID_BLOCK",
                 "a content block or _meta is malformed",
             ),
             S::TooManyBlocks => (

@@ -156,6 +156,17 @@ pub struct picomcp_config {
     /// Server: bytes where the responses of a 2025-03-26 JSON-RPC batch wait until the
     /// whole batch is answered; 0 disables batches. Default 8192 (server), 0 (client).
     pub batch_bytes: usize,
+    /// Server, 2026-07-28: the key that seals `requestState` (HMAC-SHA256; at least 16
+    /// bytes, any bytes; copied by `picomcp_session_init`). With a key the state given
+    /// to `picomcp_session_respond_input_required` goes out sealed with an expiry, and a
+    /// retry's state is verified and handed back plain; a tampered, expired or foreign
+    /// one is answered -32602. NULL (the default): states pass through unsealed.
+    pub state_key: *const u8,
+    /// Bytes of `state_key`.
+    pub state_key_len: usize,
+    /// Server, 2026-07-28: how long a sealed `requestState` stays valid, in ms. Default
+    /// 600000.
+    pub state_ttl_ms: u64,
 }
 
 /// Per-request options for `picomcp_session_send_request` (NULL: all defaults).

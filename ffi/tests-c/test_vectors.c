@@ -94,6 +94,7 @@ static const char *error_name(picomcp_status st) {
   case PICOMCP_STATUS_NO_PROGRESS_TOKEN: return "NoProgressToken";
   case PICOMCP_STATUS_PROGRESS_NOT_INCREASING: return "ProgressNotIncreasing";
   case PICOMCP_STATUS_ARENA_FULL: return "ArenaFull";
+  case PICOMCP_STATUS_INVALID_CONTENT: return "InvalidContent";
   default: return "?";
   }
 }
@@ -228,7 +229,7 @@ static const char *result_name(picomcp_status st) {
   case PICOMCP_STATUS_MISSING_STRUCTURED: return "MissingStructured";
   case PICOMCP_STATUS_INVALID_STRUCTURED: return "InvalidStructured";
   case PICOMCP_STATUS_NOT_IN_REVISION: return "NotInRevision";
-  case PICOMCP_STATUS_INVALID_CONTENT: return "InvalidContent";
+  case PICOMCP_STATUS_INVALID_BLOCK: return "InvalidContent";
   default: return "Respond";
   }
 }
@@ -430,7 +431,7 @@ static void collect(picomcp_session *s) {
 }
 
 static picomcp_session *make_session(picomcp_str spec) {
-  static char name[256], version[256], instr[1024], text[64], caps[PICOMCP_SERVER_CAPABILITIES_MAX];
+  static char name[256], version[256], instr[1024], text[64], key[256], caps[PICOMCP_SERVER_CAPABILITIES_MAX];
   picomcp_config cfg;
   picomcp_session *s = NULL;
   picomcp_str v, e;
@@ -457,6 +458,10 @@ static picomcp_session *make_session(picomcp_str spec) {
   }
   if (has(spec, "request_timeout_ms", &v) && !picomcp_json_int(v, &t)) cfg.request_timeout_ms = (uint64_t)t;
   if (has(spec, "probe_timeout_ms", &v) && !picomcp_json_int(v, &t)) cfg.probe_timeout_ms = (uint64_t)t;
+  if (has(spec, "state_key", &v)) {
+    long n = str(v, key, sizeof key);
+    if (n > 0) { cfg.state_key = (const uint8_t *)key; cfg.state_key_len = (size_t)n; }
+  }
   cfg.max_line = LINE;
   cfg.arena_bytes = 2048;
   cfg.batch_bytes = 2048;
@@ -545,6 +550,14 @@ static int run(const char *path) {
     } else if (!strcmp(name, "respond")) {
       st = picomcp_session_respond(s, last_request, v);
       if (st) FAIL("step %d: respond: %d", step, (int)st);
+    } else if (!strcmp(name, "respond_input_required")) {
+      picomcp_str requests = has(v, "input_requests", &x) ? x : S(NULL), state = S(NULL);
+      if (has(v, "request_state", &x)) {
+        if (str(x, text, sizeof text) < 0) FAIL("step %d: bad request_state", step);
+        state = S(text);
+      }
+      st = picomcp_session_respond_input_required(s, last_request, requests, state);
+      if (st) FAIL("step %d: respond_input_required: %d", step, (int)st);
     } else if (!strcmp(name, "respond_error")) {
       int64_t code = 0;
       if (!has(v, "code", &x) || picomcp_json_int(x, &code)) FAIL("step %d: no code", step);

@@ -4,7 +4,8 @@
 //! Layout: `[config] [chunk seed] command*`. `config` bits: 0–1 versions (ALL, LEGACY,
 //! 2026-07-28 only, 2024-11-05 + 2025-03-26), 2 `max_line` 512 (else 4096), 3 minimal
 //! transmit/event buffers (else roomy), 4 request tables of 2 slots (else 8), 5 empty
-//! capabilities (else a full set), 6 no default request timeout (else 1000 ms).
+//! capabilities (else a full set), 6 no default request timeout (else 1000 ms), 7 a
+//! `requestState` seal key (server; the retry's state is verified and stripped).
 //! Commands (`op & 15`, then arguments; missing bytes read as 0):
 //!
 //! | op | command | arguments |
@@ -197,6 +198,12 @@ const PARAMS: &[Option<&str>] = &[
     Some(r#"{"requestId":0,"reason":"x"}"#),
     Some(r#"{"level":"debug","data":"x"}"#),
     Some("[1]"),
+    // The content rules (elicitation schema and mode, sampling with tools).
+    Some(r#"{"message":"m","requestedSchema":{"type":"object","properties":{"o":{"type":"object"}}}}"#),
+    Some(r#"{"message":"m","requestedSchema":{"type":"object","properties":{"m":{"type":"array","items":{"anyOf":[{"const":"a","title":"A"}]}},"c":{"type":"string","enum":["x"],"default":"x"}},"required":["c"]}}"#),
+    Some(r#"{"mode":"url","message":"m","url":"https://example.com","elicitationId":"e1"}"#),
+    Some(r#"{"messages":[{"role":"assistant","content":{"type":"tool_use","id":"c","name":"t","input":{}}}],"maxTokens":5,"tools":[{"name":"t","inputSchema":{"type":"object"}}],"toolChoice":{"mode":"auto"}}"#),
+    Some(r#"{"messages":[],"maxTokens":5,"toolChoice":{"mode":"never"}}"#),
 ];
 const INPUT_REQUESTS: &[Option<&str>] = &[
     None,
@@ -207,6 +214,12 @@ const INPUT_REQUESTS: &[Option<&str>] = &[
     Some(r#"{"r":{"method":"roots/list"}}"#),
     Some("{}"),
     Some("[]"),
+    Some(
+        r#"{"e":{"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{"n":{"type":"number","minimum":5,"maximum":1}}}}}}"#,
+    ),
+    Some(
+        r#"{"s":{"method":"sampling/createMessage","params":{"messages":[],"maxTokens":5,"tools":[{"name":"t","inputSchema":{}}]}}}"#,
+    ),
 ];
 const INPUT_RESPONSES: &[&str] = &[
     r#"{"e":{"action":"accept","content":{}}}"#,
@@ -249,6 +262,7 @@ struct Setup {
     slots: usize,
     empty_caps: bool,
     timeout: Option<u64>,
+    sealed: bool,
 }
 
 impl Setup {
@@ -266,6 +280,7 @@ impl Setup {
             slots: if b & 16 != 0 { 2 } else { 8 },
             empty_caps: b & 32 != 0,
             timeout: if b & 64 != 0 { None } else { Some(1000) },
+            sealed: b & 128 != 0,
         }
     }
 
@@ -295,6 +310,10 @@ impl Setup {
         c.request_timeout_ms = self.timeout;
         c.probe_timeout_ms = 3000;
         c.arena_bytes = if self.tight { 128 } else { 1024 };
+        if self.sealed && self.role == Role::Server {
+            c.state_key = Some(b"fuzz-state-key-0123456789");
+            c.state_ttl_ms = 2000;
+        }
         c
     }
 

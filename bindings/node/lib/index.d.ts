@@ -106,6 +106,10 @@ export interface SessionOptions {
   requestTimeoutMs?: number
   /** Client: how long to wait for the `server/discover` answer before `initialize`. */
   probeTimeoutMs?: number
+  /** Server, 2026-07-28: seals `requestState` (HMAC-SHA256; at least 16 bytes). */
+  stateKey?: Buffer
+  /** Server, 2026-07-28: how long a sealed `requestState` stays valid (default 600000 ms). */
+  stateTtlMs?: number
   /** The time the session starts at (default 0). */
   nowMs?: number
 }

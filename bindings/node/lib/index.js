@@ -62,7 +62,8 @@ class Session {
    * @param {string} version
    * @param {object|string} [capabilities]
    * @param {object} [options] instructions, versions, maxLine, maxDepth, maxIdLen,
-   *   inboundSlots, outboundSlots, requestTimeoutMs, probeTimeoutMs, nowMs
+   *   inboundSlots, outboundSlots, requestTimeoutMs, probeTimeoutMs, stateKey (Buffer),
+   *   stateTtlMs, nowMs
    */
   constructor (role, name, version, capabilities = {}, options = {}) {
     this.native = call(() => new native.NativeSession({

@@ -104,6 +104,10 @@ pub struct SessionOptions {
     pub outbound_slots: Option<f64>,
     pub request_timeout_ms: Option<f64>,
     pub probe_timeout_ms: Option<f64>,
+    /// Server, 2026-07-28: the `requestState` seal key (at least 16 bytes).
+    pub state_key: Option<Buffer>,
+    /// Server, 2026-07-28: how long a sealed `requestState` stays valid (default 600000).
+    pub state_ttl_ms: Option<f64>,
     pub now_ms: Option<f64>,
 }
 
@@ -156,6 +160,11 @@ impl NativeSession {
             .transpose()?;
         if let Some(v) = o.probe_timeout_ms {
             config.probe_timeout_ms = ms(v, "probeTimeoutMs")?;
+        }
+        // Copied by the core: the key need not outlive the constructor.
+        config.state_key = o.state_key.as_deref();
+        if let Some(v) = o.state_ttl_ms {
+            config.state_ttl_ms = ms(v, "stateTtlMs")?;
         }
         let storage = Storage::try_owned(
             limits.max_line,

@@ -741,3 +741,30 @@ test('capabilities must be an object', T, () => {
   assert.equal(s.pollEvent(), null)
   assert.equal(s.pollTimeout(), null)
 })
+
+describe('sealed requestState', () => {
+  const call = (id, state) => {
+    const params = { name: 'deploy' }
+    if (state !== undefined) Object.assign(params, { inputResponses: {}, requestState: state })
+    params._meta = {
+      'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
+      'io.modelcontextprotocol/clientCapabilities': {}
+    }
+    return JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }) + '\n'
+  }
+  // The core's rule (core/tests/sealed_state.rs): out sealed, back plain, tampered refused.
+  test('round trip and tampering', T, () => {
+    const s = new Session('server', 's', '1', { tools: {} }, { stateKey: Buffer.alloc(32, 7), stateTtlMs: 1000 })
+    const [req] = feed(s, 0, call(1))
+    s.respondInputRequired(req.id, null, 'step=1')
+    const [out] = lines(s.pollTransmit())
+    const sealed = out.result.requestState
+    assert.ok(sealed.startsWith('s1.1000.') && sealed.endsWith('.step=1'), sealed)
+    const [retry] = feed(s, 0, call(2, sealed))
+    assert.equal(retry.params.requestState, 'step=1')
+    const [bad] = feed(s, 0, call(3, sealed.replace('step=1', 'step=2')))
+    assert.notEqual(bad.kind, 'request')
+    assert.equal(lines(s.pollTransmit())[0].error.code, -32602)
+    assert.throws(() => new Session('server', 's', '1', {}, { stateKey: Buffer.from('short') }), ConfigError)
+  })
+})

@@ -80,12 +80,14 @@ impl Session {
 impl Session {
     /// Creates a session. `capabilities` is our capabilities object (a `dict` or JSON
     /// text), sent verbatim and enforced in both directions. `versions` lists the
-    /// revisions we accept (default: all five, both eras).
+    /// revisions we accept (default: all five, both eras). `state_key` (server, bytes, at
+    /// least 16) seals the 2026-07-28 `requestState` for `state_ttl_ms`.
     #[new]
     #[pyo3(signature = (role, name, version, capabilities=None, *, instructions=None,
         versions=None, max_line=Limits::DEFAULT.max_line, max_depth=Limits::DEFAULT.max_depth,
         max_id_len=Limits::DEFAULT.max_id_len, inbound_slots=16, outbound_slots=16,
-        request_timeout_ms=None, probe_timeout_ms=3000, now_ms=0))]
+        request_timeout_ms=None, probe_timeout_ms=3000, state_key=None, state_ttl_ms=600_000,
+        now_ms=0))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -102,6 +104,8 @@ impl Session {
         outbound_slots: usize,
         request_timeout_ms: Option<u64>,
         probe_timeout_ms: u64,
+        state_key: Option<Vec<u8>>,
+        state_ttl_ms: u64,
         now_ms: u64,
     ) -> PyResult<Self> {
         let codec = Codec::new(py)?;
@@ -124,6 +128,9 @@ impl Session {
         };
         config.request_timeout_ms = request_timeout_ms;
         config.probe_timeout_ms = probe_timeout_ms;
+        // Copied by the core: the key need not outlive the constructor.
+        config.state_key = state_key.as_deref();
+        config.state_ttl_ms = state_ttl_ms;
         let storage =
             Storage::try_owned(max_line, inbound_slots, outbound_slots, config.info_len())
                 .map_err(|e| ConfigError::new_err(e.to_string()))?;

@@ -3,6 +3,7 @@ clock, raw lines fed to a server, and the exceptions of caller mistakes."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -545,3 +546,35 @@ def test_repr():
     with pytest.raises(AttributeError):
         ev.kind = "x"
 
+
+
+def _modern_call(id_, state=None):
+    params = {"name": "deploy"}
+    if state is not None:
+        params["inputResponses"] = {}
+        params["requestState"] = state
+    params["_meta"] = {
+        "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    return (json.dumps({"jsonrpc": "2.0", "id": id_, "method": "tools/call",
+                        "params": params}) + "\n").encode()
+
+
+def test_sealed_request_state():
+    # The core's rule (core/tests/sealed_state.rs): the state goes out sealed, comes back
+    # plain, and a tampered one never reaches the host.
+    s = Session("server", "s", "1", {"tools": {}}, state_key=b"k" * 32, state_ttl_ms=1000)
+    (req,) = feed(s, 0, _modern_call(1))
+    s.respond_input_required(req.id, None, "step=1")
+    (out,) = lines(s.poll_transmit())
+    sealed = out["result"]["requestState"]
+    assert sealed.startswith("s1.1000.") and sealed.endswith(".step=1")
+    (retry,) = feed(s, 0, _modern_call(2, sealed))
+    assert retry.kind == "request" and retry.params["requestState"] == "step=1"
+    (bad,) = feed(s, 0, _modern_call(3, sealed.replace("step=1", "step=2")))
+    assert bad.kind == "peer_violation"
+    (err,) = lines(s.poll_transmit())
+    assert err["error"]["code"] == -32602
+    with pytest.raises(ConfigError):
+        Session("server", "s", "1", state_key=b"short")

@@ -142,7 +142,11 @@ impl<'a> Json<'a> {
         for c in digits.bytes() {
             let d = i64::from(c.wrapping_sub(b'0'));
             v = v.checked_mul(10)?;
-            v = if neg { v.checked_sub(d)? } else { v.checked_add(d)? };
+            v = if neg {
+                v.checked_sub(d)?
+            } else {
+                v.checked_add(d)?
+            };
         }
         Some(v)
     }

@@ -374,8 +374,9 @@ pub enum ResultError {
     UnknownDefinition,
     /// The tool has an `outputSchema` but the (non-error) result has no structured content.
     MissingStructured,
-    /// The structured content does not match the tool's `outputSchema`.
-    InvalidStructured(Invalid),
+    /// The structured content does not match the tool's `outputSchema`
+    /// ([`Server::validate_structured`] says where and why).
+    InvalidStructured,
     /// A content block the negotiated revision does not have.
     NotInRevision(Feature),
     /// A [`Content::Json`] block that is not an object with a `type`.
@@ -396,8 +397,8 @@ impl fmt::Display for ResultError {
             ResultError::MissingStructured => {
                 f.write_str("the tool has an outputSchema: the result needs structured content")
             }
-            ResultError::InvalidStructured(e) => {
-                write!(f, "structured content does not match the outputSchema: {e}")
+            ResultError::InvalidStructured => {
+                f.write_str("structured content does not match the tool's outputSchema")
             }
             ResultError::NotInRevision(feat) => {
                 write!(f, "the negotiated revision does not have {}", feat.name())
@@ -451,6 +452,19 @@ pub(super) fn completion(
 }
 
 impl Server<'_> {
+    /// Checks `value` against the `outputSchema` of tool `tool` (`Ok` when the tool has
+    /// none): where [`ResultError::InvalidStructured`] comes from, with the details.
+    ///
+    /// # Errors
+    /// [`Invalid`]: the JSON Pointer of the field and what was expected.
+    pub fn validate_structured(&self, tool: usize, value: Json<'_>) -> Result<(), Invalid> {
+        match self.catalog.tools.get(tool).and_then(|t| t.output_schema) {
+            Some(schema) => Schema::trusted(Json::from_validated(schema))
+                .validate_within(value, self.options.schema_depth),
+            None => Ok(()),
+        }
+    }
+
     /// Answers a [`ToolCall`](super::ToolCall) of tool `tool` with `result`.
     ///
     /// Structured content is checked against the tool's `outputSchema` first; it is
@@ -477,9 +491,9 @@ impl Server<'_> {
             b.check(v)?;
         }
         match (def.output_schema, result.structured) {
-            (Some(schema), Some(value)) => Schema::trusted(Json::from_validated(schema))
-                .validate_within(value, self.options.schema_depth)
-                .map_err(ResultError::InvalidStructured)?,
+            (Some(_), Some(value)) => self
+                .validate_structured(tool, value)
+                .map_err(|_| ResultError::InvalidStructured)?,
             (Some(_), None) if !result.is_error => return Err(ResultError::MissingStructured),
             _ => {}
         }

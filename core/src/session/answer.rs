@@ -150,6 +150,23 @@ impl Core<'_> {
         if !allowed {
             return Err(RespondError::InputNotAllowed);
         }
+        #[cfg(feature = "content-rules")]
+        if let Some(r) = input_requests {
+            super::meta::input_requests_content(r).map_err(RespondError::InvalidContent)?;
+        }
+        // With a seal key the state goes out as `s1.<expiry>.<mac>.<state>` (seal.rs).
+        #[cfg(feature = "seal")]
+        let mut prefix = [0u8; 72];
+        #[allow(unused_mut)]
+        let mut seal: &str = "";
+        #[cfg(feature = "seal")]
+        if let (Some(key), Some(s)) = (self.state_key, request_state) {
+            let expiry = self.now.saturating_add(self.state_ttl_ms);
+            // (HMAC takes any key: sealing does not fail; never send a state unsealed.)
+            seal = key
+                .seal(slot.method, slot.binding, expiry, s, &mut prefix)
+                .ok_or(RespondError::InputNotAllowed)?;
+        }
         self.respond_with(id, |w| {
             w.begin_object();
             w.key("resultType");
@@ -160,7 +177,7 @@ impl Core<'_> {
             }
             if let Some(s) = request_state {
                 w.key("requestState");
-                w.string(s);
+                w.string_fmt(format_args!("{seal}{s}"));
             }
             w.end_object();
         })

@@ -203,6 +203,9 @@ impl Core<'_> {
         let requests = result.get("inputRequests").filter(|r| r.is_object());
         let state = result.get("requestState").and_then(|s| s.as_str());
         let declared = requests.is_none_or(|r| input_requests_allowed(self.own_caps, r));
+        #[cfg(feature = "content-rules")]
+        let declared =
+            declared && requests.is_none_or(|r| super::meta::input_requests_content(r).is_ok());
         let ok = input
             && slot.method.allows_input_required()
             && slot.retained

@@ -6,7 +6,7 @@ use super::route::Core;
 use super::types::{OutboundId, Phase, RequestOptions, SendError};
 use crate::json::{Json, JsonStr, JsonWriter};
 use crate::jsonrpc;
-use crate::protocol::{Method, MethodKind, ProtocolVersion, Role};
+use crate::protocol::{Caps, Method, MethodKind, ProtocolVersion, Role};
 
 /// The commands of a [`Session`], borrowing everything but its event queue: what
 /// [`Session::poll_event_split`] hands out beside an event, so that the host can answer
@@ -33,6 +33,9 @@ impl<'a, 's> Commands<'a, 's> {
         self.core.life.version()
     }
 }
+
+/// Arena owner tag for the `requestedSchema` of our form elicitation in slot `i`.
+pub(crate) const SCHEMA_TAG: u16 = 0x2000;
 
 impl Core<'_> {
     /// Whether we may send `method` now (role, lifecycle, revision, capabilities).
@@ -91,15 +94,17 @@ impl Core<'_> {
         if params.is_some_and(|p| !p.is_object()) {
             return Err(SendError::ParamsNotObject);
         }
+        let schema = self.check_client_feature(method, params)?;
         let Some(index) = self.outbound.vacant() else {
             return Err(SendError::TooManyRequests);
         };
         let id = self.outbound.next_id();
         let modern = self.life.is_modern();
         // Keep the params of a request that may need an MRTR retry (checked first, so
-        // that a full arena is our error, not a surprise when the server asks for input).
-        let retain = modern && method.allows_input_required();
-        let kept = params.map_or("{}", |p| p.as_raw());
+        // that a full arena is our error, not a surprise when the server asks for input),
+        // or the `requestedSchema` of a form elicitation (its answer is checked against it).
+        let retain = (modern && method.allows_input_required()) || schema.is_some();
+        let kept = schema.unwrap_or(params.map_or("{}", |p| p.as_raw()));
         if retain && self.arena.free() < kept.len() + 4 {
             return Err(SendError::ArenaFull {
                 required: kept.len() + 4,
@@ -108,14 +113,66 @@ impl Core<'_> {
         let token = opts.progress.then_some(id);
         self.push_request(id, method, params, token, modern, None)
             .map_err(SendError::Full)?;
-        let retained = retain
-            && self
-                .arena
-                .add(&mut self.info, index as u16, kept.as_bytes());
+        let owner = if schema.is_some() {
+            SCHEMA_TAG | index as u16
+        } else {
+            index as u16
+        };
+        let retained = retain && self.arena.add(&mut self.info, owner, kept.as_bytes());
         self.outbound.consume_id();
         let handle = self.outbound.open(index, method, id, now, opts);
         self.outbound.slot_mut(index).retained = retained;
         Ok(handle)
+    }
+
+    /// A server's request for a client feature: the capability of the mode asked for
+    /// (URL-mode elicitation needs `elicitation.url`, a form `elicitation.form` or an
+    /// empty `elicitation`; sampling with `tools`/`toolChoice` needs `sampling.tools`) and,
+    /// with `content-rules`, the content rules of the revision. Returns the raw
+    /// `requestedSchema` of a form elicitation, which the core keeps to check the answer.
+    fn check_client_feature<'p>(
+        &self,
+        method: Method,
+        params: Option<Json<'p>>,
+    ) -> Result<Option<&'p str>, SendError> {
+        use crate::protocol::content::{self, ElicitationMode};
+        let p = params.unwrap_or(Json::EMPTY_OBJECT);
+        let version = self
+            .life
+            .version()
+            .unwrap_or(ProtocolVersion::LATEST_LEGACY);
+        match method {
+            Method::ElicitationCreate => {
+                let schema = match content::elicitation_mode(p) {
+                    ElicitationMode::Url => None,
+                    ElicitationMode::Form => p.get("requestedSchema").map(|s| s.as_raw()),
+                };
+                match content::elicitation_needs(p, version) {
+                    None => return Err(SendError::NotInVersion(method)),
+                    Some(cap) if !self.peer_caps.contains(cap) => {
+                        return Err(SendError::NotNegotiated(method));
+                    }
+                    Some(_) => {}
+                }
+                #[cfg(feature = "content-rules")]
+                content::check_elicitation(p, version, false).map_err(SendError::InvalidContent)?;
+                Ok(schema.filter(|_| cfg!(feature = "content-rules")))
+            }
+            Method::SamplingCreateMessage => {
+                if content::sampling_uses_tools(p) {
+                    if !version.has(crate::protocol::Feature::SamplingTools) {
+                        return Err(SendError::NotInVersion(method));
+                    }
+                    if !self.peer_caps.contains(Caps::SAMPLING_TOOLS) {
+                        return Err(SendError::NotNegotiated(method));
+                    }
+                }
+                #[cfg(feature = "content-rules")]
+                content::check_sampling(p, version).map_err(SendError::InvalidContent)?;
+                Ok(None)
+            }
+            _ => Ok(None),
+        }
     }
 
     pub(crate) fn send_notification(
@@ -197,8 +254,10 @@ impl Core<'_> {
         let s = *self.outbound.slot(i);
         if s.retained || s.has_state {
             let tag = super::client::STATE_TAG | i as u16;
-            self.arena
-                .remove_where(&mut self.info, |o, _| o == i as u16 || o == tag);
+            let schema = SCHEMA_TAG | i as u16;
+            self.arena.remove_where(&mut self.info, |o, _| {
+                o == i as u16 || o == tag || o == schema
+            });
         }
         self.outbound.free(i);
     }

@@ -29,6 +29,10 @@ pub struct InboundSlot {
     pub(crate) listen: u8,
     /// A member of the open 2025-03-26 batch: its response is staged.
     pub(crate) in_batch: bool,
+    /// 2026-07-28 with a seal key: the digest of the salient params a sealed
+    /// `requestState` is bound to.
+    #[cfg(feature = "seal")]
+    pub(crate) binding: u64,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -59,6 +63,8 @@ impl InboundSlot {
         log_level: 0xFF,
         listen: 0,
         in_batch: false,
+        #[cfg(feature = "seal")]
+        binding: 0,
     };
 
     /// The request's id as received.

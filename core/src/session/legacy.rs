@@ -86,6 +86,19 @@ impl Core<'_> {
             }
             _ => {
                 let p = params.unwrap_or(Json::EMPTY_OBJECT);
+                #[cfg(feature = "client")]
+                if self.role == Role::Client
+                    && let Some(why) = self.client_feature_refusal(method, p)
+                {
+                    self.refuse(
+                        ev,
+                        Some(id),
+                        ErrorCode::INVALID_PARAMS,
+                        why,
+                        Violation::InvalidParams(method),
+                    );
+                    return;
+                }
                 match self.inbound.open(&id, method, p) {
                     Ok(i) => {
                         let entry = Entry::Request {
@@ -98,6 +111,41 @@ impl Core<'_> {
                     Err(why) => self.refuse_unslotted(ev, id, method, why),
                 }
             }
+        }
+    }
+
+    #[cfg(feature = "client")]
+    /// Client: why an `elicitation/create` or `sampling/createMessage` from the server
+    /// must be refused with -32602 (the message sent): a mode or tools we did not declare
+    /// (DIGEST §10.2: "clients answer an undeclared mode with -32602"), or, with
+    /// `content-rules`, params that break the revision's content rules.
+    fn client_feature_refusal(&self, method: Method, p: Json<'_>) -> Option<&'static str> {
+        use crate::protocol::content;
+        let version = self
+            .life
+            .version()
+            .unwrap_or(ProtocolVersion::LATEST_LEGACY);
+        match method {
+            Method::ElicitationCreate => {
+                #[cfg(feature = "content-rules")]
+                if content::check_elicitation(p, version, false).is_err() {
+                    return Some(
+                        "Invalid params: requestedSchema is not a flat object of primitives allowed in this revision",
+                    );
+                }
+                let declared = content::elicitation_needs(p, version)
+                    .is_some_and(|c| self.own_caps.contains(c));
+                (!declared).then_some("Invalid params: elicitation mode not declared by the client")
+            }
+            Method::SamplingCreateMessage => {
+                #[cfg(feature = "content-rules")]
+                if content::check_sampling(p, version).is_err() {
+                    return Some("Invalid params: malformed tools, toolChoice or tool content");
+                }
+                (content::sampling_uses_tools(p) && !self.own_caps.contains(Caps::SAMPLING_TOOLS))
+                    .then_some("Invalid params: sampling tools not declared by the client")
+            }
+            _ => None,
         }
     }
 

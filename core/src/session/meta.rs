@@ -61,11 +61,36 @@ pub(crate) fn input_requests_allowed(caps: Caps, requests: Json<'_>) -> bool {
                         Caps::ELICITATION_FORM
                     })
                 }
-                Method::SamplingCreateMessage => caps.contains(Caps::SAMPLING),
+                Method::SamplingCreateMessage => {
+                    let tools = r
+                        .get("params")
+                        .is_some_and(crate::protocol::content::sampling_uses_tools);
+                    caps.contains(Caps::SAMPLING) && (!tools || caps.contains(Caps::SAMPLING_TOOLS))
+                }
                 Method::RootsList => caps.contains(Caps::ROOTS),
                 _ => false,
             }
         })
+}
+
+#[cfg(feature = "content-rules")]
+/// Checks the content rules of each input request of an `input_required` result
+/// (2026-07-28: an elicitation carries no `elicitationId`).
+pub(crate) fn input_requests_content(
+    requests: Json<'_>,
+) -> Result<(), crate::protocol::content::ContentError> {
+    use crate::protocol::content;
+    let v = crate::protocol::ProtocolVersion::V2026_07_28;
+    for (_, r) in requests.members() {
+        let m = r.get("method").and_then(|m| m.as_str());
+        let p = r.get("params").unwrap_or(Json::EMPTY_OBJECT);
+        match m.and_then(Method::from_json_str) {
+            Some(Method::ElicitationCreate) => content::check_elicitation(p, v, true)?,
+            Some(Method::SamplingCreateMessage) => content::check_sampling(p, v)?,
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// A stored (escaped) URI equals `u`.

@@ -80,6 +80,8 @@ mod names;
 mod outbound;
 mod outbox;
 mod route;
+#[cfg(feature = "seal")]
+mod seal;
 mod storage;
 mod types;
 
@@ -250,6 +252,15 @@ impl<'s> Session<'s> {
         if config.instructions.is_none() {
             spans[3] = (0, 0);
         }
+        #[cfg(feature = "seal")]
+        let state_key = match config.state_key {
+            None => None,
+            Some(k) => Some(seal::Key::new(k).ok_or(ConfigError::StateKey)?),
+        };
+        #[cfg(not(feature = "seal"))]
+        if config.state_key.is_some() {
+            return Err(ConfigError::StateKey);
+        }
         let mut core = Core {
             role: config.role,
             limits: l,
@@ -269,6 +280,12 @@ impl<'s> Session<'s> {
             cache_public: config.cache_public,
             probe_timeout_ms: config.probe_timeout_ms,
             batch: BatchState::new(at + config.arena_bytes, config.batch_bytes),
+            #[cfg(feature = "seal")]
+            now,
+            #[cfg(feature = "seal")]
+            state_key,
+            #[cfg(feature = "seal")]
+            state_ttl_ms: config.state_ttl_ms,
         };
         #[cfg(feature = "client")]
         if core.role == Role::Client {
@@ -336,6 +353,7 @@ impl<'s> Session<'s> {
     /// `bytes.len()` when the transmit or event queue is full: drain them and offer the
     /// rest again.
     pub fn handle_bytes(&mut self, now: u64, bytes: &[u8]) -> usize {
+        self.core.saw_time(now);
         // Bytes that complete no line need no room checks: stored (or skipped) at once.
         if !self.core.life.is_closed() && self.decoder.take_partial(bytes) {
             return bytes.len();
@@ -368,6 +386,7 @@ impl<'s> Session<'s> {
     /// The peer closed its side of the stream. A final line without `\n` is processed,
     /// then [`Event::Closed`] is queued.
     pub fn handle_eof(&mut self, now: u64) {
+        self.core.saw_time(now);
         if self.core.life.is_closed() {
             return;
         }
@@ -385,6 +404,7 @@ impl<'s> Session<'s> {
 
     /// Time has passed: expires requests whose deadline is `now` or earlier.
     pub fn handle_timeout(&mut self, now: u64) {
+        self.core.saw_time(now);
         self.core.on_timeout(&mut self.events, now);
     }
 

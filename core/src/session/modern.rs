@@ -155,21 +155,88 @@ impl Core<'_> {
             self.open_listen(ev, id, params);
             return;
         }
+        // A sealed `requestState` is verified, and the host sees the params without the
+        // seal: the text before the state, the host's own state, the text after it.
+        #[allow(unused_mut)]
+        let mut parts = [params.as_raw(), "", ""];
+        #[cfg(feature = "seal")]
+        let raw = params.as_raw();
+        #[cfg(feature = "seal")]
+        let binding = match self.unseal_state(method, params) {
+            Ok((b, Some((at, plain, end)))) => {
+                parts = [&raw[..at], plain, &raw[end..]];
+                b
+            }
+            Ok((b, None)) => b,
+            Err(msg) => {
+                self.refuse(
+                    ev,
+                    Some(id),
+                    ErrorCode::INVALID_PARAMS,
+                    msg,
+                    Violation::InvalidParams(method),
+                );
+                return;
+            }
+        };
         match self.inbound.open(&id, method, params) {
             Ok(i) => {
                 let slot = self.inbound.slot_mut(i);
                 slot.modern = true;
                 slot.client_caps = Caps::from_json(caps);
                 slot.log_level = log_level.map_or(0xFF, |l| l as u8);
+                #[cfg(feature = "seal")]
+                {
+                    slot.binding = binding;
+                }
                 let entry = Entry::Request {
                     id: self.inbound.handle(i),
                     method,
                     has_params: true,
                 };
-                ev.push(entry, &[params.as_raw()]);
+                ev.push(entry, &parts);
             }
             Err(why) => self.refuse_unslotted(ev, id, method, why),
         }
+    }
+
+    #[cfg(all(feature = "modern", feature = "seal"))]
+    /// With a seal key, for a request that may carry `requestState`: the binding digest
+    /// of its params, and, when it carries a state, where the state's JSON string body
+    /// starts and ends in the params text and the host's state inside it.
+    ///
+    /// # Errors
+    /// The -32602 message for a state that is not a string, not ours, altered, bound to
+    /// another request, or expired (MODERN §6, §8.4: "tampered `requestState`").
+    #[allow(clippy::type_complexity)]
+    fn unseal_state<'p>(
+        &self,
+        method: Method,
+        params: Json<'p>,
+    ) -> Result<(u64, Option<(usize, &'p str, usize)>), &'static str> {
+        let Some(key) = self.state_key.filter(|_| method.allows_input_required()) else {
+            return Ok((0, None));
+        };
+        let binding = super::seal::binding(method, params);
+        let Some(state) = params.get("requestState") else {
+            return Ok((binding, None));
+        };
+        let state = state
+            .as_str()
+            .ok_or("Invalid params: requestState must be a string")?;
+        let plain = key
+            .open(method, binding, self.now, state)
+            .map_err(|e| match e {
+                super::seal::Unsealed::Expired => "Invalid params: requestState expired",
+                super::seal::Unsealed::Invalid => {
+                    "Invalid params: requestState failed verification"
+                }
+            })?;
+        // Offsets of the string body in the params text (both borrow the same line).
+        let base = params.as_raw().as_ptr() as usize;
+        let at = state.raw().as_ptr() as usize - base;
+        let end = at + state.raw().len();
+        Ok((binding, Some((at, plain, end))))
     }
 
     #[cfg(feature = "modern")]

@@ -45,9 +45,26 @@ pub(crate) struct Core<'s> {
     pub(crate) cache_public: bool,
     pub(crate) probe_timeout_ms: u64,
     pub(crate) batch: BatchState,
+    /// The latest `now` the host gave (the clock of sealed `requestState` expiries).
+    #[cfg(feature = "seal")]
+    pub(crate) now: u64,
+    /// 2026-07-28 server: the `requestState` seal key (`Config::state_key`).
+    #[cfg(feature = "seal")]
+    pub(crate) state_key: Option<super::seal::Key>,
+    #[cfg(feature = "seal")]
+    pub(crate) state_ttl_ms: u64,
 }
 
 impl Core<'_> {
+    /// Time as the host reports it (kept monotonic; only the seal needs it).
+    pub(crate) fn saw_time(&mut self, now: u64) {
+        #[cfg(feature = "seal")]
+        {
+            self.now = self.now.max(now);
+        }
+        let _ = now;
+    }
+
     /// Room to handle a line of `line_len` bytes: its automatic replies and its events.
     pub(crate) fn has_room(&self, ev: &EventQueue<'_>, line_len: usize, is_batch: bool) -> bool {
         if is_batch && self.batch.open {
@@ -474,7 +491,16 @@ impl Core<'_> {
             #[cfg(feature = "client")]
             Ok(result) if self.life.is_modern() => self.on_modern_result(ev, i, result),
             Ok(result) => {
+                #[cfg(feature = "content-rules")]
+                let valid = self.answer_matches_request(i, result);
+                #[cfg(not(feature = "content-rules"))]
+                let valid = true;
                 self.finish_outbound(i);
+                if !valid {
+                    self.violation(ev, Violation::InvalidResult);
+                    ev.push(Entry::InvalidResult { id }, &[result.as_raw()]);
+                    return;
+                }
                 ev.push(Entry::Response { id }, &[result.as_raw()]);
             }
             Err(e) => {
@@ -489,6 +515,24 @@ impl Core<'_> {
                 ev.push(entry, &[m, d]);
             }
         }
+    }
+
+    #[cfg(feature = "content-rules")]
+    /// Server, legacy: an answer to our form `elicitation/create` matches the
+    /// `requestedSchema` kept for it in the arena (owner: `SCHEMA_TAG` | the slot index).
+    /// Anything else is not checked here.
+    fn answer_matches_request(&self, i: usize, result: Json<'_>) -> bool {
+        let slot = self.outbound.slot(i);
+        if slot.method != Method::ElicitationCreate || !slot.retained {
+            return true;
+        }
+        let schema = self
+            .arena
+            .get(&self.info, super::commands::SCHEMA_TAG | i as u16)
+            .and_then(|b| core::str::from_utf8(b).ok())
+            .map(Json::from_validated);
+        schema
+            .is_none_or(|s| crate::protocol::content::check_elicitation_content(s, result).is_ok())
     }
 
     /// Time passed: the handshake's deadline, then our requests' deadlines.

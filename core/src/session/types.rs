@@ -46,6 +46,19 @@ pub struct Config<'c> {
     /// of a 2025-03-26 JSON-RPC batch wait until the whole batch is answered. 0 disables
     /// batches (they are answered -32600). Default 8192.
     pub batch_bytes: usize,
+    /// Server, 2026-07-28: the key that seals `requestState` (HMAC-SHA256, at least 16
+    /// bytes; 32 random bytes recommended). With a key the core seals the state the host
+    /// gives [`respond_input_required`](super::Session::respond_input_required) and,
+    /// when the client echoes it, verifies and strips the seal before the host sees it;
+    /// a tampered, expired or foreign state is answered -32602 (MODERN §8.4). `None`
+    /// (the default): states pass through as the host wrote them, which MODERN §8.4
+    /// allows only when tampering can do nothing worse than fail the request. Needs the
+    /// `seal` Cargo feature.
+    pub state_key: Option<&'c [u8]>,
+    /// Server, 2026-07-28: how long a sealed `requestState` stays valid, in ms, counted
+    /// from the last `now` the session was given when the state was sealed. Default
+    /// 600 000 (10 minutes: a user answering a form).
+    pub state_ttl_ms: u64,
 }
 
 impl<'c> Config<'c> {
@@ -65,6 +78,8 @@ impl<'c> Config<'c> {
             cache_public: false,
             probe_timeout_ms: 3000,
             batch_bytes: 8192,
+            state_key: None,
+            state_ttl_ms: 600_000,
         }
     }
 
@@ -254,9 +269,11 @@ pub enum Event<'a> {
         /// The honoured `notifications` filter.
         notifications: Json<'a>,
     },
-    /// Client, 2026-07-28: the server's result was invalid for the request (unknown
-    /// `resultType`, `input_required` where not allowed, too many MRTR rounds, an input
-    /// kind we did not declare). The request is finished.
+    /// The peer's result was invalid for the request; the request is finished. Client,
+    /// 2026-07-28: an unknown `resultType`, `input_required` where not allowed, too many
+    /// MRTR rounds, an input kind we did not declare or an input request that breaks a
+    /// content rule. Server (legacy): an accepted `elicitation/create` whose `content`
+    /// does not match the `requestedSchema` asked with.
     InvalidResult {
         /// Which request.
         id: OutboundId,
@@ -332,8 +349,11 @@ pub enum Violation {
     UnexpectedMessage,
     /// 2026-07-28: the subscription table or arena is full (-32603 sent).
     TooManySubscriptions,
-    /// 2026-07-28 client: an invalid result (unknown `resultType`, `input_required` on a
-    /// method that does not allow it, too many MRTR rounds); reported as an error response.
+    /// An invalid result, reported as [`Event::InvalidResult`]: 2026-07-28 client, an
+    /// unknown `resultType`, `input_required` on a method that does not allow it, too many
+    /// MRTR rounds, an input request we did not declare or that breaks a content rule;
+    /// legacy server, an `elicitation/create` answer whose `content` does not match the
+    /// `requestedSchema` asked with.
     InvalidResult,
 }
 
@@ -392,6 +412,9 @@ pub enum ConfigError {
         /// Bytes asked for in all.
         required: usize,
     },
+    /// `state_key` is shorter than 16 bytes, or this build leaves out the `seal` Cargo
+    /// feature.
+    StateKey,
 }
 
 impl fmt::Display for ConfigError {
@@ -413,6 +436,9 @@ impl fmt::Display for ConfigError {
             ConfigError::OutOfMemory { required } => {
                 write!(f, "cannot allocate {required} bytes of session buffers")
             }
+            ConfigError::StateKey => f.write_str(
+                "state_key must be at least 16 bytes, in a build with the `seal` feature",
+            ),
         }
     }
 }
@@ -452,6 +478,10 @@ pub enum SendError {
         /// Bytes needed.
         required: usize,
     },
+    /// The params break a content rule of the revision: an `elicitation/create` whose
+    /// `requestedSchema` is not a flat object of primitives, a malformed sampling
+    /// `tools`/`toolChoice` (the `content-rules` feature).
+    InvalidContent(crate::protocol::content::ContentError),
 }
 
 impl fmt::Display for SendError {
@@ -476,6 +506,7 @@ impl fmt::Display for SendError {
                 f,
                 "arena full: {required} bytes needed to keep the params for a retry"
             ),
+            SendError::InvalidContent(e) => write!(f, "invalid params: {e}"),
         }
     }
 }
@@ -499,6 +530,9 @@ pub enum RespondError {
     /// `resources/read` of a 2026-07-28 request, with input requests the request's client
     /// capabilities allow.
     InputNotAllowed,
+    /// An input request of an `input_required` result breaks a content rule (an
+    /// elicitation schema, sampling tools).
+    InvalidContent(crate::protocol::content::ContentError),
 }
 
 impl fmt::Display for RespondError {
@@ -513,6 +547,7 @@ impl fmt::Display for RespondError {
             RespondError::InputNotAllowed => {
                 f.write_str("input_required is not allowed for this request")
             }
+            RespondError::InvalidContent(e) => write!(f, "invalid input request: {e}"),
         }
     }
 }
@@ -624,7 +659,7 @@ impl fmt::Display for Violation {
             }
             Violation::TooManySubscriptions => f.write_str("subscription table or arena full"),
             Violation::InvalidResult => f.write_str(
-                "invalid result for the request (unknown resultType, input_required where not allowed, or too many input rounds)",
+                "invalid result for the request (unknown resultType, input_required where not allowed, too many input rounds, or elicitation content that does not match the schema)",
             ),
         }
     }

@@ -210,9 +210,14 @@ class Session:
         outbound_slots: int = 16,
         request_timeout_ms: int | None = None,
         probe_timeout_ms: int = 3000,
+        state_key: bytes | None = None,
+        state_ttl_ms: int = 600000,
         now_ms: int = 0,
     ) -> Session:
-        """Creates a session (`ConfigError` for a bad role, version or limit)."""
+        """Creates a session (`ConfigError` for a bad role, version, limit or a
+        `state_key` shorter than 16 bytes). With `state_key` (server, 2026-07-28) the
+        core seals `requestState` (HMAC-SHA256, valid `state_ttl_ms`) and hands the
+        retry's state back plain; a tampered or expired one is answered -32602."""
 
     # ---- getters ----
 
