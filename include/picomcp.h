@@ -435,10 +435,10 @@ enum picomcp_status
    */
   PICOMCP_STATUS_NOT_IN_REVISION = -65,
   /**
-   * Server layer: a content block is malformed (`PICOMCP_CONTENT_JSON` that is not an
-   * object with a `type`, `_meta` that is not an object, an unknown kind).
+   * Server layer: a content block is malformed (`PICOMCP_CONTENT_KIND_JSON` that is not
+   * an object with a `type`, `_meta` that is not an object, an unknown kind).
    */
-  PICOMCP_STATUS_INVALID_CONTENT = -66,
+  PICOMCP_STATUS_INVALID_BLOCK = -66,
   /**
    * Server layer: more than `PICOMCP_SERVER_MAX_BLOCKS` content blocks, messages or
    * resource contents in one answer.
@@ -2803,7 +2803,7 @@ picomcp_status picomcp_session_poll_served(struct picomcp_session *session,
  * A refused answer sends nothing and the request stays open (answer it again, for
  * example with a text block and `is_error`): `PICOMCP_STATUS_INVALID_STRUCTURED` (with
  * `*err` naming the JSON Pointer of the field and what was expected),
- * `_MISSING_STRUCTURED`, `_NOT_IN_REVISION`, `_INVALID_CONTENT`, `_UNKNOWN_DEFINITION`,
+ * `_MISSING_STRUCTURED`, `_NOT_IN_REVISION`, `_INVALID_BLOCK`, `_UNKNOWN_DEFINITION`,
  * `_TOO_MANY_BLOCKS`, or a session status as `picomcp_session_respond` (`QUEUE_FULL`:
  * drain and retry). `err` may be NULL. The current event's views stay valid.
  *
@@ -2836,7 +2836,7 @@ picomcp_status picomcp_server_respond_read(const struct picomcp_server *server,
  * Answers a `PICOMCP_EVENT_KIND_CALL_PROMPT` (`prompt` = `picomcp_call.index`) with
  * `count` messages (at most `PICOMCP_SERVER_MAX_BLOCKS`); the prompt's description
  * comes from its definition. `PICOMCP_STATUS_NOT_IN_REVISION` for a block the revision
- * lacks, `_INVALID_CONTENT`, `_UNKNOWN_DEFINITION`, else as `picomcp_session_respond`.
+ * lacks, `_INVALID_BLOCK`, `_UNKNOWN_DEFINITION`, else as `picomcp_session_respond`.
  *
  * # Safety
  * `server` NULL or a `picomcp_server`; `session` a live session; `messages` must point

@@ -403,21 +403,31 @@ fn call_to_c(
 
 /// The status (and C error) of a refused answer.
 fn result_error(e: ResultError, err: *mut picomcp_server_error) -> picomcp_status {
+    result_error_with(e, None, err)
+}
+
+/// As [`result_error`], with the schema's reason for `InvalidStructured` in the message.
+fn result_error_with(
+    e: ResultError,
+    detail: Option<picomcp_core::schema::Invalid>,
+    err: *mut picomcp_server_error,
+) -> picomcp_status {
     use picomcp_server_error_kind as K;
     let (kind, status) = match e {
         ResultError::Respond(r) => (K::Respond, convert::respond_error(r)),
         ResultError::UnknownDefinition => (K::UnknownDefinition, picomcp_status::UnknownDefinition),
         ResultError::MissingStructured => (K::MissingStructured, picomcp_status::MissingStructured),
-        ResultError::InvalidStructured(_) => {
-            (K::InvalidStructured, picomcp_status::InvalidStructured)
-        }
+        ResultError::InvalidStructured => (K::InvalidStructured, picomcp_status::InvalidStructured),
         ResultError::NotInRevision(_) => (K::NotInRevision, picomcp_status::NotInRevision),
         ResultError::InvalidContent => (K::InvalidContent, picomcp_status::InvalidBlock),
         _ => (K::Other, picomcp_status::Unknown),
     };
     let mut c = picomcp_server_error::NONE;
     c.kind = kind as u32;
-    c.set_message(format_args!("{e}"));
+    match detail {
+        Some(d) => c.set_message(format_args!("{e}: {d}")),
+        None => c.set_message(format_args!("{e}")),
+    }
     // SAFETY: the exported function's caller passes NULL or a writable error.
     unsafe { report(err, c) };
     status
@@ -558,7 +568,8 @@ pub unsafe extern "C" fn picomcp_server_respond_tool(
                 *slot = content_from_c(c)?;
             }
             let content = &buf[..src.len()];
-            let mut tr = match opt_json_arg(r.structured)? {
+            let structured = opt_json_arg(r.structured)?;
+            let mut tr = match structured {
                 Some(s) if r.content.is_null() => ToolResult::structured(s),
                 Some(s) => ToolResult::structured(s).with_content(content),
                 None => ToolResult::content(content),
@@ -571,7 +582,16 @@ pub unsafe extern "C" fn picomcp_server_respond_tool(
             }
             let mut cmds = b.session.commands();
             srv.respond_tool(&mut cmds, InboundId::from_bits(id), tool, &tr)
-                .map_err(|e| result_error(e, err))
+                .map_err(|e| {
+                    // The reason (JSON Pointer, what was expected), asked for only now.
+                    let detail = match (e, structured) {
+                        (ResultError::InvalidStructured, Some(v)) => {
+                            srv.validate_structured(tool, v).err()
+                        }
+                        _ => None,
+                    };
+                    result_error_with(e, detail, err)
+                })
         })
     }
 }

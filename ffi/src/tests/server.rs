@@ -356,6 +356,15 @@ fn calls_come_out_as_events_and_answers_are_shaped() {
     assert!(message(&err).contains("outputSchema"), "{}", message(&err));
     r.content = ptr::null();
     r.content_count = 0;
+    r.structured = s(r#"{"sum":"three"}"#);
+    // SAFETY: as above.
+    let st = unsafe { picomcp_server_respond_tool(srv, sess, e.id, call.index, &r, &mut err) };
+    assert_eq!(st, picomcp_status::InvalidStructured);
+    assert_eq!(
+        err.kind,
+        picomcp_server_error_kind::InvalidStructured as u32
+    );
+    assert!(message(&err).contains("/sum"), "{}", message(&err));
     r.structured = s(r#"{"sum":3}"#);
     // SAFETY: as above.
     let st = unsafe { picomcp_server_respond_tool(srv, sess, e.id, 7, &r, &mut err) };
