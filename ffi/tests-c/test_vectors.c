@@ -529,7 +529,8 @@ static int run(const char *path) {
       npending--;
     } else if (served && !strcmp(name, "expect_no_event")) {
       if (npending) FAIL("step %d: event %.600s", step, pending[0].json);
-    } else if (!strncmp(name, "respond_", 8) && strcmp(name, "respond_error")) {
+    } else if (!strcmp(name, "respond_tool") || !strcmp(name, "respond_read") || !strcmp(name, "respond_prompt") ||
+               !strcmp(name, "respond_completion")) {
       if (!served || !call_kind) FAIL("step %d: %s without a call", step, name);
       st = respond_call(s, name, v);
       if (st) { last_error = st; have_error = 1; last_name = result_name(st); }
