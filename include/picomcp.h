@@ -855,30 +855,41 @@ enum picomcp_event_kind
    */
   PICOMCP_EVENT_KIND_SUBSCRIPTION_ENDED = 15,
   /**
+   * Client: a tool in a `tools/list` result differs from its pin (rug-pull
+   * detection). `text`: the tool's name (unescaped); `json`:
+   * `{"old":"<32 hex>","new":"<32 hex>"}`, the pinned digest and the new one.
+   */
+  PICOMCP_EVENT_KIND_TOOL_CHANGED = 16,
+  /**
+   * Client: tools of a `tools/list` result went unchecked (no free pin, or the
+   * change event did not fit the queue now). `json`: `{"unpinned":N,"unreported":M}`.
+   */
+  PICOMCP_EVENT_KIND_PINS_INCOMPLETE = 17,
+  /**
    * Server layer (`picomcp_session_poll_served` only): `tools/call` of a known tool
    * whose arguments match its `inputSchema`. `id`, `method`, `method_name`, `json`
    * (the params); the `picomcp_call` has the tool's index and the arguments. Answer
    * with `picomcp_server_respond_tool`.
    */
-  PICOMCP_EVENT_KIND_CALL_TOOL = 16,
+  PICOMCP_EVENT_KIND_CALL_TOOL = 20,
   /**
    * Server layer: `resources/read` of a URI that names a resource or matches a
    * template; the `picomcp_call` says which, with the URI and the template's
    * variables. Answer with `picomcp_server_respond_read`.
    */
-  PICOMCP_EVENT_KIND_CALL_READ = 17,
+  PICOMCP_EVENT_KIND_CALL_READ = 21,
   /**
    * Server layer: `prompts/get` of a known prompt with its required arguments, all
    * strings; the `picomcp_call` has the prompt's index and the arguments. Answer with
    * `picomcp_server_respond_prompt`.
    */
-  PICOMCP_EVENT_KIND_CALL_PROMPT = 18,
+  PICOMCP_EVENT_KIND_CALL_PROMPT = 22,
   /**
    * Server layer: `completion/complete` of a completable prompt argument or template
    * variable; the `picomcp_call` has the target, the argument, the value typed so far
    * and the context. Answer with `picomcp_server_respond_completion`.
    */
-  PICOMCP_EVENT_KIND_CALL_COMPLETE = 19,
+  PICOMCP_EVENT_KIND_CALL_COMPLETE = 23,
   /**
    * An event this library does not know yet (from a newer core); ignore it.
    */

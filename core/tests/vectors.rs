@@ -7,14 +7,15 @@ use picomcp::json::Json;
 use picomcp::protocol::{Method, ProtocolVersion, Versions};
 use picomcp::server::{CAPABILITIES_MAX, Server};
 use picomcp::session::{
-    Change, Config, Event, InboundId, OutboundId, RequestOptions, Session, StaticStorage,
+    Change, Config, Event, InboundId, OutboundId, RequestOptions, Session, StaticStorage, Storage,
 };
 use serde_json::{Value, json};
 
 #[path = "common/served.rs"]
 mod served;
 
-type Mem = StaticStorage<8192, 32768, 32768, 8, 8, 8192>;
+/// The pins: as many as the C API gives every session (`Storage::DEFAULT_PINS`).
+type Mem = StaticStorage<8192, 32768, 32768, 8, 8, 8192, 16, { Storage::DEFAULT_PINS }>;
 
 fn leak(v: &Value) -> &'static str {
     Box::leak(v.to_string().into_boxed_str())
@@ -100,6 +101,18 @@ fn event_json(e: &Event<'_>) -> Value {
         }
         Event::InvalidResult { .. } => json!({"type": "invalid_result"}),
         Event::SubscriptionEnded { .. } => json!({"type": "subscription_ended"}),
+        Event::ToolChanged { name, old, new } => json!({
+            "type": "tool_changed",
+            "name": name.to_string(),
+            "digests": {"old": old.to_string(), "new": new.to_string()},
+        }),
+        Event::PinsIncomplete {
+            unpinned,
+            unreported,
+        } => json!({
+            "type": "pins_incomplete",
+            "counts": {"unpinned": unpinned, "unreported": unreported},
+        }),
         Event::PeerViolation(v) => {
             let d = format!("{v:?}");
             let kind = d.split(['(', ' ', '{']).next().unwrap().to_string();

@@ -8,7 +8,7 @@
 use core::fmt;
 
 use picomcp_core::Limits;
-use picomcp_core::json::{Json, JsonErrorKind, JsonStr};
+use picomcp_core::json::{Json, JsonErrorKind, JsonStr, JsonWriter};
 use picomcp_core::jsonrpc::ParseErrorKind;
 use picomcp_core::protocol::{LogLevel, METHODS, Method, ProtocolVersion, Role, Versions};
 use picomcp_core::session::{
@@ -381,6 +381,32 @@ pub fn event_to_c(ev: Event<'_>, scratch: &mut [u8]) -> picomcp_event {
     e.code = f.code.unwrap_or(0);
     e.progress = f.progress.unwrap_or(f64::NAN);
     e.total = f.total.unwrap_or(f64::NAN);
+    // Tool pins: the digests or counts as a small JSON object at the end of `scratch`
+    // (the tool name, decoded, goes at its start).
+    let pin = f.digests.is_some() || f.unchecked.is_some();
+    let at = if pin {
+        scratch.len().saturating_sub(PIN_JSON)
+    } else {
+        scratch.len()
+    };
+    let (scratch, tail) = scratch.split_at_mut(at);
+    if let Some((old, new)) = f.digests {
+        e.json = pin_json(tail, |w| {
+            let (mut a, mut b) = ([0u8; 32], [0u8; 32]);
+            w.key("old");
+            w.string(old.to_hex(&mut a));
+            w.key("new");
+            w.string(new.to_hex(&mut b));
+        });
+    }
+    if let Some((unpinned, unreported)) = f.unchecked {
+        e.json = pin_json(tail, |w| {
+            w.key("unpinned");
+            w.u64(unpinned.into());
+            w.key("unreported");
+            w.u64(unreported.into());
+        });
+    }
     if let Some(t) = f.text() {
         e.text = decoded(t, scratch);
     }
@@ -400,6 +426,21 @@ pub fn event_to_c(ev: Event<'_>, scratch: &mut [u8]) -> picomcp_event {
     e
 }
 
+/// Room at the end of the scratch buffer for a pin event's JSON (digests: 83 bytes).
+const PIN_JSON: usize = 96;
+
+/// `{` members `}` written by `f` into `buf`, as a `picomcp_str` (absent if it does not fit).
+fn pin_json(buf: &mut [u8], f: impl Fn(&mut JsonWriter<'_>)) -> picomcp_str {
+    let mut w = JsonWriter::new(buf);
+    w.begin_object();
+    f(&mut w);
+    w.end_object();
+    match w.finish() {
+        Ok(n) => core::str::from_utf8(&buf[..n]).map_or(picomcp_str::NONE, picomcp_str::new),
+        Err(_) => picomcp_str::NONE,
+    }
+}
+
 /// The C kind of an event kind.
 fn event_kind_to_c(k: EventKind) -> picomcp_event_kind {
     use picomcp_event_kind as K;
@@ -417,6 +458,8 @@ fn event_kind_to_c(k: EventKind) -> picomcp_event_kind {
         EventKind::SubscriptionAcknowledged => K::SubscriptionAcknowledged,
         EventKind::InvalidResult => K::InvalidResult,
         EventKind::SubscriptionEnded => K::SubscriptionEnded,
+        EventKind::ToolChanged => K::ToolChanged,
+        EventKind::PinsIncomplete => K::PinsIncomplete,
         EventKind::PeerViolation => K::PeerViolation,
         EventKind::Closed => K::Closed,
         _ => K::Other,

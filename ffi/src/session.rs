@@ -24,7 +24,7 @@ use picomcp_core::error::ErrorCode;
 use picomcp_core::json::{Json, JsonWriter, MAX_DEPTH_CAP};
 use picomcp_core::session::{
     EventSlot, InboundId, InboundSlot, OutboundId, OutboundSlot, RequestOptions, Session, Slice,
-    Storage,
+    Storage, ToolPin,
 };
 
 use crate::boundary::{FfiResult, boundary, in_bytes, input, opt_str_arg, out, out_bytes, str_arg};
@@ -69,6 +69,7 @@ struct Plan {
     inbound: usize,
     outbound: usize,
     event_slots: usize,
+    pins: usize,
     rx: usize,
     tx: usize,
     events: usize,
@@ -96,9 +97,16 @@ fn plan(c: &Converted<'_>) -> FfiResult<Plan> {
         add(outbound, mul(c.outbound, size_of::<OutboundSlot>())?)?,
         align_of::<EventSlot>(),
     )?;
+    let pins = up(
+        add(
+            event_slots,
+            mul(Storage::event_slots_for(c.events), size_of::<EventSlot>())?,
+        )?,
+        align_of::<Option<ToolPin>>(),
+    )?;
     let rx = add(
-        event_slots,
-        mul(Storage::event_slots_for(c.events), size_of::<EventSlot>())?,
+        pins,
+        mul(Storage::DEFAULT_PINS, size_of::<Option<ToolPin>>())?,
     )?;
     let tx = add(rx, c.rx)?;
     let events = add(tx, c.tx)?;
@@ -112,6 +120,7 @@ fn plan(c: &Converted<'_>) -> FfiResult<Plan> {
         inbound,
         outbound,
         event_slots,
+        pins,
         rx,
         tx,
         events,
@@ -156,6 +165,12 @@ unsafe fn place(
         // SAFETY: slot `i` is inside the event slot region, aligned, and writable.
         unsafe { event_slots.add(i).write(EventSlot::EMPTY) };
     }
+    // SAFETY: `plan` keeps the pin region inside `p.total` and aligned for its type.
+    let pins = unsafe { mem.add(p.pins) }.cast::<Option<ToolPin>>();
+    for i in 0..Storage::DEFAULT_PINS {
+        // SAFETY: pin `i` is inside the pin region, aligned, and writable.
+        unsafe { pins.add(i).write(None) };
+    }
     // SAFETY: the regions are disjoint, initialised, inside the block, and the caller
     // keeps the block alive until deinit, which is what the `'static` stands for.
     let storage = unsafe {
@@ -167,6 +182,7 @@ unsafe fn place(
             inbound: Slice::Borrowed(core::slice::from_raw_parts_mut(inbound, c.inbound)),
             outbound: Slice::Borrowed(core::slice::from_raw_parts_mut(outbound, c.outbound)),
             info: Slice::Borrowed(bytes(mem, p.info, c.info)),
+            pins: Slice::Borrowed(core::slice::from_raw_parts_mut(pins, Storage::DEFAULT_PINS)),
         }
     };
     // SAFETY: as above, for the scratch region.

@@ -319,7 +319,7 @@ static picomcp_status respond_call(picomcp_session *s, const char *step, picomcp
 static size_t render(const picomcp_event *e, char *buf, size_t cap) {
   static const char *types[] = {"none", "negotiated", "ready", "request", "notification", "response", "error_response",
     "timed_out", "cancelled", "progress", "violation", "closed", "input_required", "subscription_acknowledged",
-    "invalid_result", "subscription_ended"};
+    "invalid_result", "subscription_ended", "tool_changed", "pins_incomplete"};
   picomcp_writer w;
   size_t n = 0;
   uint32_t k = e->kind;
@@ -351,6 +351,9 @@ static size_t render(const picomcp_event *e, char *buf, size_t cap) {
     picomcp_writer_key(&w, S("kind")); picomcp_writer_string(&w, S(violation_name(e->violation))); break;
   case PICOMCP_EVENT_KIND_CLOSED:
     picomcp_writer_key(&w, S("reason")); picomcp_writer_string(&w, S(close_name(e->close_reason))); break;
+  case PICOMCP_EVENT_KIND_TOOL_CHANGED:
+    picomcp_writer_key(&w, S("name")); picomcp_writer_string(&w, e->text); json_key = "digests"; break;
+  case PICOMCP_EVENT_KIND_PINS_INCOMPLETE: json_key = "counts"; break;
   default: break;
   }
   if (json_key) {

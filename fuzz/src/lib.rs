@@ -6,6 +6,7 @@
 //! - `framing`: `[cap] [flags] [split offsets: 2 bytes each] stream...`
 //! - `json_scanner`: the JSON text itself.
 //! - `float`: `[8 bytes: an f64's bits] number text...` (see [`float`]).
+//! - `json_scanner`, `canonical`: the JSON text itself.
 //! - `jsonrpc_parse`: `[limits selector] line...`
 //! - `uri_template`: `template \0 uri` (see [`uri_template`]).
 //! - `roots`: `[rules] roots (newline-separated) \0 target` (see [`roots`]).
@@ -15,6 +16,7 @@
 //! - `server_layer`: `[mode] [answer seed] line...` (see [`server_layer`]).
 
 pub mod float;
+pub mod canonical;
 pub mod framing;
 pub mod json_scanner;
 pub mod jsonrpc_parse;

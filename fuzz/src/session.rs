@@ -353,6 +353,7 @@ struct Buffers {
     inbound: Vec<InboundSlot>,
     outbound: Vec<OutboundSlot>,
     info: Vec<u8>,
+    pins: Vec<Option<picomcp::session::ToolPin>>,
 }
 
 impl Buffers {
@@ -365,6 +366,7 @@ impl Buffers {
             inbound: vec![InboundSlot::EMPTY; slots],
             outbound: vec![OutboundSlot::EMPTY; slots],
             info: vec![0; info],
+            pins: vec![None; 8],
         }
     }
     fn storage(&mut self) -> Storage<'_> {
@@ -376,6 +378,7 @@ impl Buffers {
             inbound: (&mut self.inbound[..]).into(),
             outbound: (&mut self.outbound[..]).into(),
             info: (&mut self.info[..]).into(),
+            pins: (&mut self.pins[..]).into(),
         }
     }
 }

@@ -5,7 +5,8 @@ use picomcp::protocol::ProtocolVersion;
 
 /// `--help`, and the text after a usage error.
 pub(crate) const USAGE: &str = "\
-usage: picomcp-probe [--timeout-ms N] [--protocol VERSION] [--json] [-- SERVER_CMD ARGS...]
+usage: picomcp-probe [--timeout-ms N] [--protocol VERSION] [--json] [--pin FILE]
+                     [--lint-results] [--strict-lint] [-- SERVER_CMD ARGS...]
 
 Starts an MCP server over stdio, checks every feature it declares and prints a report.
 Without SERVER_CMD it probes the Rust demo server (picomcp-demo, next to this binary).
@@ -16,10 +17,24 @@ Without SERVER_CMD it probes the Rust demo server (picomcp-demo, next to this bi
                         stdin EOF (at least 2 s; 2 s before 2026-07-28, not counted)
   --protocol VERSION    propose and accept only this revision (e.g. 2024-11-05)
   --json                print a machine-readable summary instead of the report
+  --pin FILE            tool pins (rug-pull detection): when FILE does not exist, save
+                        a digest and the definition of every listed tool in it; when it
+                        does, check the server's tools against it: a changed tool fails
+                        the run (the report names the tool and the fields that changed).
+                        New and missing tools are noted, not failed.
+  --lint-results        also lint the text of tool results (indirect prompt injection)
+  --strict-lint         lint warnings fail the run (by default they are only reported)
   -h, --help            print this help
 
-exit status: 0 when every check passed and no violation was seen, 1 otherwise,
-2 on a usage or spawn error";
+The poisoning lint always runs on tool and prompt descriptions (and titles and the
+descriptions inside inputSchema, outputSchema and prompt arguments): it warns about
+invisible or bidirectional-control Unicode, tag characters, text addressed to the model,
+references to secrets and dot-files, instructions to call other tools first, and
+descriptions longer than 1024 characters. Each warning cites the text and its position.
+
+exit status: 0 when every check passed and no violation was seen (lint warnings count
+only with --strict-lint), 1 otherwise (a changed pinned tool included), 2 on a usage or
+spawn error or an unreadable pin file";
 
 /// `--timeout-ms` when not given.
 pub(crate) const DEFAULT_TIMEOUT_MS: u64 = 10_000;
@@ -30,6 +45,10 @@ pub(crate) struct Args {
     /// Propose (and accept) only this revision.
     pub(crate) protocol: Option<ProtocolVersion>,
     pub(crate) json: bool,
+    /// `--pin FILE`.
+    pub(crate) pin: Option<std::path::PathBuf>,
+    pub(crate) lint_results: bool,
+    pub(crate) strict_lint: bool,
     pub(crate) command: Vec<String>,
 }
 
@@ -46,12 +65,23 @@ pub(crate) fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, A
         timeout_ms: DEFAULT_TIMEOUT_MS,
         protocol: None,
         json: false,
+        pin: None,
+        lint_results: false,
+        strict_lint: false,
         command: Vec::new(),
     };
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "-h" | "--help" => return Err(ArgsError::Help),
             "--json" => args.json = true,
+            "--lint-results" => args.lint_results = true,
+            "--strict-lint" => args.strict_lint = true,
+            "--pin" => {
+                let value = it
+                    .next()
+                    .ok_or_else(|| ArgsError::Usage("--pin needs a file".into()))?;
+                args.pin = Some(value.into());
+            }
             "--timeout-ms" => {
                 let value = it
                     .next()
@@ -133,5 +163,11 @@ mod tests {
             assert!(matches!(args(bad), Err(ArgsError::Usage(_))), "{bad:?}");
         }
         assert!(matches!(args(&["-h"]), Err(ArgsError::Help)));
+        let a = args(&["--pin", "p.json", "--lint-results", "--strict-lint", "srv"])
+            .ok()
+            .unwrap();
+        assert_eq!(a.pin.as_deref(), Some(std::path::Path::new("p.json")));
+        assert!(a.lint_results && a.strict_lint);
+        assert!(matches!(args(&["--pin"]), Err(ArgsError::Usage(_))));
     }
 }

@@ -12,7 +12,7 @@ use picomcp::json::Json;
 use picomcp::protocol::{Caps, Method, ProtocolVersion, Versions, meta};
 use picomcp::session::{
     CloseReason, Config, Event, InboundId, OutboundId, Phase, RequestOptions, SendError, Session,
-    Storage, Violation,
+    Storage, ToolDigest, Violation,
 };
 use picomcp_stdio::{BackgroundWriter, Driver, Step};
 
@@ -20,6 +20,7 @@ use crate::checks::handshake::ServerInfo;
 use crate::child::DrainOnDrop;
 use crate::cli::Args;
 use crate::describe::{describe_close, describe_notification, describe_violation};
+use crate::pins::PinFile;
 use crate::report::Report;
 use crate::text::{
     clip, elapsed_ms, failed_note, json_text, parse_json, raw_object, string_member,
@@ -87,6 +88,17 @@ pub(crate) enum Incoming {
     },
     /// 2026-07-28: the server ended a `subscriptions/listen` stream.
     SubscriptionEnded(OutboundId),
+    /// A listed tool differs from its pin (`--pin`).
+    ToolChanged {
+        name: String,
+        old: ToolDigest,
+        new: ToolDigest,
+    },
+    /// Some listed tools could not be checked against pins.
+    PinsIncomplete {
+        unpinned: u16,
+        unreported: u16,
+    },
     Violation(Violation),
     Closed(CloseReason),
     /// Nothing to act on (an event kind this probe does not know).
@@ -153,6 +165,18 @@ impl Incoming {
                 notifications: notifications.as_raw().to_owned(),
             },
             Event::SubscriptionEnded { id } => Incoming::SubscriptionEnded(id),
+            Event::ToolChanged { name, old, new } => Incoming::ToolChanged {
+                name: name.to_string(),
+                old,
+                new,
+            },
+            Event::PinsIncomplete {
+                unpinned,
+                unreported,
+            } => Incoming::PinsIncomplete {
+                unpinned,
+                unreported,
+            },
             Event::PeerViolation(v) => Incoming::Violation(v),
             Event::Closed(reason) => Incoming::Closed(reason),
             _ => Incoming::Nothing,
@@ -204,6 +228,16 @@ pub(crate) struct Probe {
     pub(crate) restarted: bool,
     /// Why the session closed, once it did.
     pub(crate) close_reason: Option<CloseReason>,
+    /// `--pin FILE`: the path, and the pins read from it (`None`: the file is new).
+    pub(crate) pin_path: Option<std::path::PathBuf>,
+    pub(crate) pins: Option<PinFile>,
+    /// Tools the session reported changed against the preloaded pins.
+    pub(crate) changed: Vec<(String, ToolDigest, ToolDigest)>,
+    /// `--lint-results`.
+    pub(crate) lint_results: bool,
+    /// The server sent `notifications/tools/list_changed`: the tools are listed again
+    /// at the end of the tools check, and checked against the pins.
+    pub(crate) tools_list_changed: bool,
 }
 
 impl Probe {
@@ -216,6 +250,7 @@ impl Probe {
         args: &Args,
         restarted: bool,
         started: Instant,
+        pins: Option<&PinFile>,
     ) -> Result<Probe, String> {
         let caps = Json::new(CLIENT_CAPS).map_err(|e| format!("bad client capabilities: {e}"))?;
         let mut config = Config::client("picomcp-probe", env!("CARGO_PKG_VERSION"), caps);
@@ -232,7 +267,17 @@ impl Probe {
         // after --timeout-ms without progress.
         let stdin = BackgroundWriter::new(stdin, Duration::from_millis(args.timeout_ms));
         let driver = Driver::new(DrainOnDrop(Some(stdout)), stdin, max_line);
-        let storage = Storage::owned(max_line, 8, 4, config.info_len());
+        let mut storage = Storage::owned(max_line, 8, 4, config.info_len());
+        // A saved pin file preloads the session's pins: a changed tool is the core's
+        // `ToolChanged` event on the first list (more pins than the table holds are
+        // compared by the probe alone, in `check_pins`).
+        for (slot, pin) in storage
+            .pins
+            .iter_mut()
+            .zip(pins.iter().flat_map(|p| p.session_pins()))
+        {
+            *slot = Some(pin);
+        }
         let session = Session::new(&config, storage, driver.now())
             .map_err(|e| format!("cannot create the session: {e}"))?;
         Ok(Probe {
@@ -240,13 +285,21 @@ impl Probe {
             driver,
             timeout_ms: args.timeout_ms,
             started,
-            report: Report::default(),
+            report: Report {
+                strict_lint: args.strict_lint,
+                ..Report::default()
+            },
             ready: false,
             broken: false,
             progress: 0,
             input_rounds: 0,
             restarted,
             close_reason: None,
+            pin_path: args.pin.clone(),
+            pins: pins.cloned(),
+            changed: Vec::new(),
+            lint_results: args.lint_results,
+            tools_list_changed: false,
         })
     }
 
@@ -459,6 +512,7 @@ impl Probe {
                 self.answer_server(id, method, params.as_deref())
             }
             Incoming::Notification { method, params } => {
+                self.tools_list_changed |= method == Method::ToolsListChanged;
                 self.report
                     .traffic
                     .push(describe_notification(method, params.as_deref()));
@@ -483,6 +537,13 @@ impl Probe {
                     "← the server cancelled one of its requests{reason}"
                 ));
             }
+            Incoming::ToolChanged { name, old, new } => self.changed.push((name, old, new)),
+            Incoming::PinsIncomplete {
+                unpinned,
+                unreported,
+            } => self.report.traffic.push(format!(
+                "pins: {unpinned} tools found no free pin, {unreported} changes not reported yet"
+            )),
             Incoming::Violation(v) => self.report.violations.push(describe_violation(
                 v,
                 self.ready,

@@ -3,7 +3,8 @@
 //! report.
 //!
 //! ```text
-//! picomcp-probe [--timeout-ms N] [--protocol VERSION] [--json] [-- SERVER_CMD ARGS...]
+//! picomcp-probe [--timeout-ms N] [--protocol VERSION] [--json] [--pin FILE]
+//!               [--lint-results] [--strict-lint] [-- SERVER_CMD ARGS...]
 //! ```
 //!
 //! Without a server command it probes the Rust demo server, `picomcp-demo`, found next to
@@ -29,6 +30,8 @@
 //! | `generate` | arguments from a tool's input schema, URIs from templates |
 //! | `demo` | the demo contract's fixed tool calls |
 //! | `describe` | one-line descriptions of what the server sent |
+//! | `lint` | the poisoning lint: rules as data, findings that cite the text |
+//! | `pins` | `--pin FILE`: saving and comparing tool pins |
 //! | `report` | the report, as text or JSON |
 
 #![forbid(unsafe_code)]
@@ -41,6 +44,8 @@ mod client;
 mod demo;
 mod describe;
 mod generate;
+mod lint;
+mod pins;
 mod report;
 mod text;
 
@@ -80,7 +85,14 @@ pub fn run(args: impl Iterator<Item = String>, out: &mut dyn Write, err: &mut dy
     } else {
         args.command.clone()
     };
-    let (mut server, mut report) = match probe_server(&args, &command) {
+    let pins = match args.pin.as_deref().map(pins::PinFile::load).transpose() {
+        Ok(p) => p.flatten(),
+        Err(msg) => {
+            let _ = writeln!(err, "picomcp-probe: {msg}");
+            return 2;
+        }
+    };
+    let (mut server, mut report) = match probe_server(&args, &command, pins.as_ref()) {
         Ok(done) => done,
         Err(msg) => {
             let _ = writeln!(err, "picomcp-probe: {msg}");
@@ -118,16 +130,23 @@ pub fn run(args: impl Iterator<Item = String>, out: &mut dyn Write, err: &mut dy
 /// Starts the server and probes it. A server that exits on the `server/discover` probe
 /// (some legacy servers exit on any request before `initialize`) is started once more and
 /// probed with the legacy handshake only.
-fn probe_server(args: &Args, command: &[String]) -> Result<(Server, Report), String> {
+fn probe_server(
+    args: &Args,
+    command: &[String],
+    pins: Option<&pins::PinFile>,
+) -> Result<(Server, Report), String> {
     let mut restarted = false;
     loop {
         let started = Instant::now();
         let (mut server, stdin, stdout) = Server::spawn(command)
             .map_err(|e| format!("cannot start `{}`: {e}", command.join(" ")))?;
-        let mut probe = match Probe::new(stdin, stdout, args, restarted, started) {
+        let mut probe = match Probe::new(stdin, stdout, args, restarted, started, pins) {
             Ok(probe) => probe,
             Err(msg) => {
-                let mut report = Report::default();
+                let mut report = Report {
+                    strict_lint: args.strict_lint,
+                    ..Report::default()
+                };
                 report
                     .section("handshake")
                     .check("connect", Outcome::Failed(msg), None);

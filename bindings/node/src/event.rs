@@ -95,7 +95,14 @@ impl Event {
             text: match (f.violation, f.close) {
                 (Some(v), _) => Some(v.to_string()),
                 (_, Some(c)) => Some(c.to_string()),
-                _ => None,
+                // `tool_changed`: the tool's name; `pins_incomplete`: what went unchecked.
+                _ => match (f.tool, f.unchecked) {
+                    (Some(t), _) => Some(t.chars().collect()),
+                    (_, Some((unpinned, unreported))) => Some(format!(
+                        "{unpinned} tools found no free pin, {unreported} changes not reported yet"
+                    )),
+                    _ => None,
+                },
             },
             ..Event::default()
         }

@@ -5,6 +5,7 @@
 //! - Typed use goes through serde-json-core: [`Json::deserialize`], [`JsonWriter::serialize`].
 
 mod big;
+mod canonical;
 mod float_text;
 mod number;
 mod scan;
@@ -13,6 +14,7 @@ pub(crate) mod scan_fast;
 mod value;
 mod write;
 
+pub use canonical::{CANONICAL_MAX_DEPTH, CANONICAL_MAX_MEMBERS, write_canonical};
 pub use float_text::{F64_TEXT_MAX, format_f64};
 pub use scan::{DEFAULT_MAX_DEPTH, JsonError, JsonErrorKind, MAX_DEPTH_CAP};
 pub(crate) use scan::{Scanner, StrSpan};

@@ -195,6 +195,9 @@ impl Core<'_> {
         }
         let kind = result.get("resultType").and_then(|t| t.as_str());
         if kind.is_none_or(|k| k.eq_str("complete")) {
+            if slot.method == Method::ToolsList {
+                self.check_pins(ev, result);
+            }
             self.finish_outbound(i);
             ev.push(Entry::Response { id }, &[result.as_raw()]);
             return;

@@ -6,6 +6,8 @@
 //! line it came from. Where an event has two texts (an error response's message and
 //! data) the entry records where the first ends.
 
+#[cfg(feature = "client")]
+use super::pins::ToolDigest;
 use super::storage::Slice;
 use super::types::{CloseReason, Event, InboundId, OutboundId, Violation};
 use crate::json::{Json, JsonStr};
@@ -105,6 +107,17 @@ pub(crate) enum Entry {
     SubscriptionEnded {
         id: OutboundId,
     },
+    /// Text: the old digest (32 hex digits), the new one, then the tool name (string
+    /// body; `escaped` when it has escapes).
+    #[cfg(feature = "client")]
+    ToolChanged {
+        escaped: bool,
+    },
+    #[cfg(feature = "client")]
+    PinsIncomplete {
+        unpinned: u16,
+        unreported: u16,
+    },
     Violation(Violation),
     Closed(CloseReason),
 }
@@ -179,6 +192,27 @@ impl Entry {
             },
             Entry::InvalidResult { id } => Event::InvalidResult { id, result: json() },
             Entry::SubscriptionEnded { id } => Event::SubscriptionEnded { id },
+            #[cfg(feature = "client")]
+            Entry::ToolChanged { escaped } => {
+                let digest = |r: core::ops::Range<usize>| {
+                    text.get(r)
+                        .and_then(ToolDigest::from_hex)
+                        .unwrap_or_default()
+                };
+                Event::ToolChanged {
+                    old: digest(0..32),
+                    new: digest(32..64),
+                    name: JsonStr::from_validated(text.get(64..).unwrap_or(""), escaped),
+                }
+            }
+            #[cfg(feature = "client")]
+            Entry::PinsIncomplete {
+                unpinned,
+                unreported,
+            } => Event::PinsIncomplete {
+                unpinned,
+                unreported,
+            },
             Entry::Violation(v) => Event::PeerViolation(v),
             Entry::Closed(r) => Event::Closed(r),
         }

@@ -6,6 +6,7 @@
 //! It borrows from the event and allocates nothing: text stays escaped ([`JsonStr`]) and
 //! JSON stays a view ([`Json`]), as in the event.
 
+use super::pins::ToolDigest;
 use super::types::{CloseReason, Event, InboundId, OutboundId, Violation};
 use crate::json::{Json, JsonStr};
 use crate::protocol::{Method, ProtocolVersion};
@@ -40,6 +41,12 @@ pub enum EventKind {
     InvalidResult,
     /// [`Event::SubscriptionEnded`]
     SubscriptionEnded,
+    /// [`Event::ToolChanged`]
+    #[cfg(feature = "client")]
+    ToolChanged,
+    /// [`Event::PinsIncomplete`]
+    #[cfg(feature = "client")]
+    PinsIncomplete,
     /// [`Event::PeerViolation`]
     PeerViolation,
     /// [`Event::Closed`]
@@ -63,6 +70,10 @@ impl EventKind {
             EventKind::SubscriptionAcknowledged => "subscription_acknowledged",
             EventKind::InvalidResult => "invalid_result",
             EventKind::SubscriptionEnded => "subscription_ended",
+            #[cfg(feature = "client")]
+            EventKind::ToolChanged => "tool_changed",
+            #[cfg(feature = "client")]
+            EventKind::PinsIncomplete => "pins_incomplete",
             EventKind::PeerViolation => "peer_violation",
             EventKind::Closed => "closed",
         }
@@ -131,6 +142,12 @@ pub struct FlatEvent<'a> {
     pub violation: Option<Violation>,
     /// `Closed`: why (its [`name`](CloseReason::name) and text likewise).
     pub close: Option<CloseReason>,
+    /// `ToolChanged`: the tool's name (escaped, as on the wire).
+    pub tool: Option<JsonStr<'a>>,
+    /// `ToolChanged`: the pinned digest and the new one.
+    pub digests: Option<(ToolDigest, ToolDigest)>,
+    /// `PinsIncomplete`: `(unpinned, unreported)`.
+    pub unchecked: Option<(u16, u16)>,
 }
 
 impl<'a> FlatEvent<'a> {
@@ -153,6 +170,9 @@ impl<'a> FlatEvent<'a> {
             total: None,
             violation: None,
             close: None,
+            tool: None,
+            digests: None,
+            unchecked: None,
         }
     }
 
@@ -166,9 +186,9 @@ impl<'a> FlatEvent<'a> {
             .or(self.requests)
     }
 
-    /// The event's one text, whichever field holds it (`message` or `reason`).
+    /// The event's one text, whichever field holds it (`message`, `reason` or `tool`).
     pub fn text(&self) -> Option<JsonStr<'a>> {
-        self.message.or(self.reason)
+        self.message.or(self.reason).or(self.tool)
     }
 
     /// The `name()` of the violation or close reason, if the event is one of those.
@@ -277,6 +297,20 @@ impl<'a> Event<'a> {
                 id: out(id),
                 ..FlatEvent::empty(K::SubscriptionEnded)
             },
+            #[cfg(feature = "client")]
+            Event::ToolChanged { name, old, new } => FlatEvent {
+                tool: Some(name),
+                digests: Some((old, new)),
+                ..FlatEvent::empty(K::ToolChanged)
+            },
+            #[cfg(feature = "client")]
+            Event::PinsIncomplete {
+                unpinned,
+                unreported,
+            } => FlatEvent {
+                unchecked: Some((unpinned, unreported)),
+                ..FlatEvent::empty(K::PinsIncomplete)
+            },
             Event::PeerViolation(v) => FlatEvent {
                 method: violation_method(v),
                 violation: Some(v),
@@ -373,6 +407,8 @@ mod tests {
             K::SubscriptionAcknowledged,
             K::InvalidResult,
             K::SubscriptionEnded,
+            K::ToolChanged,
+            K::PinsIncomplete,
             K::PeerViolation,
             K::Closed,
         ];

@@ -79,6 +79,7 @@ mod modern;
 mod names;
 mod outbound;
 mod outbox;
+mod pins;
 mod route;
 #[cfg(feature = "seal")]
 mod seal;
@@ -89,6 +90,9 @@ pub use commands::Commands;
 pub use flat::{EventId, EventKind, FlatEvent};
 pub use lifecycle::Era;
 pub use meta::Change;
+pub use pins::{PINNED_MEMBERS, ToolDigest, ToolPin};
+#[cfg(feature = "client")]
+pub use pins::{tool_digest, tool_name_key};
 pub use storage::{EventSlot, InboundSlot, OutboundSlot, Slice, StaticStorage, Storage};
 pub use types::{
     CloseReason, Config, ConfigError, Event, InboundId, OutboundId, Phase, RequestInfo,
@@ -219,6 +223,8 @@ impl<'s> Session<'s> {
             inbound,
             outbound,
             mut info,
+            #[cfg(feature = "client")]
+            pins,
         } = storage;
         // Copy the configuration text, escaped as JSON string bodies where needed.
         let mut spans = [(0usize, 0usize); 4];
@@ -286,6 +292,8 @@ impl<'s> Session<'s> {
             state_key,
             #[cfg(feature = "seal")]
             state_ttl_ms: config.state_ttl_ms,
+            #[cfg(feature = "client")]
+            pins: pins::PinTable::new(pins),
         };
         #[cfg(feature = "client")]
         if core.role == Role::Client {
@@ -343,6 +351,14 @@ impl<'s> Session<'s> {
     /// Counters.
     pub fn stats(&self) -> Stats {
         self.core.stats
+    }
+
+    /// Client: the tool pins recorded so far, preloaded ones included (docs/DESIGN.md,
+    /// "Tool pinning"). Store them and put them in a later session's
+    /// [`Storage::pins`] to check its tools against them.
+    #[cfg(feature = "client")]
+    pub fn pins(&self) -> impl Iterator<Item = ToolPin> + '_ {
+        self.core.pins.iter()
     }
 
     // ---- inputs ----

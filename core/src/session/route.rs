@@ -53,6 +53,9 @@ pub(crate) struct Core<'s> {
     pub(crate) state_key: Option<super::seal::Key>,
     #[cfg(feature = "seal")]
     pub(crate) state_ttl_ms: u64,
+    /// Client: the tool pins (`Storage::pins`).
+    #[cfg(feature = "client")]
+    pub(crate) pins: super::pins::PinTable<'s>,
 }
 
 impl Core<'_> {
@@ -495,6 +498,10 @@ impl Core<'_> {
                 let valid = self.answer_matches_request(i, result);
                 #[cfg(not(feature = "content-rules"))]
                 let valid = true;
+                #[cfg(feature = "client")]
+                if self.role == Role::Client && self.outbound.slot(i).method == Method::ToolsList {
+                    self.check_pins(ev, result);
+                }
                 self.finish_outbound(i);
                 if !valid {
                     self.violation(ev, Violation::InvalidResult);

@@ -5,6 +5,8 @@ use core::ops::{Deref, DerefMut};
 pub use super::events::EventSlot;
 pub use super::inbound::InboundSlot;
 pub use super::outbound::OutboundSlot;
+#[cfg(feature = "client")]
+use super::pins::ToolPin;
 use crate::jsonrpc::ID_CAPACITY;
 
 /// A slice the session uses: borrowed from the caller, or owned with the `alloc` feature
@@ -99,6 +101,7 @@ impl RawId {
 /// | `inbound` | requests from the peer awaiting our response | 16–64 |
 /// | `outbound` | our requests awaiting the peer | 4–64 |
 /// | `info` | the copied configuration text (info, capabilities, instructions) | see [`Config::info_len`](super::Config::info_len) |
+/// | `pins` | client: tool pins, one per tool name ([`Storage::DEFAULT_PINS`] in `owned`); entries that are `Some` are preloaded; empty turns pinning off | the tools you expect, with room |
 pub struct Storage<'s> {
     /// Receive buffer for a partial line.
     pub rx: Slice<'s, u8>,
@@ -114,9 +117,16 @@ pub struct Storage<'s> {
     pub outbound: Slice<'s, OutboundSlot>,
     /// Copy of the configuration text.
     pub info: Slice<'s, u8>,
+    /// Client: the tool pins (docs/DESIGN.md, "Tool pinning"); `Some` entries are pins
+    /// from an earlier session, checked like pins recorded in this one.
+    #[cfg(feature = "client")]
+    pub pins: Slice<'s, Option<ToolPin>>,
 }
 
 impl Storage<'_> {
+    /// The pins [`owned`](Storage::owned) and [`try_owned`](Storage::try_owned) allocate.
+    pub const DEFAULT_PINS: usize = 256;
+
     /// A number of event slots that suits an event text queue of `event_bytes` bytes (one
     /// per 64 bytes, at least 16 and at most 1024): what [`owned`](Storage::owned) and the
     /// C API use. The cap keeps a large line limit from committing memory for slots no
@@ -153,6 +163,8 @@ impl Storage<'static> {
             inbound: Slice::Owned(vec![InboundSlot::EMPTY; inbound]),
             outbound: Slice::Owned(vec![OutboundSlot::EMPTY; outbound]),
             info: Slice::Owned(vec![0; info_len]),
+            #[cfg(feature = "client")]
+            pins: Slice::Owned(vec![None; Storage::DEFAULT_PINS]),
         }
     }
     /// As [`owned`](Self::owned), for sizes that come from somewhere else (a binding's
@@ -205,6 +217,8 @@ impl Storage<'static> {
             inbound: zeroed(inbound, InboundSlot::EMPTY, oom)?,
             outbound: zeroed(outbound, OutboundSlot::EMPTY, oom)?,
             info: zeroed(info_len, 0, oom)?,
+            #[cfg(feature = "client")]
+            pins: zeroed(Storage::DEFAULT_PINS, None, oom)?,
         })
     }
 }
@@ -212,7 +226,8 @@ impl Storage<'static> {
 /// Storage in plain arrays, for `static` or stack use without an allocator.
 ///
 /// `LINE`: longest line; `TX`: transmit queue; `EV`: event text queue; `IN`/`OUT`:
-/// request tables; `INFO`: configuration text; `SLOTS`: event slots (default 16).
+/// request tables; `INFO`: configuration text; `SLOTS`: event slots (default 16);
+/// `PINS`: client tool pins (default 0: pinning off).
 ///
 /// ```
 /// use picomcp::session::StaticStorage;
@@ -228,6 +243,7 @@ pub struct StaticStorage<
     const OUT: usize,
     const INFO: usize,
     const SLOTS: usize = 16,
+    const PINS: usize = 0,
 > {
     rx: [u8; LINE],
     tx: [u8; TX],
@@ -236,6 +252,8 @@ pub struct StaticStorage<
     inbound: [InboundSlot; IN],
     outbound: [OutboundSlot; OUT],
     info: [u8; INFO],
+    #[cfg(feature = "client")]
+    pins: [Option<ToolPin>; PINS],
 }
 
 impl<
@@ -246,7 +264,8 @@ impl<
     const OUT: usize,
     const INFO: usize,
     const SLOTS: usize,
-> StaticStorage<LINE, TX, EV, IN, OUT, INFO, SLOTS>
+    const PINS: usize,
+> StaticStorage<LINE, TX, EV, IN, OUT, INFO, SLOTS, PINS>
 {
     /// Zeroed storage (usable in a `static`).
     pub const fn new() -> Self {
@@ -258,6 +277,8 @@ impl<
             inbound: [InboundSlot::EMPTY; IN],
             outbound: [OutboundSlot::EMPTY; OUT],
             info: [0; INFO],
+            #[cfg(feature = "client")]
+            pins: [None; PINS],
         }
     }
 
@@ -271,6 +292,8 @@ impl<
             inbound: Slice::Borrowed(&mut self.inbound),
             outbound: Slice::Borrowed(&mut self.outbound),
             info: Slice::Borrowed(&mut self.info),
+            #[cfg(feature = "client")]
+            pins: Slice::Borrowed(&mut self.pins),
         }
     }
 }
@@ -283,7 +306,8 @@ impl<
     const OUT: usize,
     const INFO: usize,
     const SLOTS: usize,
-> Default for StaticStorage<LINE, TX, EV, IN, OUT, INFO, SLOTS>
+    const PINS: usize,
+> Default for StaticStorage<LINE, TX, EV, IN, OUT, INFO, SLOTS, PINS>
 {
     fn default() -> Self {
         Self::new()

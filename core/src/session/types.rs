@@ -2,6 +2,8 @@
 
 use core::fmt;
 
+#[cfg(feature = "client")]
+use super::pins::ToolDigest;
 use crate::error::{ErrorCode, InsufficientSize};
 use crate::json::{Json, JsonStr};
 use crate::jsonrpc::ParseErrorKind;
@@ -284,6 +286,29 @@ pub enum Event<'a> {
     SubscriptionEnded {
         /// The listen request.
         id: OutboundId,
+    },
+    /// Client: a tool in a `tools/list` result differs from its pin (rug-pull
+    /// detection; docs/DESIGN.md, "Tool pinning"). Queued before the response that
+    /// carries it; the pin now holds `new`.
+    #[cfg(feature = "client")]
+    ToolChanged {
+        /// The tool's name.
+        name: JsonStr<'a>,
+        /// The digest it was pinned with.
+        old: ToolDigest,
+        /// The digest of the definition just received.
+        new: ToolDigest,
+    },
+    /// Client: tools of a `tools/list` result that went unchecked: `unpinned` found no
+    /// free pin (the table, `Storage::pins`, is full); `unreported` changed but their
+    /// event did not fit the event queue now (their pins keep the old digest, so the next
+    /// list reports them). Queued before the response.
+    #[cfg(feature = "client")]
+    PinsIncomplete {
+        /// New tools not pinned.
+        unpinned: u16,
+        /// Changed tools not reported this time.
+        unreported: u16,
     },
     /// The peer broke the protocol; any error reply JSON-RPC requires is already queued.
     PeerViolation(Violation),

@@ -6,6 +6,7 @@ pub(crate) mod handshake;
 mod list;
 mod logging;
 mod ping;
+mod poison;
 mod prompts;
 mod resources;
 mod subscriptions;

@@ -17,6 +17,7 @@ impl Probe {
         let Some(items) = self.list(Method::PromptsList, "prompts", "prompt", &[NAME]) else {
             return;
         };
+        self.lint_definitions("prompt", &items);
         let prompts: Vec<Prompt> = items.iter().filter_map(|raw| Prompt::parse(raw)).collect();
         for p in &prompts {
             self.report.info(format!(

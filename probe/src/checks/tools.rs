@@ -32,6 +32,7 @@ impl Probe {
         ) else {
             return;
         };
+        self.lint_definitions("tool", &items);
         let tools: Vec<Tool> = items.iter().filter_map(|raw| Tool::parse(raw)).collect();
         for tool in &tools {
             let line = format!(
@@ -70,6 +71,23 @@ impl Probe {
             };
             timeouts += usize::from(timed_out);
         }
+        // A server that announced a new list is listed again: a changed definition
+        // (rug pull) shows as the core's `ToolChanged` against the first list's pins.
+        let mut last = None;
+        if self.tools_list_changed && self.session.phase() != Phase::Closed && !self.broken {
+            self.report
+                .info("the server sent tools/list_changed: listing again".into());
+            last = self.list(
+                Method::ToolsList,
+                "tools",
+                "tool",
+                &[NAME, ("inputSchema", JsonKind::Object)],
+            );
+            if let Some(relisted) = &last {
+                self.lint_definitions("tool", relisted);
+            }
+        }
+        self.check_pins(&items, last.as_deref().unwrap_or(&items));
     }
 
     /// Calls a tool with arguments generated from its input schema. An error answer to
@@ -97,19 +115,22 @@ impl Probe {
             Reply::Error { code, message } if generated && code != METHOD_NOT_FOUND => {
                 refused(&arguments, code, &message)
             }
-            reply => judge(reply, self.timeout_ms, |r| match ToolResult::parse(r) {
-                Err(e) => Outcome::Failed(e),
-                Ok(res) if tool.output_schema && !res.is_error && res.structured.is_none() => {
-                    Outcome::Failed(
-                        "the tool declares an outputSchema but returned no structuredContent"
-                            .into(),
-                    )
+            reply => judge(reply, self.timeout_ms, |r| {
+                self.lint_result(&tool.name, r);
+                match ToolResult::parse(r) {
+                    Err(e) => Outcome::Failed(e),
+                    Ok(res) if tool.output_schema && !res.is_error && res.structured.is_none() => {
+                        Outcome::Failed(
+                            "the tool declares an outputSchema but returned no structuredContent"
+                                .into(),
+                        )
+                    }
+                    Ok(res) => Outcome::Ok(format!(
+                        "{arguments} → {}{}",
+                        res.summary,
+                        progress_note(progress, self.input_rounds)
+                    )),
                 }
-                Ok(res) => Outcome::Ok(format!(
-                    "{arguments} → {}{}",
-                    res.summary,
-                    progress_note(progress, self.input_rounds)
-                )),
             }),
         };
         self.report.check(name, outcome, Some(answer.ms));

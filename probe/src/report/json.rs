@@ -39,6 +39,7 @@ impl Report {
             // The first MAX_KEPT of each; `summary` counts them all.
             strings(w, "traffic", &self.traffic.kept);
             strings(w, "violations", &self.violations.kept);
+            strings(w, "warnings", &self.warnings.kept);
             w.key("closed");
             match &self.closed {
                 Some(c) => w.string(c),
@@ -54,6 +55,7 @@ impl Report {
                 ("failed", totals.failed),
                 ("skipped", totals.skipped),
                 ("violations", totals.violations),
+                ("warnings", totals.warnings),
             ] {
                 w.key(key);
                 w.u64(n as u64);

@@ -64,6 +64,10 @@ pub(crate) struct Report {
     /// Server notifications and requests, in order.
     pub(crate) traffic: Capped,
     pub(crate) violations: Capped,
+    /// Poisoning-lint warnings (`lint`), each citing the text.
+    pub(crate) warnings: Capped,
+    /// `--strict-lint`: warnings fail the run.
+    pub(crate) strict_lint: bool,
     /// Why the connection ended early, if it did.
     pub(crate) closed: Option<String>,
     pub(crate) tools: Vec<String>,
@@ -109,11 +113,14 @@ pub(crate) struct Totals {
     pub(crate) failed: usize,
     pub(crate) skipped: usize,
     pub(crate) violations: usize,
+    pub(crate) warnings: usize,
+    /// `--strict-lint`.
+    pub(crate) strict_lint: bool,
 }
 
 impl Totals {
     pub(crate) fn passed(&self) -> bool {
-        self.failed == 0 && self.violations == 0
+        self.failed == 0 && self.violations == 0 && (!self.strict_lint || self.warnings == 0)
     }
 }
 
@@ -177,6 +184,8 @@ impl Report {
             failed,
             skipped,
             violations: self.violations.len(),
+            warnings: self.warnings.len(),
+            strict_lint: self.strict_lint,
         }
     }
 }

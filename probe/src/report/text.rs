@@ -79,6 +79,21 @@ impl Report {
                 line(format!("  … {} more", self.violations.dropped()));
             }
         }
+        if !self.warnings.is_empty() {
+            line(String::new());
+            let strict = if self.strict_lint {
+                ", --strict-lint: fatal"
+            } else {
+                ""
+            };
+            line(format!("lint warnings ({}{strict})", self.warnings.len()));
+            for w in &self.warnings.kept {
+                line(format!("  ! {w}"));
+            }
+            if self.warnings.dropped() > 0 {
+                line(format!("  … {} more", self.warnings.dropped()));
+            }
+        }
         if !self.stderr.is_empty() {
             line(String::new());
             line(format!("server stderr (last {} lines)", self.stderr.len()));
@@ -92,8 +107,13 @@ impl Report {
         } else {
             String::new()
         };
+        let warnings = if totals.warnings > 0 {
+            format!(", {}", count(totals.warnings, "lint warning"))
+        } else {
+            String::new()
+        };
         line(format!(
-            "probe: {}, {} ok, {} failed, {}{skipped}",
+            "probe: {}, {} ok, {} failed, {}{skipped}{warnings}",
             count(totals.checks, "check"),
             totals.ok,
             totals.failed,

@@ -5,7 +5,11 @@
 #   ts      @modelcontextprotocol/sdk 1.32.2 (McpServer)  sdk_servers/ts_server.mjs
 #   rmcp    rmcp 3.11.0                               rmcp-client/src/server.rs
 # once with no --protocol (auto: the probe offers server/discover, then initialize) and
-# once with each of --protocol 2024-11-05, 2025-06-18, 2025-11-25.
+# once with each of --protocol 2024-11-05, 2025-06-18, 2025-11-25; then twice with
+# `--pin FILE` (tool pins: the first run saves them, the second must find every tool
+# unchanged) and neither may give a lint warning (check_pins.py). The pin runs use
+# --protocol 2025-11-25: pins do not depend on the era, and a server that starts in more
+# than the 3 s the server/discover probe waits would fail the auto runs twice over.
 #
 #   tests/interop/sdk_servers/run.sh [python|ts|rmcp ...]    # default: all three
 #
@@ -105,6 +109,30 @@ for name in "${names[@]}"; do
             echo "FAILED $label  probe exit $rc ($secs s); report: ${report#"$REPO"/}"
             [ -n "$note" ] && echo "$note"
             [ -s "$OUT/$name-$protocol.stderr" ] && sed 's/^/  probe stderr: /' "$OUT/$name-$protocol.stderr" | tail -5
+        fi
+    done
+done
+# --- tool pins and the poisoning lint -------------------------------------------
+for name in "${names[@]}"; do
+    read -r -a cmd <<<"$(server_cmd "$name")"
+    pins="$OUT/$name-pins.json"
+    rm -f "$pins"
+    for run in save check; do
+        report="$OUT/$name-pins-$run.json"
+        t0=$(date +%s.%N)
+        "$PROBE" --json --protocol 2025-11-25 --pin "$pins" -- "${cmd[@]}" >"$report" 2>"$OUT/$name-pins-$run.stderr"
+        rc=$?
+        secs=$(elapsed "$t0")
+        note="$(python3 "$HERE/check_pins.py" "$report" "$run")"
+        check_rc=$?
+        label=$(printf '%-6s %-10s    %-10s' "$name" "--pin" "$run")
+        if [ $rc -eq 0 ] && [ $check_rc -eq 0 ]; then
+            passed=$((passed + 1))
+            echo "ok     $label  $note  ($secs s)"
+        else
+            failed=$((failed + 1))
+            echo "FAILED $label  probe exit $rc ($secs s); report: ${report#"$REPO"/}"
+            [ -n "$note" ] && echo "$note"
         fi
     done
 done
