@@ -36,6 +36,43 @@
 #define PICOMCP_WRITER_WORDS 32
 
 /**
+ * Most template variables a `picomcp_call` carries.
+ */
+#define PICOMCP_SERVER_MAX_VARS 16
+
+/**
+ * Most content blocks (tool results), messages (prompts) or resource contents (reads)
+ * in one answer: the answer functions convert them on the stack.
+ */
+#define PICOMCP_SERVER_MAX_BLOCKS 16
+
+/**
+ * Most completion values one answer sends (the specification's limit); more set
+ * `hasMore`.
+ */
+#define PICOMCP_SERVER_MAX_COMPLETIONS 100
+
+/**
+ * Number of 64-bit words in a `picomcp_server`.
+ */
+#define PICOMCP_SERVER_WORDS 24
+
+/**
+ * Number of 64-bit words in a `picomcp_server_slot`.
+ */
+#define PICOMCP_SERVER_SLOT_WORDS 20
+
+/**
+ * Bytes `picomcp_server_capabilities` needs at most (the JSON and its NUL).
+ */
+#define PICOMCP_SERVER_CAPABILITIES_MAX 192
+
+/**
+ * Bytes of `picomcp_server_error.message` (NUL included).
+ */
+#define PICOMCP_SERVER_ERROR_MESSAGE 256
+
+/**
  * `picomcp_session_poll_timeout`: no deadline is pending.
  */
 #define PICOMCP_NO_DEADLINE UINT64_MAX
@@ -368,6 +405,45 @@ enum picomcp_status
    * The writer is not initialised, already finished, or an earlier call on it failed.
    */
   PICOMCP_STATUS_WRITER_STATE = -53,
+  /**
+   * Server layer: `picomcp_server_init` refused a definition (which one and why: the
+   * `picomcp_server_error`).
+   */
+  PICOMCP_STATUS_BAD_DEFINITION = -60,
+  /**
+   * The pointer is not a server made by `picomcp_server_init` (or it was
+   * deinitialised).
+   */
+  PICOMCP_STATUS_INVALID_SERVER = -61,
+  /**
+   * Server layer: no definition has this index.
+   */
+  PICOMCP_STATUS_UNKNOWN_DEFINITION = -62,
+  /**
+   * Server layer: the tool has an `outputSchema`, so a (non-error) result needs
+   * structured content.
+   */
+  PICOMCP_STATUS_MISSING_STRUCTURED = -63,
+  /**
+   * Server layer: the structured content does not match the tool's `outputSchema`
+   * (where and why: the `picomcp_server_error`).
+   */
+  PICOMCP_STATUS_INVALID_STRUCTURED = -64,
+  /**
+   * Server layer: a content block the negotiated revision does not have (audio before
+   * 2025-03-26, resource links before 2025-06-18).
+   */
+  PICOMCP_STATUS_NOT_IN_REVISION = -65,
+  /**
+   * Server layer: a content block is malformed (`PICOMCP_CONTENT_KIND_JSON` that is not
+   * an object with a `type`, `_meta` that is not an object, an unknown kind).
+   */
+  PICOMCP_STATUS_INVALID_BLOCK = -66,
+  /**
+   * Server layer: more than `PICOMCP_SERVER_MAX_BLOCKS` content blocks, messages or
+   * resource contents in one answer.
+   */
+  PICOMCP_STATUS_TOO_MANY_BLOCKS = -67,
   /**
    * An error the core added after this library was written (mapped conservatively).
    */
@@ -789,6 +865,31 @@ enum picomcp_event_kind
    * change event did not fit the queue now). `json`: `{"unpinned":N,"unreported":M}`.
    */
   PICOMCP_EVENT_KIND_PINS_INCOMPLETE = 17,
+  /**
+   * Server layer (`picomcp_session_poll_served` only): `tools/call` of a known tool
+   * whose arguments match its `inputSchema`. `id`, `method`, `method_name`, `json`
+   * (the params); the `picomcp_call` has the tool's index and the arguments. Answer
+   * with `picomcp_server_respond_tool`.
+   */
+  PICOMCP_EVENT_KIND_CALL_TOOL = 20,
+  /**
+   * Server layer: `resources/read` of a URI that names a resource or matches a
+   * template; the `picomcp_call` says which, with the URI and the template's
+   * variables. Answer with `picomcp_server_respond_read`.
+   */
+  PICOMCP_EVENT_KIND_CALL_READ = 21,
+  /**
+   * Server layer: `prompts/get` of a known prompt with its required arguments, all
+   * strings; the `picomcp_call` has the prompt's index and the arguments. Answer with
+   * `picomcp_server_respond_prompt`.
+   */
+  PICOMCP_EVENT_KIND_CALL_PROMPT = 22,
+  /**
+   * Server layer: `completion/complete` of a completable prompt argument or template
+   * variable; the `picomcp_call` has the target, the argument, the value typed so far
+   * and the context. Answer with `picomcp_server_respond_completion`.
+   */
+  PICOMCP_EVENT_KIND_CALL_COMPLETE = 23,
   /**
    * An event this library does not know yet (from a newer core); ignore it.
    */
@@ -1305,6 +1406,250 @@ typedef uint32_t picomcp_feature;
 #endif // __cplusplus
 
 /**
+ * Which table a `picomcp_server_error` is about.
+ */
+enum picomcp_table
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * No table (no error, or an answer's error).
+   */
+  PICOMCP_TABLE_NONE = 0,
+  /**
+   * `picomcp_catalog.tools`.
+   */
+  PICOMCP_TABLE_TOOLS = 1,
+  /**
+   * `picomcp_catalog.resources`.
+   */
+  PICOMCP_TABLE_RESOURCES = 2,
+  /**
+   * `picomcp_catalog.templates`.
+   */
+  PICOMCP_TABLE_TEMPLATES = 3,
+  /**
+   * `picomcp_catalog.prompts`.
+   */
+  PICOMCP_TABLE_PROMPTS = 4,
+  /**
+   * The `picomcp_server_options`.
+   */
+  PICOMCP_TABLE_OPTIONS = 5,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum picomcp_table picomcp_table;
+#else
+typedef uint32_t picomcp_table;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What a `picomcp_server_error` is: the core's `DefinitionErrorKind` (at
+ * `picomcp_server_init`) and `ResultError` (answers), plus two kinds only C tables
+ * have (a NULL required string, text that is not UTF-8).
+ */
+enum picomcp_server_error_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * No error.
+   */
+  PICOMCP_SERVER_ERROR_KIND_NONE = 0,
+  /**
+   * The name (or URI) is empty.
+   */
+  PICOMCP_SERVER_ERROR_KIND_EMPTY_NAME = 1,
+  /**
+   * Another entry of the table has the same name (URI, template).
+   */
+  PICOMCP_SERVER_ERROR_KIND_DUPLICATE = 2,
+  /**
+   * A JSON field is not valid JSON.
+   */
+  PICOMCP_SERVER_ERROR_KIND_INVALID_JSON = 3,
+  /**
+   * A JSON field is JSON of the wrong kind (an object or array was expected).
+   */
+  PICOMCP_SERVER_ERROR_KIND_WRONG_KIND = 4,
+  /**
+   * `input_schema` or `output_schema` is not an object schema (`"type": "object"`).
+   */
+  PICOMCP_SERVER_ERROR_KIND_NOT_OBJECT_SCHEMA = 5,
+  /**
+   * The schema is not valid (`message` says why).
+   */
+  PICOMCP_SERVER_ERROR_KIND_SCHEMA = 6,
+  /**
+   * The URI template is not valid (`message` says why).
+   */
+  PICOMCP_SERVER_ERROR_KIND_TEMPLATE = 7,
+  /**
+   * A prompt argument is unnamed or named twice.
+   */
+  PICOMCP_SERVER_ERROR_KIND_ARGUMENT = 8,
+  /**
+   * `page_size` is 0.
+   */
+  PICOMCP_SERVER_ERROR_KIND_PAGE_SIZE = 9,
+  /**
+   * A required string (`name`, `uri`, `input_schema`, ...) is NULL.
+   */
+  PICOMCP_SERVER_ERROR_KIND_MISSING = 10,
+  /**
+   * A string is not UTF-8.
+   */
+  PICOMCP_SERVER_ERROR_KIND_INVALID_UTF8 = 11,
+  /**
+   * Answer: no definition has this index.
+   */
+  PICOMCP_SERVER_ERROR_KIND_UNKNOWN_DEFINITION = 20,
+  /**
+   * Answer: the tool has an `outputSchema`: the result needs structured content.
+   */
+  PICOMCP_SERVER_ERROR_KIND_MISSING_STRUCTURED = 21,
+  /**
+   * Answer: the structured content does not match the `outputSchema` (`message` names
+   * the JSON Pointer of the field and what was expected).
+   */
+  PICOMCP_SERVER_ERROR_KIND_INVALID_STRUCTURED = 22,
+  /**
+   * Answer: a content block the negotiated revision does not have.
+   */
+  PICOMCP_SERVER_ERROR_KIND_NOT_IN_REVISION = 23,
+  /**
+   * Answer: a malformed content block or `_meta`.
+   */
+  PICOMCP_SERVER_ERROR_KIND_INVALID_CONTENT = 24,
+  /**
+   * Answer: the session refused it (the status says why).
+   */
+  PICOMCP_SERVER_ERROR_KIND_RESPOND = 25,
+  /**
+   * A kind this library does not know yet.
+   */
+  PICOMCP_SERVER_ERROR_KIND_OTHER = 99,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum picomcp_server_error_kind picomcp_server_error_kind;
+#else
+typedef uint32_t picomcp_server_error_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What a `picomcp_call.index` counts in.
+ */
+enum picomcp_call_target
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Not a call.
+   */
+  PICOMCP_CALL_TARGET_NONE = 0,
+  /**
+   * `picomcp_catalog.tools` (`CALL_TOOL`).
+   */
+  PICOMCP_CALL_TARGET_TOOL = 1,
+  /**
+   * `picomcp_catalog.resources` (`CALL_READ` of a resource's URI).
+   */
+  PICOMCP_CALL_TARGET_RESOURCE = 2,
+  /**
+   * `picomcp_catalog.templates` (`CALL_READ` of a URI that matches a template, or
+   * `CALL_COMPLETE` of a template variable).
+   */
+  PICOMCP_CALL_TARGET_TEMPLATE = 3,
+  /**
+   * `picomcp_catalog.prompts` (`CALL_PROMPT`, or `CALL_COMPLETE` of a prompt
+   * argument).
+   */
+  PICOMCP_CALL_TARGET_PROMPT = 4,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum picomcp_call_target picomcp_call_target;
+#else
+typedef uint32_t picomcp_call_target;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * The kind of a `picomcp_content` block.
+ */
+enum picomcp_content_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * `text`: `text` (or, with `text_is_json`, a JSON string copied byte for byte).
+   */
+  PICOMCP_CONTENT_KIND_TEXT = 1,
+  /**
+   * `image`: `data` (base64) and `mime_type`.
+   */
+  PICOMCP_CONTENT_KIND_IMAGE = 2,
+  /**
+   * `audio` (2025-03-26 on): `data` (base64) and `mime_type`.
+   */
+  PICOMCP_CONTENT_KIND_AUDIO = 3,
+  /**
+   * `resource_link` (2025-06-18 on): `uri`, `name`, optional `mime_type` and
+   * `description`.
+   */
+  PICOMCP_CONTENT_KIND_RESOURCE_LINK = 4,
+  /**
+   * `resource` (an embedded resource): `uri`, optional `mime_type`, and `text` (text
+   * contents) or `data` (base64 contents, written as `blob`).
+   */
+  PICOMCP_CONTENT_KIND_RESOURCE = 5,
+  /**
+   * A block written as given: `json`, an object with a `type`.
+   */
+  PICOMCP_CONTENT_KIND_JSON = 6,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum picomcp_content_kind picomcp_content_kind;
+#else
+typedef uint32_t picomcp_content_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Who says a prompt message.
+ */
+enum picomcp_prompt_role
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * `user`.
+   */
+  PICOMCP_PROMPT_ROLE_USER = 1,
+  /**
+   * `assistant`.
+   */
+  PICOMCP_PROMPT_ROLE_ASSISTANT = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum picomcp_prompt_role picomcp_prompt_role;
+#else
+typedef uint32_t picomcp_prompt_role;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * An MCP session (opaque). Create it with `picomcp_session_init` (in your memory) or
  * `picomcp_session_new` (allocated); it is not thread-safe: use one session from one
  * thread at a time.
@@ -1345,6 +1690,597 @@ typedef struct picomcp_writer {
    */
   uint64_t opaque[PICOMCP_WRITER_WORDS];
 } picomcp_writer;
+
+/**
+ * The server (opaque, in your memory: a static, the stack, an arena). Made by
+ * `picomcp_server_init`; pass its address, do not copy it.
+ */
+typedef struct picomcp_server {
+  /**
+   * Private state.
+   */
+  uint64_t opaque[PICOMCP_SERVER_WORDS];
+} picomcp_server;
+
+/**
+ * Something that happened, filled by `picomcp_session_poll_event`.
+ *
+ * Which fields are set depends on `kind` (see `picomcp_event_kind`); the others are
+ * zero, NULL views, or NaN. **Every `picomcp_str` in it points into the session and is
+ * valid only until the next call that takes that session** (including the next
+ * `picomcp_session_poll_event`). Copy what you need to keep; handles (`id`) are plain
+ * numbers and stay meaningful.
+ */
+typedef struct picomcp_event {
+  /**
+   * What happened (a `picomcp_event_kind`).
+   */
+  uint32_t kind;
+  /**
+   * Request handle: the peer's request (`REQUEST`, `CANCELLED`) or ours (`RESPONSE`,
+   * `ERROR_RESPONSE`, `TIMED_OUT`, `PROGRESS`).
+   */
+  uint32_t id;
+  /**
+   * The method (a `picomcp_method`), or `PICOMCP_METHOD_NONE`.
+   */
+  int32_t method;
+  /**
+   * The method's wire name (static storage: valid forever), or absent.
+   */
+  struct picomcp_str method_name;
+  /**
+   * The JSON payload: params, result, peer handshake data, error data (see `kind`).
+   */
+  struct picomcp_str json;
+  /**
+   * Text: the error message or cancel reason (unescaped), a violation's description.
+   */
+  struct picomcp_str text;
+  /**
+   * The protocol revision for `NEGOTIATED` and `READY` (a `picomcp_version`), else 0.
+   */
+  uint32_t version;
+  /**
+   * The revision as text, e.g. `"2025-11-25"` (static storage), or absent.
+   */
+  struct picomcp_str version_name;
+  /**
+   * An error code (`ERROR_RESPONSE`, `CLOSED`, violations; see `kind`), else 0.
+   */
+  int64_t code;
+  /**
+   * `PROGRESS`: the progress value.
+   */
+  double progress;
+  /**
+   * `PROGRESS`: the total, or NaN when the peer gave none.
+   */
+  double total;
+  /**
+   * `PEER_VIOLATION`: a `picomcp_violation`, else 0.
+   */
+  uint32_t violation;
+  /**
+   * `PEER_VIOLATION` `MALFORMED`: a `picomcp_parse_error`, else 0.
+   */
+  uint32_t detail;
+  /**
+   * `CLOSED`: a `picomcp_close_reason`, else 0.
+   */
+  uint32_t close_reason;
+} picomcp_event;
+
+/**
+ * A template variable as matched: `name` from the template, `value` from the URI
+ * (still percent-encoded, as it appears there: decode it with `picomcp_percent_decode`).
+ */
+typedef struct picomcp_var {
+  /**
+   * The variable's name.
+   */
+  struct picomcp_str name;
+  /**
+   * Its value in the URI.
+   */
+  struct picomcp_str value;
+} picomcp_var;
+
+/**
+ * The details of a `PICOMCP_EVENT_KIND_CALL_*` event (filled by
+ * `picomcp_session_poll_served`; all zero for other events). Its views are valid as
+ * long as the event's: until the next call that takes the session, except the
+ * answering functions (`picomcp_server_respond_*`, `picomcp_session_respond*`), which
+ * leave them valid, so an answer may quote them.
+ */
+typedef struct picomcp_call {
+  /**
+   * The table `index` counts in (a `picomcp_call_target`).
+   */
+  uint32_t target;
+  /**
+   * The definition's index in its table.
+   */
+  size_t index;
+  /**
+   * `CALL_TOOL`, `CALL_PROMPT`: the arguments, a JSON object (`{}` when the request
+   * had none); read them with `picomcp_json_get` / `picomcp_json_pointer`.
+   */
+  struct picomcp_str arguments;
+  /**
+   * `CALL_TOOL`: the request's `_meta` (JSON), or absent.
+   */
+  struct picomcp_str meta;
+  /**
+   * `CALL_READ`: the URI, decoded from its JSON string.
+   */
+  struct picomcp_str uri;
+  /**
+   * `CALL_READ` of a template: how many `vars` are set.
+   */
+  size_t var_count;
+  /**
+   * `CALL_READ` of a template: its variables, in template order.
+   */
+  struct picomcp_var vars[PICOMCP_SERVER_MAX_VARS];
+  /**
+   * `CALL_COMPLETE`: the argument (or variable) name, decoded.
+   */
+  struct picomcp_str argument;
+  /**
+   * `CALL_COMPLETE`: what the user typed so far, decoded.
+   */
+  struct picomcp_str value;
+  /**
+   * `CALL_COMPLETE`: the request's `context` (JSON, e.g. `{"arguments":{...}}`), or
+   * absent.
+   */
+  struct picomcp_str context;
+} picomcp_call;
+
+/**
+ * A content block of a tool result or prompt message. Only the fields its `kind`
+ * names are read; views need only live during the answering call.
+ */
+typedef struct picomcp_content {
+  /**
+   * A `picomcp_content_kind`.
+   */
+  uint32_t kind;
+  /**
+   * `TEXT`, `RESOURCE`: the text (plain UTF-8; the writer escapes it).
+   */
+  struct picomcp_str text;
+  /**
+   * `text` is a JSON string value, quotes included (e.g. a view of an argument from
+   * `picomcp_json_get`): it is written as it is, without decoding it first.
+   */
+  bool text_is_json;
+  /**
+   * `IMAGE`, `AUDIO`, `RESOURCE` (binary): base64 data.
+   */
+  struct picomcp_str data;
+  /**
+   * The MIME type (required for `IMAGE` and `AUDIO`, else optional).
+   */
+  struct picomcp_str mime_type;
+  /**
+   * `RESOURCE_LINK`, `RESOURCE`: the URI.
+   */
+  struct picomcp_str uri;
+  /**
+   * `RESOURCE_LINK`: the name.
+   */
+  struct picomcp_str name;
+  /**
+   * `RESOURCE_LINK`: a description (optional).
+   */
+  struct picomcp_str description;
+  /**
+   * `JSON`: the block.
+   */
+  struct picomcp_str json;
+} picomcp_content;
+
+/**
+ * The answer to a `CALL_TOOL`: content blocks, structured content, or both.
+ *
+ * Structured content alone (`content` NULL) is also written as a JSON text block (and
+ * is the only content before 2025-06-18); with blocks too, the blocks are sent instead
+ * of that text. Structured content is checked against the tool's `outputSchema` first.
+ */
+typedef struct picomcp_tool_result {
+  /**
+   * The content blocks. NULL: none (with `structured`, its JSON text is the one
+   * block); not NULL with a count of 0: an empty `content` array.
+   */
+  const struct picomcp_content *content;
+  /**
+   * Number of `content` blocks (at most `PICOMCP_SERVER_MAX_BLOCKS`).
+   */
+  size_t content_count;
+  /**
+   * Structured content: a JSON object, or absent.
+   */
+  struct picomcp_str structured;
+  /**
+   * A tool execution error (`isError: true`): the model sees it.
+   */
+  bool is_error;
+  /**
+   * `_meta`: a JSON object, or absent.
+   */
+  struct picomcp_str meta;
+} picomcp_tool_result;
+
+/**
+ * Why the server refused something: filled by `picomcp_server_init` and
+ * `picomcp_server_respond_tool` when they fail (pass NULL if you only want the status).
+ */
+typedef struct picomcp_server_error {
+  /**
+   * What is wrong (a `picomcp_server_error_kind`).
+   */
+  uint32_t kind;
+  /**
+   * The table (a `picomcp_table`), for definition errors.
+   */
+  uint32_t table;
+  /**
+   * The entry's index in its table, for definition errors.
+   */
+  size_t index;
+  /**
+   * The field as the protocol spells it (`"inputSchema"`, `"name"`, ...; static
+   * storage), or absent.
+   */
+  struct picomcp_str field;
+  /**
+   * A sentence, NUL-terminated (truncated to fit).
+   */
+  char message[PICOMCP_SERVER_ERROR_MESSAGE];
+} picomcp_server_error;
+
+/**
+ * One item of a `resources/read` result.
+ */
+typedef struct picomcp_resource_contents {
+  /**
+   * The resource's URI (e.g. `picomcp_call.uri`).
+   */
+  struct picomcp_str uri;
+  /**
+   * Its MIME type, or absent.
+   */
+  struct picomcp_str mime_type;
+  /**
+   * Text contents (used when `blob` is absent).
+   */
+  struct picomcp_str text;
+  /**
+   * `text` is a JSON string value, quotes included, written as it is.
+   */
+  bool text_is_json;
+  /**
+   * Binary contents, base64-encoded, or absent.
+   */
+  struct picomcp_str blob;
+} picomcp_resource_contents;
+
+/**
+ * One message of a `prompts/get` result.
+ */
+typedef struct picomcp_prompt_message {
+  /**
+   * A `picomcp_prompt_role`.
+   */
+  uint32_t role;
+  /**
+   * What is said.
+   */
+  struct picomcp_content content;
+} picomcp_prompt_message;
+
+/**
+ * The answer to a `CALL_COMPLETE`.
+ */
+typedef struct picomcp_completion {
+  /**
+   * Suggestions, best first (NULL when `value_count` is 0); at most
+   * `PICOMCP_SERVER_MAX_COMPLETIONS` are sent, more set `hasMore`.
+   */
+  const struct picomcp_str *values;
+  /**
+   * Number of `values`.
+   */
+  size_t value_count;
+  /**
+   * `total` is known.
+   */
+  bool has_total;
+  /**
+   * How many suggestions there are in all (when `has_total`).
+   */
+  size_t total;
+  /**
+   * More exist than were sent.
+   */
+  bool has_more;
+} picomcp_completion;
+
+/**
+ * How the layer serves the tables. `picomcp_server_options_init` fills the defaults;
+ * NULL options mean the defaults.
+ */
+typedef struct picomcp_server_options {
+  /**
+   * Definitions per page of a list result (at least 1). Default 100.
+   */
+  size_t page_size;
+  /**
+   * Declare `listChanged` for the tables that exist (announce changes with
+   * `picomcp_session_notify`). Default true.
+   */
+  bool list_changed;
+  /**
+   * Declare `resources.subscribe`. Default false.
+   */
+  bool subscribe;
+  /**
+   * Declare `logging` (the session answers `logging/setLevel`). Default true.
+   */
+  bool logging;
+  /**
+   * How deep argument and structured-content validation may nest (schema levels and
+   * `$ref` hops, 32 at most). Each level costs about 1 KiB of stack on 64-bit hosts: a
+   * device with a small stack sets a lower bound. Default 32.
+   */
+  size_t schema_depth;
+} picomcp_server_options;
+
+/**
+ * A tool (`tools/list`, `tools/call`). Strings are NUL-terminated UTF-8; NULL means
+ * absent. JSON fields are JSON text, checked once by `picomcp_server_init`.
+ */
+typedef struct picomcp_tool {
+  /**
+   * The name (required, unique in the table).
+   */
+  const char *name;
+  /**
+   * A display name.
+   */
+  const char *title;
+  /**
+   * What the tool does, for the model.
+   */
+  const char *description;
+  /**
+   * JSON Schema of the arguments, an object schema (required). Arguments are
+   * validated against it before the host sees a call.
+   */
+  const char *input_schema;
+  /**
+   * JSON Schema of `structuredContent`; a tool with one must answer with structured
+   * content that matches it.
+   */
+  const char *output_schema;
+  /**
+   * `ToolAnnotations` object (`{"readOnlyHint":true}`, ...).
+   */
+  const char *annotations;
+  /**
+   * `icons` array.
+   */
+  const char *icons;
+  /**
+   * `execution` object (2025-11-25, e.g. `{"taskSupport":"forbidden"}`).
+   */
+  const char *execution;
+  /**
+   * `_meta` object.
+   */
+  const char *meta;
+} picomcp_tool;
+
+/**
+ * A resource with a fixed URI (`resources/list`, `resources/read`).
+ */
+typedef struct picomcp_resource {
+  /**
+   * The URI (required, unique among resources).
+   */
+  const char *uri;
+  /**
+   * A name (required).
+   */
+  const char *name;
+  /**
+   * A display name.
+   */
+  const char *title;
+  /**
+   * A description.
+   */
+  const char *description;
+  /**
+   * The MIME type.
+   */
+  const char *mime_type;
+  /**
+   * `size` is known (listed) when true.
+   */
+  bool has_size;
+  /**
+   * The size in bytes (when `has_size`).
+   */
+  uint64_t size;
+  /**
+   * `Annotations` object.
+   */
+  const char *annotations;
+  /**
+   * `icons` array.
+   */
+  const char *icons;
+  /**
+   * `_meta` object.
+   */
+  const char *meta;
+} picomcp_resource;
+
+/**
+ * A family of resources named by an RFC 6570 URI template.
+ */
+typedef struct picomcp_resource_template {
+  /**
+   * The URI template (required), e.g. `"test://item/{id}"`.
+   */
+  const char *uri_template;
+  /**
+   * A name (required).
+   */
+  const char *name;
+  /**
+   * A display name.
+   */
+  const char *title;
+  /**
+   * A description.
+   */
+  const char *description;
+  /**
+   * The MIME type of the resources it names.
+   */
+  const char *mime_type;
+  /**
+   * `Annotations` object.
+   */
+  const char *annotations;
+  /**
+   * `icons` array.
+   */
+  const char *icons;
+  /**
+   * `_meta` object.
+   */
+  const char *meta;
+  /**
+   * The host completes its variables (`completion/complete` reaches the host).
+   */
+  bool completable;
+} picomcp_resource_template;
+
+/**
+ * One argument of a `picomcp_prompt`.
+ */
+typedef struct picomcp_prompt_argument {
+  /**
+   * The name (required, unique in its prompt).
+   */
+  const char *name;
+  /**
+   * A display name.
+   */
+  const char *title;
+  /**
+   * A description.
+   */
+  const char *description;
+  /**
+   * `prompts/get` must give it (else the layer answers -32602).
+   */
+  bool required;
+  /**
+   * The host completes its values.
+   */
+  bool completable;
+} picomcp_prompt_argument;
+
+/**
+ * A prompt (`prompts/list`, `prompts/get`).
+ */
+typedef struct picomcp_prompt {
+  /**
+   * The name (required, unique in the table).
+   */
+  const char *name;
+  /**
+   * A display name.
+   */
+  const char *title;
+  /**
+   * A description (also sent with every `prompts/get` result).
+   */
+  const char *description;
+  /**
+   * Its arguments (NULL when `argument_count` is 0).
+   */
+  const struct picomcp_prompt_argument *arguments;
+  /**
+   * Number of `arguments`.
+   */
+  size_t argument_count;
+  /**
+   * `icons` array.
+   */
+  const char *icons;
+  /**
+   * `_meta` object.
+   */
+  const char *meta;
+} picomcp_prompt;
+
+/**
+ * Everything a server offers: four tables, any of which may be empty (NULL with a
+ * count of 0).
+ */
+typedef struct picomcp_catalog {
+  /**
+   * Tools.
+   */
+  const struct picomcp_tool *tools;
+  /**
+   * Number of `tools`.
+   */
+  size_t tool_count;
+  /**
+   * Resources with a fixed URI.
+   */
+  const struct picomcp_resource *resources;
+  /**
+   * Number of `resources`.
+   */
+  size_t resource_count;
+  /**
+   * Resource templates.
+   */
+  const struct picomcp_resource_template *templates;
+  /**
+   * Number of `templates`.
+   */
+  size_t template_count;
+  /**
+   * Prompts.
+   */
+  const struct picomcp_prompt *prompts;
+  /**
+   * Number of `prompts`.
+   */
+  size_t prompt_count;
+} picomcp_catalog;
+
+/**
+ * Memory for one definition in the server's own form (opaque): give
+ * `picomcp_server_init` one per tool, resource, template, prompt and prompt argument
+ * (`picomcp_server_slots_needed` counts them).
+ */
+typedef struct picomcp_server_slot {
+  /**
+   * Private state.
+   */
+  uint64_t opaque[PICOMCP_SERVER_SLOT_WORDS];
+} picomcp_server_slot;
 
 /**
  * How a session is set up. Fill it with `picomcp_config_init`, then set your fields.
@@ -1459,75 +2395,6 @@ typedef struct picomcp_config {
    */
   uint64_t state_ttl_ms;
 } picomcp_config;
-
-/**
- * Something that happened, filled by `picomcp_session_poll_event`.
- *
- * Which fields are set depends on `kind` (see `picomcp_event_kind`); the others are
- * zero, NULL views, or NaN. **Every `picomcp_str` in it points into the session and is
- * valid only until the next call that takes that session** (including the next
- * `picomcp_session_poll_event`). Copy what you need to keep; handles (`id`) are plain
- * numbers and stay meaningful.
- */
-typedef struct picomcp_event {
-  /**
-   * What happened (a `picomcp_event_kind`).
-   */
-  uint32_t kind;
-  /**
-   * Request handle: the peer's request (`REQUEST`, `CANCELLED`) or ours (`RESPONSE`,
-   * `ERROR_RESPONSE`, `TIMED_OUT`, `PROGRESS`).
-   */
-  uint32_t id;
-  /**
-   * The method (a `picomcp_method`), or `PICOMCP_METHOD_NONE`.
-   */
-  int32_t method;
-  /**
-   * The method's wire name (static storage: valid forever), or absent.
-   */
-  struct picomcp_str method_name;
-  /**
-   * The JSON payload: params, result, peer handshake data, error data (see `kind`).
-   */
-  struct picomcp_str json;
-  /**
-   * Text: the error message or cancel reason (unescaped), a violation's description.
-   */
-  struct picomcp_str text;
-  /**
-   * The protocol revision for `NEGOTIATED` and `READY` (a `picomcp_version`), else 0.
-   */
-  uint32_t version;
-  /**
-   * The revision as text, e.g. `"2025-11-25"` (static storage), or absent.
-   */
-  struct picomcp_str version_name;
-  /**
-   * An error code (`ERROR_RESPONSE`, `CLOSED`, violations; see `kind`), else 0.
-   */
-  int64_t code;
-  /**
-   * `PROGRESS`: the progress value.
-   */
-  double progress;
-  /**
-   * `PROGRESS`: the total, or NaN when the peer gave none.
-   */
-  double total;
-  /**
-   * `PEER_VIOLATION`: a `picomcp_violation`, else 0.
-   */
-  uint32_t violation;
-  /**
-   * `PEER_VIOLATION` `MALFORMED`: a `picomcp_parse_error`, else 0.
-   */
-  uint32_t detail;
-  /**
-   * `CLOSED`: a `picomcp_close_reason`, else 0.
-   */
-  uint32_t close_reason;
-} picomcp_event;
 
 /**
  * The callback of `picomcp_session_respond_with`: writes one JSON object with the
@@ -1914,6 +2781,190 @@ picomcp_status picomcp_writer_finish(struct picomcp_writer *w, size_t *out_len);
 picomcp_status picomcp_json_string_view(struct picomcp_str json,
                                         struct picomcp_str *out_text,
                                         bool *out_escaped);
+
+/**
+ * Like `picomcp_session_poll_event`, with `server`'s layer in between: list requests
+ * (`tools/list`, `resources/list`, `resources/templates/list`, `prompts/list`) and calls
+ * that fail the layer's checks (unknown tool, arguments that do not match the
+ * `inputSchema`, unknown URI, missing prompt argument, ...) are answered here, as the
+ * negotiated revision asks, and produce no event. A call that passed is a
+ * `PICOMCP_EVENT_KIND_CALL_TOOL`, `_CALL_READ`, `_CALL_PROMPT` or `_CALL_COMPLETE` event
+ * (`id`, `method`, `method_name`, `json` = the params) with its details in `*out_call`;
+ * answer it with the matching `picomcp_server_respond_*`. Every other event comes out
+ * as `picomcp_session_poll_event` gives it (`*out_call` zeroed).
+ *
+ * `out->kind` is `PICOMCP_EVENT_KIND_NONE` when there is nothing more. The views follow
+ * the rule of `picomcp_session_poll_event`.
+ *
+ * # Safety
+ * `session` must be a live session; `server` NULL or a `picomcp_server`; `out_event`
+ * and `out_call` writable.
+ */
+picomcp_status picomcp_session_poll_served(struct picomcp_session *session,
+                                           const struct picomcp_server *server,
+                                           struct picomcp_event *out_event,
+                                           struct picomcp_call *out_call);
+
+/**
+ * Answers a `PICOMCP_EVENT_KIND_CALL_TOOL` (`id` from the event, `tool` =
+ * `picomcp_call.index`) with `result`, shaped for the negotiated revision:
+ * `structuredContent` from 2025-06-18 on (checked against the tool's `outputSchema`
+ * first), `isError`, `_meta`; blocks the revision lacks are refused.
+ *
+ * A refused answer sends nothing and the request stays open (answer it again, for
+ * example with a text block and `is_error`): `PICOMCP_STATUS_INVALID_STRUCTURED` (with
+ * `*err` naming the JSON Pointer of the field and what was expected),
+ * `_MISSING_STRUCTURED`, `_NOT_IN_REVISION`, `_INVALID_BLOCK`, `_UNKNOWN_DEFINITION`,
+ * `_TOO_MANY_BLOCKS`, or a session status as `picomcp_session_respond` (`QUEUE_FULL`:
+ * drain and retry). `err` may be NULL. The current event's views stay valid.
+ *
+ * # Safety
+ * `server` NULL or a `picomcp_server`; `session` a live session; `result` NULL or
+ * readable with readable blocks and views; `err` NULL or writable.
+ */
+picomcp_status picomcp_server_respond_tool(const struct picomcp_server *server,
+                                           struct picomcp_session *session,
+                                           uint32_t id,
+                                           size_t tool,
+                                           const struct picomcp_tool_result *result,
+                                           struct picomcp_server_error *err);
+
+/**
+ * Answers a `PICOMCP_EVENT_KIND_CALL_READ` with `count` contents (at most
+ * `PICOMCP_SERVER_MAX_BLOCKS`). Statuses as `picomcp_session_respond`.
+ *
+ * # Safety
+ * `server` NULL or a `picomcp_server`; `session` a live session; `contents` must point
+ * to `count` readable entries with readable views.
+ */
+picomcp_status picomcp_server_respond_read(const struct picomcp_server *server,
+                                           struct picomcp_session *session,
+                                           uint32_t id,
+                                           const struct picomcp_resource_contents *contents,
+                                           size_t count);
+
+/**
+ * Answers a `PICOMCP_EVENT_KIND_CALL_PROMPT` (`prompt` = `picomcp_call.index`) with
+ * `count` messages (at most `PICOMCP_SERVER_MAX_BLOCKS`); the prompt's description
+ * comes from its definition. `PICOMCP_STATUS_NOT_IN_REVISION` for a block the revision
+ * lacks, `_INVALID_BLOCK`, `_UNKNOWN_DEFINITION`, else as `picomcp_session_respond`.
+ *
+ * # Safety
+ * `server` NULL or a `picomcp_server`; `session` a live session; `messages` must point
+ * to `count` readable entries with readable views.
+ */
+picomcp_status picomcp_server_respond_prompt(const struct picomcp_server *server,
+                                             struct picomcp_session *session,
+                                             uint32_t id,
+                                             size_t prompt,
+                                             const struct picomcp_prompt_message *messages,
+                                             size_t count);
+
+/**
+ * Answers a `PICOMCP_EVENT_KIND_CALL_COMPLETE` with suggestions (the first
+ * `PICOMCP_SERVER_MAX_COMPLETIONS` are sent; more set `hasMore`). Statuses as
+ * `picomcp_session_respond`.
+ *
+ * # Safety
+ * `server` NULL or a `picomcp_server`; `session` a live session; `completion` readable,
+ * its `values` pointing to `value_count` readable views.
+ */
+picomcp_status picomcp_server_respond_completion(const struct picomcp_server *server,
+                                                 struct picomcp_session *session,
+                                                 uint32_t id,
+                                                 const struct picomcp_completion *completion);
+
+/**
+ * Decodes the percent-escapes (`%2F` → `/`, RFC 3986; `+` stays `+`) of `text`, e.g. a
+ * template variable of a `picomcp_call`, into `buf` with a terminating NUL. `*out_len`
+ * = the decoded length (without the NUL); `cap >= text.len + 1` always suffices.
+ * `PICOMCP_STATUS_BUFFER_TOO_SMALL`: `*out_len` = the capacity needed (decoded length +
+ * 1), `buf` unchanged. A `%` without two hex digits: `PICOMCP_STATUS_INVALID_ARGUMENT`;
+ * decoded bytes that are not UTF-8: `PICOMCP_STATUS_INVALID_UTF8`. `%00` decodes to a
+ * NUL character: use `*out_len`, not `strlen`, when that matters.
+ *
+ * # Safety
+ * `text` must be readable; `buf` must point to `cap` writable bytes (NULL with 0);
+ * `out_len` writable.
+ */
+picomcp_status picomcp_percent_decode(struct picomcp_str text,
+                                      char *buf,
+                                      size_t cap,
+                                      size_t *out_len);
+
+/**
+ * Fills `options` with the defaults: pages of 100, `listChanged`, logging, no
+ * subscriptions.
+ *
+ * # Safety
+ * `options` must be NULL or writable.
+ */
+picomcp_status picomcp_server_options_init(struct picomcp_server_options *options);
+
+/**
+ * `*out_count` = the slots `picomcp_server_init` needs for `catalog`: one per tool,
+ * resource, template, prompt and prompt argument.
+ *
+ * # Safety
+ * `catalog` must be NULL or a readable catalog whose tables are readable; `out_count`
+ * writable.
+ */
+picomcp_status picomcp_server_slots_needed(const struct picomcp_catalog *catalog,
+                                           size_t *out_count);
+
+/**
+ * Builds a server over `catalog` in `out_server`, checking every definition once:
+ * names present and unique, JSON fields valid and of the right kind, schemas valid,
+ * URI templates valid. A broken definition is `PICOMCP_STATUS_BAD_DEFINITION` with
+ * `*err` saying which table, entry and field, and what is wrong (`err` may be NULL).
+ *
+ * `slots` must hold at least `picomcp_server_slots_needed` slots (else
+ * `PICOMCP_STATUS_MEMORY_TOO_SMALL`); `options` NULL means the defaults. Nothing is
+ * allocated and no string is copied: **the catalog's strings, the `slots` and
+ * `*out_server` must stay valid and unchanged until `picomcp_server_deinit`** (the
+ * `picomcp_catalog` and its C tables themselves may go once this returns). Use
+ * `picomcp_server_capabilities` for the session's `capabilities`, then
+ * `picomcp_session_poll_served` instead of `picomcp_session_poll_event`.
+ *
+ * # Safety
+ * `out_server` must be NULL or writable; `catalog` NULL or readable with readable
+ * tables and NUL-terminated strings (valid as said above); `options` NULL or readable;
+ * `slots` must point to `slot_count` writable slots (NULL with 0); `err` NULL or
+ * writable.
+ */
+picomcp_status picomcp_server_init(struct picomcp_server *out_server,
+                                   const struct picomcp_catalog *catalog,
+                                   const struct picomcp_server_options *options,
+                                   struct picomcp_server_slot *slots,
+                                   size_t slot_count,
+                                   struct picomcp_server_error *err);
+
+/**
+ * Ends a server: afterwards the catalog's strings and the slots are yours again, and
+ * functions given this server return `PICOMCP_STATUS_INVALID_SERVER`.
+ *
+ * # Safety
+ * `server` must be NULL or point to a `picomcp_server`.
+ */
+picomcp_status picomcp_server_deinit(struct picomcp_server *server);
+
+/**
+ * Writes the capabilities the registered tables imply, as JSON text plus a NUL, into
+ * `buf` (`PICOMCP_SERVER_CAPABILITIES_MAX` bytes always suffice): `tools`,
+ * `resources`, `prompts` for the tables that are not empty (with `listChanged` and
+ * `subscribe` as the options say), `completions` once a prompt argument or template is
+ * completable, `logging` unless turned off. Give it to the session's configuration
+ * (`picomcp_config.capabilities`, which is copied). `*out_len` = the JSON's length
+ * (without the NUL). Too small: `PICOMCP_STATUS_BUFFER_TOO_SMALL`.
+ *
+ * # Safety
+ * `server` must be NULL or point to a `picomcp_server`; `buf` to `cap` writable bytes
+ * (NULL with 0); `out_len` writable.
+ */
+picomcp_status picomcp_server_capabilities(const struct picomcp_server *server,
+                                           char *buf,
+                                           size_t cap,
+                                           size_t *out_len);
 
 /**
  * Fills `config` with the defaults for `role` (a `picomcp_role`): capabilities `{}`, the

@@ -45,7 +45,7 @@ const MAGIC_DEAD: u64 = 0x7069_636f_6d63_7030; // "picomcp0"
 
 /// The header at the start of every session block.
 #[repr(C)]
-struct Block {
+pub(crate) struct Block {
     magic: u64,
     owned: bool,
     poisoned: bool,
@@ -54,8 +54,8 @@ struct Block {
     total: usize,
     align: usize,
     /// Where escaped event text (error messages, cancel reasons) is decoded.
-    scratch: &'static mut [u8],
-    session: Session<'static>,
+    pub(crate) scratch: &'static mut [u8],
+    pub(crate) session: Session<'static>,
 }
 
 // Every alignment picomcp_session_storage_size can report is at most the documented maximum.
@@ -247,7 +247,7 @@ unsafe fn block<'a>(s: *mut picomcp_session) -> FfiResult<&'a mut Block> {
 ///
 /// # Safety
 /// As [`block`].
-unsafe fn with_session(
+pub(crate) unsafe fn with_session(
     s: *mut picomcp_session,
     f: impl FnOnce(&mut Block) -> FfiResult,
 ) -> picomcp_status {
@@ -272,7 +272,7 @@ unsafe fn with_session(
 ///
 /// # Safety
 /// As [`str_arg`].
-unsafe fn json_arg<'a>(s: picomcp_str) -> FfiResult<Json<'a>> {
+pub(crate) unsafe fn json_arg<'a>(s: picomcp_str) -> FfiResult<Json<'a>> {
     // SAFETY: forwarded caller contract.
     let t = unsafe { str_arg(s) }?;
     Json::with_max_depth(t, MAX_DEPTH_CAP).map_err(|_| picomcp_status::InvalidJson)
@@ -282,7 +282,7 @@ unsafe fn json_arg<'a>(s: picomcp_str) -> FfiResult<Json<'a>> {
 ///
 /// # Safety
 /// As [`str_arg`].
-unsafe fn opt_json_arg<'a>(s: picomcp_str) -> FfiResult<Option<Json<'a>>> {
+pub(crate) unsafe fn opt_json_arg<'a>(s: picomcp_str) -> FfiResult<Option<Json<'a>>> {
     // SAFETY: forwarded caller contract.
     match unsafe { opt_str_arg(s) }? {
         None => Ok(None),

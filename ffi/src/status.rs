@@ -124,6 +124,30 @@ pub enum picomcp_status {
     /// The writer is not initialised, already finished, or an earlier call on it failed.
     WriterState = -53,
 
+    /// Server layer: `picomcp_server_init` refused a definition (which one and why: the
+    /// `picomcp_server_error`).
+    BadDefinition = -60,
+    /// The pointer is not a server made by `picomcp_server_init` (or it was
+    /// deinitialised).
+    InvalidServer = -61,
+    /// Server layer: no definition has this index.
+    UnknownDefinition = -62,
+    /// Server layer: the tool has an `outputSchema`, so a (non-error) result needs
+    /// structured content.
+    MissingStructured = -63,
+    /// Server layer: the structured content does not match the tool's `outputSchema`
+    /// (where and why: the `picomcp_server_error`).
+    InvalidStructured = -64,
+    /// Server layer: a content block the negotiated revision does not have (audio before
+    /// 2025-03-26, resource links before 2025-06-18).
+    NotInRevision = -65,
+    /// Server layer: a content block is malformed (`PICOMCP_CONTENT_KIND_JSON` that is not
+    /// an object with a `type`, `_meta` that is not an object, an unknown kind).
+    InvalidBlock = -66,
+    /// Server layer: more than `PICOMCP_SERVER_MAX_BLOCKS` content blocks, messages or
+    /// resource contents in one answer.
+    TooManyBlocks = -67,
+
     /// An error the core added after this library was written (mapped conservatively).
     Unknown = -99,
 }
@@ -174,6 +198,14 @@ impl picomcp_status {
         Self::WrongType,
         Self::OutOfRange,
         Self::WriterState,
+        Self::BadDefinition,
+        Self::InvalidServer,
+        Self::UnknownDefinition,
+        Self::MissingStructured,
+        Self::InvalidStructured,
+        Self::NotInRevision,
+        Self::InvalidBlock,
+        Self::TooManyBlocks,
         Self::Unknown,
     ];
 
@@ -351,6 +383,38 @@ impl picomcp_status {
             S::WriterState => (
                 "PICOMCP_STATUS_WRITER_STATE",
                 "the writer is not initialised, already finished, or failed earlier",
+            ),
+            S::BadDefinition => (
+                "PICOMCP_STATUS_BAD_DEFINITION",
+                "a server definition is broken (see the picomcp_server_error)",
+            ),
+            S::InvalidServer => (
+                "PICOMCP_STATUS_INVALID_SERVER",
+                "not a live server from picomcp_server_init",
+            ),
+            S::UnknownDefinition => (
+                "PICOMCP_STATUS_UNKNOWN_DEFINITION",
+                "no definition has this index",
+            ),
+            S::MissingStructured => (
+                "PICOMCP_STATUS_MISSING_STRUCTURED",
+                "the tool has an outputSchema: the result needs structured content",
+            ),
+            S::InvalidStructured => (
+                "PICOMCP_STATUS_INVALID_STRUCTURED",
+                "the structured content does not match the tool's outputSchema",
+            ),
+            S::NotInRevision => (
+                "PICOMCP_STATUS_NOT_IN_REVISION",
+                "the negotiated revision does not have this content block",
+            ),
+            S::InvalidBlock => (
+                "PICOMCP_STATUS_INVALID_BLOCK",
+                "a content block or _meta is malformed",
+            ),
+            S::TooManyBlocks => (
+                "PICOMCP_STATUS_TOO_MANY_BLOCKS",
+                "more content blocks than PICOMCP_SERVER_MAX_BLOCKS in one answer",
             ),
             S::Unknown => (
                 "PICOMCP_STATUS_UNKNOWN",

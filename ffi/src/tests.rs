@@ -4,6 +4,7 @@
 //! small so Miri stays fast.
 
 mod generate;
+mod server;
 
 use core::ptr;
 

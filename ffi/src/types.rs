@@ -252,6 +252,23 @@ pub enum picomcp_event_kind {
     /// Client: tools of a `tools/list` result went unchecked (no free pin, or the
     /// change event did not fit the queue now). `json`: `{"unpinned":N,"unreported":M}`.
     PinsIncomplete = 17,
+    /// Server layer (`picomcp_session_poll_served` only): `tools/call` of a known tool
+    /// whose arguments match its `inputSchema`. `id`, `method`, `method_name`, `json`
+    /// (the params); the `picomcp_call` has the tool's index and the arguments. Answer
+    /// with `picomcp_server_respond_tool`.
+    CallTool = 20,
+    /// Server layer: `resources/read` of a URI that names a resource or matches a
+    /// template; the `picomcp_call` says which, with the URI and the template's
+    /// variables. Answer with `picomcp_server_respond_read`.
+    CallRead = 21,
+    /// Server layer: `prompts/get` of a known prompt with its required arguments, all
+    /// strings; the `picomcp_call` has the prompt's index and the arguments. Answer with
+    /// `picomcp_server_respond_prompt`.
+    CallPrompt = 22,
+    /// Server layer: `completion/complete` of a completable prompt argument or template
+    /// variable; the `picomcp_call` has the target, the argument, the value typed so far
+    /// and the context. Answer with `picomcp_server_respond_completion`.
+    CallComplete = 23,
     /// An event this library does not know yet (from a newer core); ignore it.
     Other = 99,
 }

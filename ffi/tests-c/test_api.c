@@ -565,6 +565,55 @@ static void test_json(void) {
   ST(picomcp_writer_init(&w, NULL, 4), PICOMCP_STATUS_NULL_ARGUMENT);
 }
 
+/* The server layer's misuse paths (the served flow itself runs in test_vectors). */
+static void test_server_layer(void) {
+  static const picomcp_tool good[] = {{.name = "echo", .input_schema = "{\"type\":\"object\"}"}};
+  picomcp_tool bad[] = {{.name = "echo", .input_schema = "{\"type\":\"object\"}"}, {.name = "two", .input_schema = NULL}};
+  picomcp_catalog cat;
+  picomcp_server srv;
+  picomcp_server_slot slots[2];
+  picomcp_server_error err;
+  picomcp_event e;
+  picomcp_call c;
+  picomcp_tool_result r;
+  char caps[PICOMCP_SERVER_CAPABILITIES_MAX];
+  size_t n = 0;
+  picomcp_session *s = place(server_mem, sizeof server_mem, PICOMCP_ROLE_SERVER);
+  memset(&cat, 0, sizeof cat);
+  memset(&r, 0, sizeof r);
+  cat.tools = bad; cat.tool_count = 2;
+  OK(picomcp_server_slots_needed(&cat, &n));
+  CHECK(n == 2);
+  ST(picomcp_server_init(&srv, &cat, NULL, slots, 1, &err), PICOMCP_STATUS_MEMORY_TOO_SMALL);
+  ST(picomcp_server_init(&srv, &cat, NULL, slots, 2, &err), PICOMCP_STATUS_BAD_DEFINITION);
+  CHECK(err.kind == PICOMCP_SERVER_ERROR_KIND_MISSING && err.table == PICOMCP_TABLE_TOOLS && err.index == 1);
+  CHECK(str_is(err.field, "inputSchema"));
+  CHECK(strcmp(err.message, "tool 1: inputSchema: is required (NULL given)") == 0);
+  bad[1].name = "echo"; bad[1].input_schema = "{\"type\":\"object\"}";
+  ST(picomcp_server_init(&srv, &cat, NULL, slots, 2, &err), PICOMCP_STATUS_BAD_DEFINITION);
+  CHECK(err.kind == PICOMCP_SERVER_ERROR_KIND_DUPLICATE && err.index == 1 && str_is(err.field, "name"));
+  ST(picomcp_server_capabilities(&srv, caps, sizeof caps, &n), PICOMCP_STATUS_INVALID_SERVER);
+  ST(picomcp_session_poll_served(s, &srv, &e, &c), PICOMCP_STATUS_INVALID_SERVER);
+  cat.tools = good; cat.tool_count = 1;
+  OK(picomcp_server_init(&srv, &cat, NULL, slots, 1, NULL));
+  OK(picomcp_server_capabilities(&srv, caps, sizeof caps, &n));
+  CHECK(strcmp(caps, "{\"tools\":{\"listChanged\":true},\"logging\":{}}") == 0 && n == strlen(caps));
+  ST(picomcp_server_capabilities(&srv, caps, 4, &n), PICOMCP_STATUS_BUFFER_TOO_SMALL);
+  ST(picomcp_session_poll_served(s, &srv, NULL, &c), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_server_respond_tool(&srv, s, 12345, 0, &r, &err), PICOMCP_STATUS_UNKNOWN_REQUEST);
+  CHECK(err.kind == PICOMCP_SERVER_ERROR_KIND_RESPOND);
+  r.content_count = PICOMCP_SERVER_MAX_BLOCKS + 1;
+  ST(picomcp_server_respond_tool(&srv, s, 12345, 0, &r, NULL), PICOMCP_STATUS_TOO_MANY_BLOCKS);
+  OK(picomcp_server_deinit(&srv));
+  ST(picomcp_server_deinit(&srv), PICOMCP_STATUS_INVALID_SERVER);
+  OK(picomcp_percent_decode(S("a%2Fb%20c"), caps, sizeof caps, &n));
+  CHECK(n == 5 && strcmp(caps, "a/b c") == 0);
+  ST(picomcp_percent_decode(S("a%2Fb"), caps, 2, &n), PICOMCP_STATUS_BUFFER_TOO_SMALL);
+  CHECK(n == 4);
+  ST(picomcp_percent_decode(S("%zz"), caps, sizeof caps, &n), PICOMCP_STATUS_INVALID_ARGUMENT);
+  OK(picomcp_session_deinit(s));
+}
+
 int main(void) {
   test_status_describe();
   test_features();
@@ -572,6 +621,7 @@ int main(void) {
   test_server_and_client();
   test_backpressure();
   test_json();
+  test_server_layer();
   printf("test_api: %d checks, %d failed\n", checks, failures);
   return failures ? 1 : 0;
 }

@@ -1,5 +1,6 @@
 /* Runs the cross-language vectors (the .jsonl files in tests/vectors, format in that folder's
- * README) through the C API, as core/tests/vectors.rs does for Rust. Steps and expected
+ * README) through the C API, as core/tests/vectors.rs does for Rust; a session with a "server"
+ * member is served through the server layer (picomcp_server_*, picomcp_session_poll_served). Steps and expected
  * values are read with the library's JSON readers; events are rendered as JSON with its
  * writer and compared with a subset match.
  *
@@ -98,6 +99,222 @@ static const char *error_name(picomcp_status st) {
   }
 }
 
+/* ---- served sessions (a "server" member): the layer's tables built from the step, events
+ * pumped through picomcp_session_poll_served before every expect_* step ---- */
+#define MAX_DEFS 16
+#define MAX_PENDING 32
+static picomcp_server server;
+static int served;
+static picomcp_server_slot slots[8 * MAX_DEFS];
+static picomcp_tool tools[MAX_DEFS];
+static picomcp_resource resources[MAX_DEFS];
+static picomcp_resource_template templates[MAX_DEFS];
+static picomcp_prompt prompts[MAX_DEFS];
+static picomcp_prompt_argument args[4 * MAX_DEFS];
+static char pool[64 * 1024], spool[4 * LINE]; /* table strings (NUL-terminated); one answer's strings */
+static size_t pool_len, spool_len;
+/* Events the layer passed on, rendered; kind 0: not a call or request. */
+static struct { char json[LINE]; uint32_t kind, id; size_t index; } pending[MAX_PENDING];
+static int npending;
+static uint32_t call_kind, call_id;
+static size_t call_index;
+
+/* A string member of `obj`, decoded and NUL-terminated in the table pool; NULL when absent. */
+static const char *cstr(picomcp_str obj, const char *key) {
+  picomcp_str v;
+  long n;
+  if (!has(obj, key, &v) || kind(v) != PICOMCP_JSON_TYPE_STRING) return NULL;
+  if ((n = str(v, pool + pool_len, sizeof pool - pool_len)) < 0) return NULL;
+  pool_len += (size_t)n + 1;
+  return pool + pool_len - (size_t)n - 1;
+}
+
+/* A member's JSON text, NUL-terminated in the table pool; NULL when absent. */
+static const char *cjson(picomcp_str obj, const char *key) {
+  picomcp_str v;
+  if (!has(obj, key, &v) || pool_len + v.len + 1 > sizeof pool) return NULL;
+  memcpy(pool + pool_len, v.ptr, v.len);
+  pool[pool_len + v.len] = 0;
+  pool_len += v.len + 1;
+  return pool + pool_len - v.len - 1;
+}
+
+static bool flag(picomcp_str obj, const char *key, bool dflt) {
+  picomcp_str v;
+  bool b = dflt;
+  if (has(obj, key, &v)) picomcp_json_bool(v, &b);
+  return b;
+}
+
+/* A string member decoded into the answer pool (absent: the absent view). */
+static picomcp_str sstr(picomcp_str obj, const char *key) {
+  picomcp_str v, r = {NULL, 0};
+  long n;
+  if (!has(obj, key, &v) || (n = str(v, spool + spool_len, sizeof spool - spool_len)) < 0) return r;
+  r.ptr = spool + spool_len;
+  r.len = (size_t)n;
+  spool_len += (size_t)n + 1;
+  return r;
+}
+
+/* Builds the server from the "server" member; its capabilities go into `caps`. */
+static int make_server(picomcp_str spec, char *caps, size_t cap) {
+  picomcp_catalog cat;
+  picomcp_server_options o;
+  picomcp_server_error err;
+  picomcp_str list, e, a, v;
+  size_t i, j, nargs = 0, len = 0;
+  int64_t n;
+  memset(&cat, 0, sizeof cat);
+  pool_len = 0;
+  if (has(spec, "tools", &list))
+    for (i = 0; i < MAX_DEFS && picomcp_json_at(list, i, &e) == PICOMCP_STATUS_OK; i++, cat.tool_count++) {
+      picomcp_tool *t = &tools[i];
+      memset(t, 0, sizeof *t);
+      t->name = cstr(e, "name"); t->title = cstr(e, "title"); t->description = cstr(e, "description");
+      t->input_schema = has(e, "inputSchema", &v) ? cjson(e, "inputSchema") : "{\"type\":\"object\"}";
+      t->output_schema = cjson(e, "outputSchema"); t->annotations = cjson(e, "annotations");
+      t->icons = cjson(e, "icons"); t->execution = cjson(e, "execution"); t->meta = cjson(e, "_meta");
+    }
+  if (has(spec, "resources", &list))
+    for (i = 0; i < MAX_DEFS && picomcp_json_at(list, i, &e) == PICOMCP_STATUS_OK; i++, cat.resource_count++) {
+      picomcp_resource *r = &resources[i];
+      memset(r, 0, sizeof *r);
+      r->uri = cstr(e, "uri"); r->name = cstr(e, "name"); r->title = cstr(e, "title");
+      r->description = cstr(e, "description"); r->mime_type = cstr(e, "mimeType");
+      if (has(e, "size", &v) && !picomcp_json_int(v, &n)) { r->has_size = true; r->size = (uint64_t)n; }
+      r->annotations = cjson(e, "annotations"); r->icons = cjson(e, "icons"); r->meta = cjson(e, "_meta");
+    }
+  if (has(spec, "resourceTemplates", &list))
+    for (i = 0; i < MAX_DEFS && picomcp_json_at(list, i, &e) == PICOMCP_STATUS_OK; i++, cat.template_count++) {
+      picomcp_resource_template *r = &templates[i];
+      memset(r, 0, sizeof *r);
+      r->uri_template = cstr(e, "uriTemplate"); r->name = cstr(e, "name"); r->title = cstr(e, "title");
+      r->description = cstr(e, "description"); r->mime_type = cstr(e, "mimeType");
+      r->annotations = cjson(e, "annotations"); r->icons = cjson(e, "icons"); r->meta = cjson(e, "_meta");
+      r->completable = flag(e, "completable", false);
+    }
+  if (has(spec, "prompts", &list))
+    for (i = 0; i < MAX_DEFS && picomcp_json_at(list, i, &e) == PICOMCP_STATUS_OK; i++, cat.prompt_count++) {
+      picomcp_prompt *p = &prompts[i];
+      memset(p, 0, sizeof *p);
+      p->name = cstr(e, "name"); p->title = cstr(e, "title"); p->description = cstr(e, "description");
+      p->icons = cjson(e, "icons"); p->meta = cjson(e, "_meta");
+      p->arguments = args + nargs;
+      if (has(e, "arguments", &v))
+        for (j = 0; nargs < 4 * MAX_DEFS && picomcp_json_at(v, j, &a) == PICOMCP_STATUS_OK; j++, nargs++, p->argument_count++) {
+          picomcp_prompt_argument *x = &args[nargs];
+          x->name = cstr(a, "name"); x->title = cstr(a, "title"); x->description = cstr(a, "description");
+          x->required = flag(a, "required", false); x->completable = flag(a, "completable", false);
+        }
+    }
+  cat.tools = tools; cat.resources = resources; cat.templates = templates; cat.prompts = prompts;
+  picomcp_server_options_init(&o);
+  if (has(spec, "page_size", &v) && !picomcp_json_int(v, &n)) o.page_size = (size_t)n;
+  o.list_changed = flag(spec, "list_changed", o.list_changed);
+  o.subscribe = flag(spec, "subscribe", o.subscribe);
+  o.logging = flag(spec, "logging", o.logging);
+  if (has(spec, "schema_depth", &v) && !picomcp_json_int(v, &n)) o.schema_depth = (size_t)n;
+  if (picomcp_server_init(&server, &cat, &o, slots, sizeof slots / sizeof slots[0], &err)) {
+    snprintf(why, sizeof why, "server: %s", err.message);
+    return 0;
+  }
+  return picomcp_server_capabilities(&server, caps, cap, &len) == PICOMCP_STATUS_OK;
+}
+
+/* The ResultError variant name of an answer's status (expect_error). */
+static const char *result_name(picomcp_status st) {
+  switch (st) {
+  case PICOMCP_STATUS_UNKNOWN_DEFINITION: return "UnknownDefinition";
+  case PICOMCP_STATUS_MISSING_STRUCTURED: return "MissingStructured";
+  case PICOMCP_STATUS_INVALID_STRUCTURED: return "InvalidStructured";
+  case PICOMCP_STATUS_NOT_IN_REVISION: return "NotInRevision";
+  case PICOMCP_STATUS_INVALID_BLOCK: return "InvalidContent";
+  default: return "Respond";
+  }
+}
+
+/* A content block from its protocol form; anything but the named kinds is passed as JSON. */
+static picomcp_content block(picomcp_str b) {
+  picomcp_content c;
+  picomcp_str r;
+  char type[32] = "";
+  picomcp_str t;
+  memset(&c, 0, sizeof c);
+  if (has(b, "type", &t)) str(t, type, sizeof type);
+  if (!strcmp(type, "text")) { c.kind = PICOMCP_CONTENT_KIND_TEXT; c.text = sstr(b, "text"); }
+  else if (!strcmp(type, "image") || !strcmp(type, "audio")) {
+    c.kind = type[0] == 'i' ? PICOMCP_CONTENT_KIND_IMAGE : PICOMCP_CONTENT_KIND_AUDIO;
+    c.data = sstr(b, "data"); c.mime_type = sstr(b, "mimeType");
+  } else if (!strcmp(type, "resource_link")) {
+    c.kind = PICOMCP_CONTENT_KIND_RESOURCE_LINK;
+    c.uri = sstr(b, "uri"); c.name = sstr(b, "name"); c.mime_type = sstr(b, "mimeType"); c.description = sstr(b, "description");
+  } else if (!strcmp(type, "resource") && has(b, "resource", &r)) {
+    c.kind = PICOMCP_CONTENT_KIND_RESOURCE;
+    c.uri = sstr(r, "uri"); c.mime_type = sstr(r, "mimeType"); c.text = sstr(r, "text"); c.data = sstr(r, "blob");
+  } else { c.kind = PICOMCP_CONTENT_KIND_JSON; c.json = b; }
+  return c;
+}
+
+/* Answers the most recent call as the step says. */
+static picomcp_status respond_call(picomcp_session *s, const char *step, picomcp_str v) {
+  static picomcp_content blocks[PICOMCP_SERVER_MAX_BLOCKS];
+  static picomcp_resource_contents items[PICOMCP_SERVER_MAX_BLOCKS];
+  static picomcp_prompt_message msgs[PICOMCP_SERVER_MAX_BLOCKS];
+  static picomcp_str values[PICOMCP_SERVER_MAX_COMPLETIONS + 8];
+  picomcp_str list, e, x;
+  size_t i = 0;
+  char role[16];
+  int64_t n;
+  spool_len = 0;
+  if (!strcmp(step, "respond_tool") && call_kind == PICOMCP_EVENT_KIND_CALL_TOOL) {
+    picomcp_tool_result r;
+    memset(&r, 0, sizeof r);
+    if (has(v, "content", &list)) {
+      for (; i < PICOMCP_SERVER_MAX_BLOCKS && picomcp_json_at(list, i, &e) == PICOMCP_STATUS_OK; i++) blocks[i] = block(e);
+      r.content = blocks; r.content_count = i;
+    }
+    if (has(v, "structured", &x)) r.structured = x;
+    r.is_error = flag(v, "is_error", false);
+    return picomcp_server_respond_tool(&server, s, call_id, call_index, &r, NULL);
+  }
+  if (!strcmp(step, "respond_read") && call_kind == PICOMCP_EVENT_KIND_CALL_READ) {
+    if (has(v, "contents", &list))
+      for (; i < PICOMCP_SERVER_MAX_BLOCKS && picomcp_json_at(list, i, &e) == PICOMCP_STATUS_OK; i++) {
+        memset(&items[i], 0, sizeof items[i]);
+        items[i].uri = sstr(e, "uri"); items[i].mime_type = sstr(e, "mimeType");
+        items[i].text = sstr(e, "text"); items[i].blob = sstr(e, "blob");
+        if (!items[i].text.ptr) items[i].text = S("");
+      }
+    return picomcp_server_respond_read(&server, s, call_id, items, i);
+  }
+  if (!strcmp(step, "respond_prompt") && call_kind == PICOMCP_EVENT_KIND_CALL_PROMPT) {
+    if (has(v, "messages", &list))
+      for (; i < PICOMCP_SERVER_MAX_BLOCKS && picomcp_json_at(list, i, &e) == PICOMCP_STATUS_OK; i++) {
+        msgs[i].role = has(e, "role", &x) && str(x, role, sizeof role) > 0 && !strcmp(role, "assistant")
+          ? PICOMCP_PROMPT_ROLE_ASSISTANT : PICOMCP_PROMPT_ROLE_USER;
+        has(e, "content", &x);
+        msgs[i].content = block(x);
+      }
+    return picomcp_server_respond_prompt(&server, s, call_id, call_index, msgs, i);
+  }
+  if (!strcmp(step, "respond_completion") && call_kind == PICOMCP_EVENT_KIND_CALL_COMPLETE) {
+    picomcp_completion c;
+    memset(&c, 0, sizeof c);
+    if (has(v, "values", &list))
+      for (; i < sizeof values / sizeof values[0] && picomcp_json_at(list, i, &e) == PICOMCP_STATUS_OK; i++) {
+        long len = str(e, spool + spool_len, sizeof spool - spool_len);
+        values[i].ptr = spool + spool_len; values[i].len = len < 0 ? 0 : (size_t)len;
+        spool_len += values[i].len + 1;
+      }
+    c.values = values; c.value_count = i;
+    if (has(v, "total", &x) && !picomcp_json_int(x, &n)) { c.has_total = true; c.total = (size_t)n; }
+    c.has_more = flag(v, "hasMore", false);
+    return picomcp_server_respond_completion(&server, s, call_id, &c);
+  }
+  return PICOMCP_STATUS_INVALID_ARGUMENT;
+}
+
 /* The event as JSON, in the vectors' vocabulary. Returns its length in `buf`. */
 static size_t render(const picomcp_event *e, char *buf, size_t cap) {
   static const char *types[] = {"none", "negotiated", "ready", "request", "notification", "response", "error_response",
@@ -147,6 +364,59 @@ static size_t render(const picomcp_event *e, char *buf, size_t cap) {
   return picomcp_writer_finish(&w, &n) ? 0 : n;
 }
 
+/* Renders a call event in the vectors' vocabulary. */
+static size_t render_call(const picomcp_event *e, const picomcp_call *c, char *buf, size_t cap) {
+  static const char *targets[] = {"none", "tool", "resource", "template", "prompt"};
+  picomcp_writer w;
+  size_t n = 0, i;
+  picomcp_writer_init(&w, buf, cap);
+  picomcp_writer_begin_object(&w);
+  picomcp_writer_key(&w, S("type")); picomcp_writer_string(&w, S("call"));
+  picomcp_writer_key(&w, S("call"));
+  switch (e->kind) {
+  case PICOMCP_EVENT_KIND_CALL_TOOL: case PICOMCP_EVENT_KIND_CALL_PROMPT:
+    picomcp_writer_string(&w, S(e->kind == PICOMCP_EVENT_KIND_CALL_TOOL ? "tool" : "prompt"));
+    picomcp_writer_key(&w, S(e->kind == PICOMCP_EVENT_KIND_CALL_TOOL ? "tool" : "prompt"));
+    picomcp_writer_int(&w, (int64_t)c->index);
+    picomcp_writer_key(&w, S("arguments")); picomcp_writer_raw(&w, c->arguments);
+    break;
+  case PICOMCP_EVENT_KIND_CALL_READ: case PICOMCP_EVENT_KIND_CALL_COMPLETE:
+    picomcp_writer_string(&w, S(e->kind == PICOMCP_EVENT_KIND_CALL_READ ? "read" : "complete"));
+    picomcp_writer_key(&w, S("target")); picomcp_writer_string(&w, S(targets[c->target < 5 ? c->target : 0]));
+    picomcp_writer_key(&w, S("index")); picomcp_writer_int(&w, (int64_t)c->index);
+    if (e->kind == PICOMCP_EVENT_KIND_CALL_READ) {
+      picomcp_writer_key(&w, S("uri")); picomcp_writer_string(&w, c->uri);
+      picomcp_writer_key(&w, S("vars")); picomcp_writer_begin_object(&w);
+      for (i = 0; i < c->var_count; i++) { picomcp_writer_key(&w, c->vars[i].name); picomcp_writer_string(&w, c->vars[i].value); }
+      picomcp_writer_end_object(&w);
+    } else {
+      picomcp_writer_key(&w, S("argument")); picomcp_writer_string(&w, c->argument);
+      picomcp_writer_key(&w, S("value")); picomcp_writer_string(&w, c->value);
+    }
+    break;
+  default: break;
+  }
+  picomcp_writer_end_object(&w);
+  return picomcp_writer_finish(&w, &n) ? 0 : n;
+}
+
+/* Served sessions: takes every event through the layer into `pending`. */
+static void pump(picomcp_session *s) {
+  picomcp_event e;
+  picomcp_call c;
+  size_t len;
+  while (npending < MAX_PENDING && picomcp_session_poll_served(s, &server, &e, &c) == PICOMCP_STATUS_OK &&
+         e.kind != PICOMCP_EVENT_KIND_NONE) {
+    len = e.kind >= PICOMCP_EVENT_KIND_CALL_TOOL && e.kind <= PICOMCP_EVENT_KIND_CALL_COMPLETE
+      ? render_call(&e, &c, pending[npending].json, LINE - 1) : render(&e, pending[npending].json, LINE - 1);
+    pending[npending].json[len] = 0;
+    pending[npending].kind = e.kind;
+    pending[npending].id = e.id;
+    pending[npending].index = c.index;
+    npending++;
+  }
+}
+
 static void collect(picomcp_session *s) {
   static char buf[8 * LINE];
   size_t n = 0, i, start;
@@ -164,7 +434,7 @@ static void collect(picomcp_session *s) {
 }
 
 static picomcp_session *make_session(picomcp_str spec) {
-  static char name[256], version[256], instr[1024], text[64], key[256];
+  static char name[256], version[256], instr[1024], text[64], key[256], caps[PICOMCP_SERVER_CAPABILITIES_MAX];
   picomcp_config cfg;
   picomcp_session *s = NULL;
   picomcp_str v, e;
@@ -174,6 +444,11 @@ static picomcp_session *make_session(picomcp_str spec) {
   cfg.name = S(has(spec, "name", &v) && str(v, name, sizeof name) >= 0 ? name : "vec");
   cfg.version = S(has(spec, "version", &v) && str(v, version, sizeof version) >= 0 ? version : "0.0.0");
   cfg.capabilities = has(spec, "capabilities", &v) ? v : S("{}");
+  served = has(spec, "server", &v);
+  if (served) {
+    if (!make_server(v, caps, sizeof caps)) return NULL;
+    cfg.capabilities = S(caps);
+  }
   if (has(spec, "instructions", &v) && str(v, instr, sizeof instr) >= 0) cfg.instructions = S(instr);
   if (has(spec, "versions", &v)) {
     static const char *all[] = {"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"};
@@ -213,13 +488,14 @@ static int run(const char *path) {
   uint64_t now = 0;
   uint32_t last_request = 0, last_outbound = 0, last_input = 0;
   picomcp_status last_error = PICOMCP_STATUS_OK;
+  const char *last_name = NULL;
   if (!f) { printf("not ok - %s: cannot open\n", path); return 0; }
   fseek(f, 0, SEEK_END); size = ftell(f); fseek(f, 0, SEEK_SET);
   data = malloc((size_t)size + 1);
   if (!data || fread(data, 1, (size_t)size, f) != (size_t)size) { fclose(f); free(data); return 0; }
   fclose(f);
   data[size] = 0;
-  nsent = 0;
+  nsent = 0; npending = 0; call_kind = 0; served = 0;
   for (p = data; p < data + size; p = nl + 1) {
     picomcp_str line, v, k, x;
     long n;
@@ -229,6 +505,7 @@ static int run(const char *path) {
     if (line.len == 0 || line.ptr[0] == '#') continue;
     step++;
     if (picomcp_json_member_at(line, 0, &k, &v) || str(k, name, sizeof name) < 0) FAIL("step %d: not a step", step);
+    if (s && served && !strncmp(name, "expect_", 7)) pump(s);
     if (s) collect(s);
     if (!s) {
       if (strcmp(name, "session") || !(s = make_session(v))) FAIL("step %d: cannot create the session", step);
@@ -244,6 +521,22 @@ static int run(const char *path) {
       nsent--;
     } else if (!strcmp(name, "expect_no_send")) {
       if (nsent) FAIL("step %d: sent %.600s", step, sent[0]);
+    } else if (served && !strcmp(name, "expect_event")) {
+      if (!npending) FAIL("step %d: no event", step);
+      if (pending[0].kind == PICOMCP_EVENT_KIND_REQUEST) last_request = pending[0].id;
+      else if (pending[0].kind >= PICOMCP_EVENT_KIND_CALL_TOOL && pending[0].kind <= PICOMCP_EVENT_KIND_CALL_COMPLETE) {
+        call_kind = pending[0].kind; call_id = pending[0].id; call_index = pending[0].index;
+      }
+      if (!match(v, S(pending[0].json))) FAIL("step %d: event %.600s", step, pending[0].json);
+      memmove(&pending[0], &pending[1], (size_t)(npending - 1) * sizeof pending[0]);
+      npending--;
+    } else if (served && !strcmp(name, "expect_no_event")) {
+      if (npending) FAIL("step %d: event %.600s", step, pending[0].json);
+    } else if (!strcmp(name, "respond_tool") || !strcmp(name, "respond_read") || !strcmp(name, "respond_prompt") ||
+               !strcmp(name, "respond_completion")) {
+      if (!served || !call_kind) FAIL("step %d: %s without a call", step, name);
+      st = respond_call(s, name, v);
+      if (st) { last_error = st; have_error = 1; last_name = result_name(st); }
     } else if (!strcmp(name, "expect_event") || !strcmp(name, "expect_no_event")) {
       picomcp_event e;
       size_t len;
@@ -319,8 +612,9 @@ static int run(const char *path) {
     } else if (!strcmp(name, "expect_error")) {
       if (!have_error) FAIL("step %d: the command succeeded", step);
       str(v, text, sizeof text);
-      if (strncmp(error_name(last_error), text, strlen(text))) FAIL("step %d: got %s", step, error_name(last_error));
-      have_error = 0;
+      if (strncmp(last_name ? last_name : error_name(last_error), text, strlen(text)))
+        FAIL("step %d: got %s", step, last_name ? last_name : error_name(last_error));
+      have_error = 0; last_name = NULL;
     } else {
       FAIL("step %d: unknown step %s", step, name);
     }
@@ -330,6 +624,7 @@ static int run(const char *path) {
 fail:
   if (!ok) printf("not ok - %s: %s\n", path, why);
   if (s) picomcp_session_deinit(s);
+  if (served) picomcp_server_deinit(&server);
   free(data);
   return ok;
 }
