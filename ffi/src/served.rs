@@ -342,7 +342,7 @@ fn call_to_c(
             c.target = T::Tool as u32;
             c.index = t.tool;
             c.arguments = picomcp_str::new(t.arguments.as_raw());
-            c.meta = picomcp_str::from_opt(t.meta.map(|m| m.as_raw()));
+            c.meta = picomcp_str::from_opt(t.meta().map(|m| m.as_raw()));
         }
         Call::Prompt(p) => {
             o.kind = K::CallPrompt as u32;
