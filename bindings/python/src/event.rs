@@ -16,7 +16,7 @@ pub(crate) struct Event {
     /// `"request"`, `"notification"`, `"response"`, `"error_response"`, `"timed_out"`,
     /// `"cancelled"`, `"progress"`, `"negotiated"`, `"ready"`, `"input_required"`,
     /// `"subscription_acknowledged"`, `"invalid_result"`, `"subscription_ended"`,
-    /// `"peer_violation"` or `"closed"`.
+    /// `"tool_changed"`, `"pins_incomplete"`, `"peer_violation"` or `"closed"`.
     kind: &'static str,
     id: Option<u32>,
     /// Wire method name (`"tools/call"`); on `peer_violation` the method it names, if any.
@@ -45,8 +45,19 @@ pub(crate) struct Event {
     requests: Option<Py<PyAny>>,
     /// `peer_violation` and `closed`: a short name (`"malformed"`, `"peer_closed"`).
     name: Option<&'static str>,
-    /// `peer_violation` and `closed`: a sentence for people.
+    /// `peer_violation` and `closed`: a sentence for people; `tool_changed`: the tool's
+    /// name; `pins_incomplete`: a sentence with both counts.
     text: Option<String>,
+    /// `tool_changed`: the name of the tool that differs from its pin.
+    tool: Option<String>,
+    /// `tool_changed`: `(old, new)`, the pinned digest and the new one, each 32 lowercase
+    /// hex digits.
+    digests: Option<(String, String)>,
+    /// `pins_incomplete`: how many new tools found no free pin (the pin table is full).
+    unpinned: Option<u16>,
+    /// `pins_incomplete`: how many changed tools went unreported this time (no room in
+    /// the event queue; the next list reports them).
+    unreported: Option<u16>,
 }
 
 impl Event {
@@ -84,6 +95,10 @@ impl Event {
                     _ => None,
                 },
             },
+            tool: f.tool.map(|t| t.chars().collect()),
+            digests: f.digests.map(|(old, new)| (old.to_string(), new.to_string())),
+            unpinned: f.unchecked.map(|(unpinned, _)| unpinned),
+            unreported: f.unchecked.map(|(_, unreported)| unreported),
         })
     }
 }
@@ -123,9 +138,18 @@ impl Event {
             ("message", &self.message),
             ("reason", &self.reason),
             ("text", &self.text),
+            ("tool", &self.tool),
         ] {
             if let Some(t) = v {
                 field(k, format!("{t:?}"));
+            }
+        }
+        if let Some((old, new)) = &self.digests {
+            field("digests", format!("({old:?}, {new:?})"));
+        }
+        for (k, v) in [("unpinned", self.unpinned), ("unreported", self.unreported)] {
+            if let Some(n) = v {
+                field(k, n.to_string());
             }
         }
         if let Some(v) = self.progress {

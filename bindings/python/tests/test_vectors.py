@@ -101,6 +101,8 @@ def make_session(spec: dict, layer: ServerLayer | None) -> Session:
         kw["request_timeout_ms"] = spec["request_timeout_ms"]
     if "probe_timeout_ms" in spec:
         kw["probe_timeout_ms"] = spec["probe_timeout_ms"]
+    if "state_key" in spec:
+        kw["state_key"] = spec["state_key"].encode("utf-8")
     return Session(
         "client" if spec.get("role") == "client" else "server",
         spec.get("name", "vec"), spec.get("version", "0.0.0"), text(caps),
@@ -138,6 +140,12 @@ def event_json(e) -> dict:
         return {"type": "input_required", "input_requests": e.requests}
     if k == "subscription_acknowledged":
         return {"type": "subscription_acknowledged", "notifications": e.requests}
+    if k == "tool_changed":
+        old, new = e.digests
+        return {"type": "tool_changed", "name": e.tool, "digests": {"old": old, "new": new}}
+    if k == "pins_incomplete":
+        return {"type": "pins_incomplete",
+                "counts": {"unpinned": e.unpinned, "unreported": e.unreported}}
     if k == "peer_violation":
         return {"type": "violation", "kind": camel(e.name)}
     if k == "closed":
@@ -259,6 +267,11 @@ class Runner:
     def step_respond(self, v, ctx) -> None:
         assert self.last_request is not None, "no request"
         self.s.respond(self.last_request, text(v))
+
+    def step_respond_input_required(self, v, ctx) -> None:
+        assert self.last_request is not None, "no request"
+        requests = text(v["input_requests"]) if "input_requests" in v else None
+        self.s.respond_input_required(self.last_request, requests, v.get("request_state"))
 
     def step_respond_error(self, v, ctx) -> None:
         assert self.last_request is not None, "no request"

@@ -27,6 +27,8 @@ _EventKind: TypeAlias = Literal[
     "subscription_acknowledged",
     "invalid_result",
     "subscription_ended",
+    "tool_changed",
+    "pins_incomplete",
     "peer_violation",
     "closed",
     "unknown",
@@ -188,7 +190,20 @@ class Event:
         """`peer_violation` and `closed`: a short name (`"malformed"`, `"peer_closed"`)."""
     @property
     def text(self) -> str | None:
-        """`peer_violation` and `closed`: a sentence for people."""
+        """`peer_violation`, `closed`, `pins_incomplete`: a sentence for people;
+        `tool_changed`: the tool's name."""
+    @property
+    def tool(self) -> str | None:
+        """`tool_changed`: the name of the tool that differs from its pin."""
+    @property
+    def digests(self) -> tuple[str, str] | None:
+        """`tool_changed`: `(old, new)`, the pinned and the new digest (32 lowercase hex digits)."""
+    @property
+    def unpinned(self) -> int | None:
+        """`pins_incomplete`: new tools that found no free pin (the pin table is full)."""
+    @property
+    def unreported(self) -> int | None:
+        """`pins_incomplete`: changed tools not reported this time (the next list reports them)."""
 
 @final
 class Session:
