@@ -96,7 +96,9 @@ impl Event {
                 },
             },
             tool: f.tool.map(|t| t.chars().collect()),
-            digests: f.digests.map(|(old, new)| (old.to_string(), new.to_string())),
+            digests: f
+                .digests
+                .map(|(old, new)| (old.to_string(), new.to_string())),
             unpinned: f.unchecked.map(|(unpinned, _)| unpinned),
             unreported: f.unchecked.map(|(_, unreported)| unreported),
         })
