@@ -134,6 +134,17 @@ export declare class NativeSession {
 }
 
 /**
+ * `tool_changed`: two tool digests (SHA-256 truncated to 128 bits), each as 32
+ * lowercase hex digits.
+ */
+export interface Digests {
+  /** The digest the pin holds. */
+  old: string
+  /** The digest of the definition the server sent now. */
+  new: string
+}
+
+/**
  * Something that happened on the session (`NativeSession.pollEvent()`). `kind` says
  * which; the other fields are set where that kind has them. Fields ending in `Json`
  * hold JSON text.
@@ -172,8 +183,19 @@ export interface Event {
   requestsJson?: string
   /** `peer_violation` and `closed`: a short name (`malformed`, `peer_closed`). */
   name?: string
-  /** `peer_violation` and `closed`: a sentence for people. */
+  /**
+   * `peer_violation` and `closed`: a sentence for people. `tool_changed`: the tool's
+   * name; `pins_incomplete`: what went unchecked, as a sentence.
+   */
   text?: string
+  /** `tool_changed`: the name of the tool that differs from its pin. */
+  tool?: string
+  /** `tool_changed`: the pinned digest and the new one. */
+  digests?: Digests
+  /** `pins_incomplete`: how many tools found no free pin slot. */
+  unpinned?: number
+  /** `pins_incomplete`: how many changes were not reported yet. */
+  unreported?: number
   /** `call`: `tool`, `read`, `prompt` or `complete`. */
   call?: string
   /**

@@ -28,8 +28,35 @@ pub(crate) fn expand_template(template: &str, value: &str) -> String {
 
 /// Generates arguments for the required parameters of an input schema: the `const` or
 /// first `enum` value when there is one, else "hello" for strings, 1 for numbers (moved
-/// into `minimum..maximum`) and `true` for booleans.
+/// into `minimum..maximum`) and `true` for booleans. When those do not satisfy the schema
+/// (the core's validator, `picomcp::schema`, says so: an `anyOf` of `required` sets, an
+/// `if`/`then`), a value for every property it can generate is tried too, and used when
+/// the validator accepts it.
 pub(crate) fn generate_arguments(schema: Json<'_>) -> Result<String, String> {
+    let required = generate_required(schema)?;
+    let Ok(checked) = picomcp::schema::Schema::from_json(schema) else {
+        return Ok(required);
+    };
+    let accepts = |text: &str| Json::new(text).is_ok_and(|v| checked.validate(v).is_ok());
+    if accepts(&required) {
+        return Ok(required);
+    }
+    let mut values = Vec::new();
+    for (name, prop) in schema
+        .get("properties")
+        .into_iter()
+        .flat_map(|p| p.members())
+    {
+        if let Some(value) = generate_value(prop) {
+            values.push((name.to_string(), value));
+        }
+    }
+    let all = raw_object(&values);
+    Ok(if accepts(&all) { all } else { required })
+}
+
+/// Arguments for the required parameters only.
+fn generate_required(schema: Json<'_>) -> Result<String, String> {
     let props = schema.get("properties");
     let mut values = Vec::new();
     for name in required_names(schema) {

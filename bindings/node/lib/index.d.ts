@@ -151,6 +151,8 @@ export type EventKind =
   | 'subscription_acknowledged'
   | 'invalid_result'
   | 'subscription_ended'
+  | 'tool_changed'
+  | 'pins_incomplete'
   | 'peer_violation'
   | 'closed'
   | 'call'
@@ -188,8 +190,19 @@ export interface Event {
   requests?: JsonObject
   /** `peer_violation`, `closed`: a short name (`malformed`, `peer_closed`, `local`, ...). */
   name?: string
-  /** `peer_violation`, `closed`: a sentence for people. */
+  /**
+   * `peer_violation`, `closed`: a sentence for people; `tool_changed`: the tool's name;
+   * `pins_incomplete`: what went unchecked, as a sentence.
+   */
   text?: string
+  /** `tool_changed`: the name of the tool that differs from its pin. */
+  tool?: string
+  /** `tool_changed`: the pinned digest and the new one, each 32 lowercase hex digits. */
+  digests?: { old: string, new: string }
+  /** `pins_incomplete`: how many tools found no free pin slot. */
+  unpinned?: number
+  /** `pins_incomplete`: how many changes were not reported yet. */
+  unreported?: number
   // ---- `ServerLayer.pollEvent`: `call` (a checked call) and `answered` (the layer answered) ----
   /** `call`: which call. */
   call?: 'tool' | 'read' | 'prompt' | 'complete'

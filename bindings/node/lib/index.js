@@ -27,7 +27,7 @@ function stringify (v) {
 }
 
 const PLAIN = ['id', 'method', 'code', 'message', 'reason', 'progress', 'total', 'version', 'name', 'text',
-  'call', 'index', 'target', 'uri', 'vars', 'argument', 'value']
+  'tool', 'digests', 'unpinned', 'unreported', 'call', 'index', 'target', 'uri', 'vars', 'argument', 'value']
 const PARSED = ['params', 'result', 'data', 'peer', 'requests', 'arguments', 'meta', 'defaults', 'context']
 
 /**

@@ -40,8 +40,17 @@ pub struct Event {
     pub requests_json: Option<String>,
     /// `peer_violation` and `closed`: a short name (`malformed`, `peer_closed`).
     pub name: Option<String>,
-    /// `peer_violation` and `closed`: a sentence for people.
+    /// `peer_violation` and `closed`: a sentence for people. `tool_changed`: the tool's
+    /// name; `pins_incomplete`: what went unchecked, as a sentence.
     pub text: Option<String>,
+    /// `tool_changed`: the name of the tool that differs from its pin.
+    pub tool: Option<String>,
+    /// `tool_changed`: the pinned digest and the new one.
+    pub digests: Option<Digests>,
+    /// `pins_incomplete`: how many tools found no free pin slot.
+    pub unpinned: Option<u32>,
+    /// `pins_incomplete`: how many changes were not reported yet.
+    pub unreported: Option<u32>,
     // ---- `call` and `answered` (`NativeServer.pollEvent`) ----
     /// `call`: `tool`, `read`, `prompt` or `complete`.
     pub call: Option<String>,
@@ -67,6 +76,16 @@ pub struct Event {
     pub value: Option<String>,
     /// `complete`: the request's `context` (`{"arguments": {...}}`).
     pub context_json: Option<String>,
+}
+
+/// `tool_changed`: two tool digests (SHA-256 truncated to 128 bits), each as 32
+/// lowercase hex digits.
+#[napi_derive::napi(object)]
+pub struct Digests {
+    /// The digest the pin holds.
+    pub old: String,
+    /// The digest of the definition the server sent now.
+    pub new: String,
 }
 
 impl Event {
@@ -104,6 +123,13 @@ impl Event {
                     _ => None,
                 },
             },
+            tool: text(f.tool),
+            digests: f.digests.map(|(old, new)| Digests {
+                old: old.to_string(),
+                new: new.to_string(),
+            }),
+            unpinned: f.unchecked.map(|(u, _)| u.into()),
+            unreported: f.unchecked.map(|(_, u)| u.into()),
             ..Event::default()
         }
     }

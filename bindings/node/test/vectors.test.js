@@ -29,6 +29,8 @@ function eventJson (e) {
     case 'progress': return { type: 'progress', progress: e.progress, total: e.total ?? null }
     case 'input_required': return { type: 'input_required', input_requests: e.requests ?? null }
     case 'subscription_acknowledged': return { type: 'subscription_acknowledged', notifications: e.requests }
+    case 'tool_changed': return { type: 'tool_changed', name: e.tool, digests: { old: e.digests.old, new: e.digests.new } }
+    case 'pins_incomplete': return { type: 'pins_incomplete', counts: { unpinned: e.unpinned, unreported: e.unreported } }
     case 'peer_violation': return { type: 'violation', kind: variant(e.name) }
     case 'closed': return { type: 'closed', reason: variant(e.name) }
     case 'call': switch (e.call) {
@@ -64,6 +66,7 @@ function makeSession (spec, layer) {
     versions: spec.versions,
     requestTimeoutMs: spec.request_timeout_ms,
     probeTimeoutMs: spec.probe_timeout_ms,
+    stateKey: spec.state_key === undefined ? undefined : Buffer.from(spec.state_key, 'utf8'),
     nowMs: 0
   })
 }
@@ -168,6 +171,10 @@ function run (file) {
       case 'respond':
         assert.notEqual(lastRequest, null, `${where}: no request`)
         s.respond(lastRequest, v)
+        break
+      case 'respond_input_required':
+        assert.notEqual(lastRequest, null, `${where}: no request`)
+        s.respondInputRequired(lastRequest, v.input_requests, v.request_state)
         break
       case 'respond_error':
         assert.notEqual(lastRequest, null, `${where}: no request`)
