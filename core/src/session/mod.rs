@@ -8,7 +8,7 @@
 //! | `commands.rs` | [`Commands`], the host's commands while it holds an event; the commands both roles share |
 //! | `lifecycle.rs` | the lifecycle enum and every transition of it |
 //! | `inbound.rs`, `outbound.rs` | the request tables (slots, handles, deadlines, reclaim) |
-//! | `route.rs` | the connection state ([`Core`]): one incoming message to its handler, the core's own replies |
+//! | `route.rs` | the connection state (`Core`): one incoming message to its handler, the core's own replies |
 //! | `answer.rs` | server side, both eras: the one answer path and the answer commands |
 //! | `legacy.rs` | the legacy era: `initialize`, the core's own methods, server notifications |
 //! | `meta.rs` | the 2026-07-28 vocabulary both sides share (`_meta` keys, codes, [`Change`]) |

@@ -124,11 +124,11 @@ pub struct Storage<'s> {
 }
 
 impl Storage<'_> {
-    /// The pins [`owned`](Storage::owned) and [`try_owned`](Storage::try_owned) allocate.
+    /// The pins `Storage::owned` and `Storage::try_owned` allocate.
     pub const DEFAULT_PINS: usize = 256;
 
     /// A number of event slots that suits an event text queue of `event_bytes` bytes (one
-    /// per 64 bytes, at least 16 and at most 1024): what [`owned`](Storage::owned) and the
+    /// per 64 bytes, at least 16 and at most 1024): what `Storage::owned` and the
     /// C API use. The cap keeps a large line limit from committing memory for slots no
     /// stream can fill between two drains (1 MiB lines would otherwise take 32,768 slots,
     /// 1 MiB of written memory); when the slots run out first, `handle_bytes` takes fewer

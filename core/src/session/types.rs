@@ -432,7 +432,7 @@ pub enum ConfigError {
     /// `server` and `client` Cargo features).
     RoleNotCompiled,
     /// The allocator could not provide the buffers
-    /// ([`Storage::try_owned`](super::Storage::try_owned)).
+    /// (`Storage::try_owned`, feature `alloc`).
     OutOfMemory {
         /// Bytes asked for in all.
         required: usize,
