@@ -313,6 +313,12 @@ fn matching_table() {
         ),
         ("{;x}", ";xy=1", None),
         ("{;x}", ";x=", Some(&[("x", "")])),
+        // Fuzz finding: the split the template expands to wins over a lenient `;o=`.
+        (
+            "{;v,emy,o}c{+p}",
+            ";v=JJ;emy=U2;o=cdcdef",
+            Some(&[("v", "JJ"), ("emy", "U2"), ("o", "cd"), ("p", "def")]),
+        ),
         // query tail: order-free, optional, extras ignored, first duplicate kept
         (
             "logs://{service}{?since,level}",

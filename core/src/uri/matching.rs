@@ -310,7 +310,17 @@ fn right_to_left<'u>(
             }
             start
         } else {
-            (earliest..=latest).rev().find(|&e| run.ends_at(s, e))?
+            let fits = |e: usize, canonical: bool| {
+                run.ends_at(s, e)
+                    && path
+                        .get(e..pos)
+                        .is_some_and(|v| spells(cap.op, v, canonical))
+            };
+            // The split the template would expand to, else a lenient one (`;x=`).
+            (earliest..=latest)
+                .rev()
+                .find(|&e| fits(e, true))
+                .or_else(|| (earliest..=latest).rev().find(|&e| fits(e, false)))?
         };
         values[i] = Some(value(cap.op, path.get(start..pos)?)?);
         pos = start - run.len();
@@ -338,7 +348,16 @@ fn left_to_right<'u>(
         while latest < s.len() && !stops(cap.op, s[latest]) {
             latest += 1;
         }
-        let end = (pos + min..=latest).find(|&b| next.at(s, b))?;
+        let fits = |b: usize, canonical: bool| {
+            next.at(s, b)
+                && path
+                    .get(pos..b)
+                    .is_some_and(|v| spells(cap.op, v, canonical))
+        };
+        // The split the template would expand to, else a lenient one (`;x=`).
+        let end = (pos + min..=latest)
+            .find(|&b| fits(b, true))
+            .or_else(|| (pos + min..=latest).find(|&b| fits(b, false)))?;
         values[i] = Some(value(cap.op, path.get(pos..end)?)?);
         pos = end + next.len();
     }
@@ -351,6 +370,17 @@ fn value(op: Operator, span: &str) -> Option<&str> {
         return span.strip_prefix('=');
     }
     Some(span)
+}
+
+/// Whether `span` is a value of the operator; `canonical`: as the template expands it
+/// (`{;x}` with an empty value is the bare `;x`, never `;x=`). Matching prefers the
+/// canonical split, so that expanding the variables gives the URI back (fuzz finding:
+/// `{;v,emy,o}c{+p}` on `;v=JJ;emy=U2;o=cdcdef`), and accepts `;x=` when nothing else fits.
+fn spells(op: Operator, span: &str, canonical: bool) -> bool {
+    match value(op, span) {
+        Some(v) => !(canonical && op == Operator::PathParam && v.is_empty() && !span.is_empty()),
+        None => false,
+    }
 }
 
 /// The first template in `templates` that `uri` matches, with its index and variables.
