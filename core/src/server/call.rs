@@ -101,7 +101,7 @@ impl<'e> ReadCall<'e> {
             return None;
         };
         let t = server.catalog.templates.get(i)?;
-        UriTemplate::new(t.uri_template).ok()?.match_uri(self.uri())
+        UriTemplate::trusted(t.uri_template).match_uri(self.uri())
     }
 }
 
@@ -283,7 +283,9 @@ pub(super) fn read<'e>(
 // Not inlined: a match's variables are on the stack only while a template is tried.
 #[inline(never)]
 fn matches(t: &ResourceTemplate<'_>, uri: &str) -> bool {
-    UriTemplate::new(t.uri_template).is_ok_and(|t| t.match_uri(uri).is_some())
+    UriTemplate::trusted(t.uri_template)
+        .match_uri(uri)
+        .is_some()
 }
 
 /// -32002 with `data: {"uri": ...}` (the session sends -32602 in 2026-07-28).
@@ -397,8 +399,9 @@ pub(super) fn complete<'e>(
             .position(|t| uri.eq_str(t.uri_template))
         {
             let t = &s.catalog.templates[i];
-            let declared = UriTemplate::new(t.uri_template)
-                .is_ok_and(|tpl| tpl.var_names().any(|v| argument.eq_str(v)));
+            let declared = UriTemplate::trusted(t.uri_template)
+                .var_names()
+                .any(|v| argument.eq_str(v));
             (t.completable && declared).then_some(CompleteTarget::Template(i))
         } else if s.catalog.resources.iter().any(|r| uri.eq_str(r.uri)) {
             None // a plain resource has nothing to complete

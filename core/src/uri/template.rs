@@ -284,6 +284,13 @@ impl<'a> UriTemplate<'a> {
         Ok(UriTemplate { text })
     }
 
+    /// A template [`UriTemplate::new`] already accepted (the server layer checks its
+    /// tables once at start-up, not on every `resources/read`).
+    #[cfg(feature = "server")]
+    pub(crate) fn trusted(text: &'a str) -> Self {
+        UriTemplate { text }
+    }
+
     /// The template text.
     pub fn as_str(&self) -> &'a str {
         self.text
