@@ -17,6 +17,8 @@ extern crate std;
 pub mod device;
 pub mod error;
 pub mod framing;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod json;
 pub mod jsonrpc;
 mod limits;
