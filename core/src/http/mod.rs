@@ -10,12 +10,15 @@
 //!   §5.3, §5.7, §13) over a [`Request`] the host got from anywhere: from [`codec`], or
 //!   from uvicorn, `node:http` or hyper through an adapter.
 //!
+//! - [`headers`]: the MCP header fields (names, what a POST of a message carries, the
+//!   value encoding), shared by both roles.
 //! - [`sse`]: Server-Sent Events framing.
 //!
 //! Neither allocates: every buffer and table is the caller's, every limit configuration.
 
 pub mod codec;
 pub mod endpoint;
+pub mod headers;
 pub mod sse;
 
 /// The request methods the MCP endpoint tells apart; anything else is [`Method::Other`]
