@@ -7,9 +7,11 @@ use picomcp::protocol::ProtocolVersion;
 pub(crate) const USAGE: &str = "\
 usage: picomcp-probe [--timeout-ms N] [--protocol VERSION] [--json] [--pin FILE]
                      [--lint-results] [--strict-lint] [-- SERVER_CMD ARGS...]
+       picomcp-probe [OPTIONS] --url http://HOST:PORT/PATH [--header NAME:VALUE]...
 
 Starts an MCP server over stdio, checks every feature it declares and prints a report.
 Without SERVER_CMD it probes the Rust demo server (picomcp-demo, next to this binary).
+With --url it checks a running server over Streamable HTTP instead.
 
   --timeout-ms N        timeout of each request in milliseconds (default 10000; also
                         the server/discover probe's wait when below its 3 s); in
@@ -22,6 +24,10 @@ Without SERVER_CMD it probes the Rust demo server (picomcp-demo, next to this bi
                         does, check the server's tools against it: a changed tool fails
                         the run (the report names the tool and the fields that changed).
                         New and missing tools are noted, not failed.
+  --url URL             probe the server at this Streamable HTTP endpoint (http://
+                        only) instead of starting one; both eras, as over stdio
+  --header NAME:VALUE   with --url: send this header on every request (credentials,
+                        say); repeatable
   --lint-results        also lint the text of tool results (indirect prompt injection)
   --strict-lint         lint warnings fail the run (by default they are only reported)
   -h, --help            print this help
@@ -50,6 +56,10 @@ pub(crate) struct Args {
     pub(crate) lint_results: bool,
     pub(crate) strict_lint: bool,
     pub(crate) command: Vec<String>,
+    /// `--url`: probe a Streamable HTTP endpoint instead of a child process.
+    pub(crate) url: Option<String>,
+    /// `--header NAME:VALUE`, in order.
+    pub(crate) headers: Vec<(String, String)>,
 }
 
 /// Why [`parse_args`] did not return options: `--help`, or a usage error to print.
@@ -69,6 +79,8 @@ pub(crate) fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, A
         lint_results: false,
         strict_lint: false,
         command: Vec::new(),
+        url: None,
+        headers: Vec::new(),
     };
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -89,6 +101,24 @@ pub(crate) fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, A
                 args.timeout_ms = value.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
                     ArgsError::Usage(format!("--timeout-ms: `{value}` is not a positive number"))
                 })?;
+            }
+            "--url" => {
+                let value = it
+                    .next()
+                    .ok_or_else(|| ArgsError::Usage("--url needs a URL".into()))?;
+                args.url = Some(value);
+            }
+            "--header" => {
+                let value = it
+                    .next()
+                    .ok_or_else(|| ArgsError::Usage("--header needs NAME:VALUE".into()))?;
+                let (name, v) = value
+                    .split_once(':')
+                    .filter(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_graphic()))
+                    .ok_or_else(|| {
+                        ArgsError::Usage(format!("--header: `{value}` is not NAME:VALUE"))
+                    })?;
+                args.headers.push((name.to_string(), v.trim().to_string()));
             }
             "--protocol" => {
                 let value = it
@@ -112,6 +142,14 @@ pub(crate) fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, A
                 break;
             }
         }
+    }
+    if args.url.is_some() && !args.command.is_empty() {
+        return Err(ArgsError::Usage(
+            "--url and a server command exclude each other".into(),
+        ));
+    }
+    if args.url.is_none() && !args.headers.is_empty() {
+        return Err(ArgsError::Usage("--header needs --url".into()));
     }
     Ok(args)
 }
@@ -169,5 +207,26 @@ mod tests {
         assert_eq!(a.pin.as_deref(), Some(std::path::Path::new("p.json")));
         assert!(a.lint_results && a.strict_lint);
         assert!(matches!(args(&["--pin"]), Err(ArgsError::Usage(_))));
+        let a = args(&[
+            "--url",
+            "http://127.0.0.1:1/mcp",
+            "--header",
+            "Authorization: Bearer x",
+        ])
+        .ok()
+        .unwrap();
+        assert_eq!(a.url.as_deref(), Some("http://127.0.0.1:1/mcp"));
+        assert_eq!(
+            a.headers,
+            [("Authorization".to_string(), "Bearer x".to_string())]
+        );
+        for bad in [
+            &["--url", "http://x/", "srv"][..],
+            &["--header", "A:b"],
+            &["--url", "http://x/", "--header", "nocolon"],
+            &["--url"],
+        ] {
+            assert!(matches!(args(bad), Err(ArgsError::Usage(_))), "{bad:?}");
+        }
     }
 }

@@ -4,7 +4,7 @@
 //! notifications, violations) is answered or recorded by [`Probe::handle`]. The checks
 //! themselves live in [`crate::checks`].
 
-use std::process::{ChildStdin, ChildStdout};
+use std::io::{Read, Write};
 use std::time::{Duration, Instant};
 
 use picomcp::ErrorCode;
@@ -17,7 +17,6 @@ use picomcp::session::{
 use picomcp_stdio::{BackgroundWriter, Driver, Step};
 
 use crate::checks::handshake::ServerInfo;
-use crate::child::DrainOnDrop;
 use crate::cli::Args;
 use crate::describe::{describe_close, describe_notification, describe_violation};
 use crate::pins::PinFile;
@@ -245,8 +244,8 @@ impl Probe {
     /// `restarted`: the server exited on the `server/discover` probe, so this second
     /// connection uses the legacy handshake only.
     pub(crate) fn new(
-        stdin: ChildStdin,
-        stdout: ChildStdout,
+        stdin: impl Write + Send + 'static,
+        stdout: impl Read + Send + 'static,
         args: &Args,
         restarted: bool,
         started: Instant,
@@ -266,7 +265,7 @@ impl Probe {
         // A server that stops reading its input must not block the probe: the writer gives up
         // after --timeout-ms without progress.
         let stdin = BackgroundWriter::new(stdin, Duration::from_millis(args.timeout_ms));
-        let driver = Driver::new(DrainOnDrop(Some(stdout)), stdin, max_line);
+        let driver = Driver::new(stdout, stdin, max_line);
         let mut storage = Storage::owned(max_line, 8, 4, config.info_len());
         // A saved pin file preloads the session's pins: a changed tool is the core's
         // `ToolChanged` event on the first list (more pins than the table holds are

@@ -44,6 +44,7 @@ mod client;
 mod demo;
 mod describe;
 mod generate;
+mod http;
 mod lint;
 mod pins;
 mod report;
@@ -52,7 +53,7 @@ mod text;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use child::{EXIT_GRACE, STDERR_TAIL, Server};
+use child::{DrainOnDrop, EXIT_GRACE, STDERR_TAIL, Server};
 use cli::{Args, ArgsError, USAGE, demo_command, parse_args};
 use client::Probe;
 use report::{Outcome, Report};
@@ -74,17 +75,6 @@ pub fn run(args: impl Iterator<Item = String>, out: &mut dyn Write, err: &mut dy
             return 2;
         }
     };
-    let command = if args.command.is_empty() {
-        match demo_command() {
-            Ok(c) => c,
-            Err(msg) => {
-                let _ = writeln!(err, "picomcp-probe: {msg}");
-                return 2;
-            }
-        }
-    } else {
-        args.command.clone()
-    };
     let pins = match args.pin.as_deref().map(pins::PinFile::load).transpose() {
         Ok(p) => p.flatten(),
         Err(msg) => {
@@ -92,13 +82,40 @@ pub fn run(args: impl Iterator<Item = String>, out: &mut dyn Write, err: &mut dy
             return 2;
         }
     };
-    let (mut server, mut report) = match probe_server(&args, &command, pins.as_ref()) {
+    let done = match &args.url {
+        Some(url) => probe_url(&args, url, pins.as_ref()),
+        None => probe_command(&args, pins.as_ref()),
+    };
+    let (mut report, tail) = match done {
         Ok(done) => done,
         Err(msg) => {
             let _ = writeln!(err, "picomcp-probe: {msg}");
             return 2;
         }
     };
+    let totals = report.totals();
+    report.stderr = if totals.passed() { Vec::new() } else { tail };
+    let _ = if args.json {
+        writeln!(out, "{}", report.to_json(&totals))
+    } else {
+        write!(out, "{}", report.to_text(&totals))
+    };
+    let _ = out.flush();
+    if totals.passed() { 0 } else { 1 }
+}
+
+/// Probes the server command of `args` (the demo server when there is none) over its
+/// stdio; returns the report and the tail of the server's stderr.
+fn probe_command(
+    args: &Args,
+    pins: Option<&pins::PinFile>,
+) -> Result<(Report, Vec<String>), String> {
+    let command = if args.command.is_empty() {
+        demo_command()?
+    } else {
+        args.command.clone()
+    };
+    let (mut server, mut report) = probe_server(args, &command, pins)?;
     report.command = command;
     // Exiting on EOF is the demo server's contract and a 2026-07-28 SHOULD.
     // Where it counts, a slow exit is given up to --timeout-ms; elsewhere it is only noted.
@@ -112,19 +129,41 @@ pub fn run(args: impl Iterator<Item = String>, out: &mut dyn Write, err: &mut dy
     report
         .section("shutdown")
         .check("exit after stdin EOF", exit, Some(ms));
-    let totals = report.totals();
-    if totals.passed() {
-        report.stderr.clear();
-    } else {
-        report.stderr = server.stderr_tail(STDERR_TAIL);
-    }
-    let _ = if args.json {
-        writeln!(out, "{}", report.to_json(&totals))
-    } else {
-        write!(out, "{}", report.to_text(&totals))
+    Ok((report, server.stderr_tail(STDERR_TAIL)))
+}
+
+/// `--url`: probes a running server over Streamable HTTP, with the same checks as over
+/// stdio but the exit after EOF (there is no process; the session ends with DELETE where
+/// the server issued a session id). The "stderr" of the report is what happened on the
+/// wire that the session could not see (HTTP error statuses, connection errors).
+fn probe_url(
+    args: &Args,
+    url: &str,
+    pins: Option<&pins::PinFile>,
+) -> Result<(Report, Vec<String>), String> {
+    let target = http::Target::parse(url, args.headers.clone())?;
+    let (peer, reader, writer) = http::open(target, Duration::from_millis(args.timeout_ms));
+    let mut report = match Probe::new(writer, reader, args, false, Instant::now(), pins) {
+        Ok(mut probe) => {
+            probe.run();
+            probe.finish()
+        }
+        Err(msg) => connect_failed(args, msg),
     };
-    let _ = out.flush();
-    if totals.passed() { 0 } else { 1 }
+    report.command = vec![url.to_string()];
+    Ok((report, peer.notes(STDERR_TAIL)))
+}
+
+/// The report of a session that could not even be created.
+fn connect_failed(args: &Args, msg: String) -> Report {
+    let mut report = Report {
+        strict_lint: args.strict_lint,
+        ..Report::default()
+    };
+    report
+        .section("handshake")
+        .check("connect", Outcome::Failed(msg), None);
+    report
 }
 
 /// Starts the server and probes it. A server that exits on the `server/discover` probe
@@ -140,18 +179,16 @@ fn probe_server(
         let started = Instant::now();
         let (mut server, stdin, stdout) = Server::spawn(command)
             .map_err(|e| format!("cannot start `{}`: {e}", command.join(" ")))?;
-        let mut probe = match Probe::new(stdin, stdout, args, restarted, started, pins) {
+        let mut probe = match Probe::new(
+            stdin,
+            DrainOnDrop(Some(stdout)),
+            args,
+            restarted,
+            started,
+            pins,
+        ) {
             Ok(probe) => probe,
-            Err(msg) => {
-                let mut report = Report {
-                    strict_lint: args.strict_lint,
-                    ..Report::default()
-                };
-                report
-                    .section("handshake")
-                    .check("connect", Outcome::Failed(msg), None);
-                return Ok((server, report));
-            }
+            Err(msg) => return Ok((server, connect_failed(args, msg))),
         };
         probe.run();
         if probe.exited_on_probe() && !restarted {

@@ -16,6 +16,7 @@ It uses the SDK's decorator API (`MCPServer`, formerly FastMCP) and offers:
   the `logging` capability.
 
 The SDK negotiates 2026-07-28 (server/discover) and the legacy revisions via initialize.
+With `--http PORT` it serves Streamable HTTP instead (see `main`).
 """
 
 from mcp import types
@@ -62,5 +63,26 @@ async def _set_level(ctx, params: types.SetLevelRequestParams) -> types.EmptyRes
 mcp._lowlevel_server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, _set_level)
 
 
+def main() -> None:
+    """stdio by default; `--http PORT` serves Streamable HTTP on 127.0.0.1:PORT/mcp with
+    uvicorn (`--json`: application/json answers instead of SSE; `--stateless`: no
+    sessions), as tests/interop/http/run.sh runs it."""
+    import sys
+
+    args = sys.argv[1:]
+    if "--http" not in args:
+        mcp.run()  # stdio
+        return
+    import uvicorn
+
+    port = int(args[args.index("--http") + 1])
+    app = mcp.streamable_http_app(
+        json_response="--json" in args,
+        stateless_http="--stateless" in args,
+        host="127.0.0.1",  # the SDK's DNS-rebinding protection on, for loopback names
+    )
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+
+
 if __name__ == "__main__":
-    mcp.run()  # stdio
+    main()
