@@ -29,8 +29,8 @@ use crate::text::{
 const CLIENT_CAPS: &str = r#"{"roots":{"listChanged":true},"sampling":{},"elicitation":{}}"#;
 /// The canned answer to `sampling/createMessage`.
 const SAMPLING_RESULT: &str = r#"{"role":"assistant","content":{"type":"text","text":"This is a canned reply from picomcp-probe."},"model":"picomcp-probe","stopReason":"endTurn"}"#;
-/// The answer to `elicitation/create`.
-const ELICITATION_RESULT: &str = r#"{"action":"decline"}"#;
+/// The answer to an `elicitation/create` the probe cannot fill in.
+const ELICITATION_DECLINE: &str = r#"{"action":"decline"}"#;
 
 /// A request that reports progress may run this many timeouts in total.
 pub(crate) const PROGRESS_BUDGET: u64 = 6;
@@ -465,7 +465,7 @@ impl Probe {
     ) -> Result<(), String> {
         self.input_rounds += 1;
         let requests = requests.and_then(|r| parse_json(r).ok());
-        let mut answers: Vec<(String, &'static str)> = Vec::new();
+        let mut answers: Vec<(String, String)> = Vec::new();
         for (key, request) in requests.iter().flat_map(|r| r.members()) {
             let kind = request.get("method").and_then(|m| m.as_str());
             let known = kind.and_then(Method::from_json_str);
@@ -600,7 +600,7 @@ impl Probe {
             ));
             return;
         };
-        let r = match parse_json(result) {
+        let r = match parse_json(&result) {
             Ok(json) => self.session.respond(id, json),
             Err(_) => self
                 .session
@@ -613,13 +613,12 @@ impl Probe {
 }
 
 /// The probe's answer to a server's request for input: no roots, a canned sampling reply,
-/// a declined elicitation. Returns the result and a note for the report.
-pub(crate) fn canned_answer(
-    method: Method,
-    params: Option<Json<'_>>,
-) -> Option<(&'static str, String)> {
+/// and an elicitation accepted with the form's defaults when every required field has one
+/// (SEP-1034: a client applies the defaults of the fields it leaves alone), else declined;
+/// URL-mode elicitation is declined. Returns the result and a note for the report.
+pub(crate) fn canned_answer(method: Method, params: Option<Json<'_>>) -> Option<(String, String)> {
     match method {
-        Method::RootsList => Some((r#"{"roots":[]}"#, "answered: no roots".into())),
+        Method::RootsList => Some((r#"{"roots":[]}"#.into(), "answered: no roots".into())),
         Method::SamplingCreateMessage => {
             let prompt = params
                 .and_then(|p| p.get("messages"))
@@ -629,7 +628,7 @@ pub(crate) fn canned_answer(
                 .map(|t| format!(" to {:?}", clip(&t, 50)))
                 .unwrap_or_default();
             Some((
-                SAMPLING_RESULT,
+                SAMPLING_RESULT.into(),
                 format!("answered: canned assistant text{prompt}"),
             ))
         }
@@ -637,11 +636,54 @@ pub(crate) fn canned_answer(
             let message = params
                 .and_then(|p| string_member(p, "message"))
                 .unwrap_or_default();
-            Some((
-                ELICITATION_RESULT,
-                format!("declined {:?}", clip(&message, 60)),
-            ))
+            let message = clip(&message, 60);
+            Some(match params.and_then(form_defaults) {
+                Some(content) => (
+                    format!(r#"{{"action":"accept","content":{content}}}"#),
+                    format!("accepted with the form's defaults {message:?}"),
+                ),
+                None => (ELICITATION_DECLINE.into(), format!("declined {message:?}")),
+            })
         }
         _ => None,
     }
+}
+
+/// The content of a form elicitation filled with its defaults: every property that has a
+/// `default`, as an object; `None` when a required property has none, or the request is
+/// not a form (URL mode).
+fn form_defaults(params: Json<'_>) -> Option<String> {
+    if params
+        .get("mode")
+        .and_then(|m| m.as_str())
+        .is_some_and(|m| !m.eq_str("form"))
+    {
+        return None;
+    }
+    let schema = params.get("requestedSchema")?;
+    let properties = schema.get("properties");
+    let defaults: Vec<(String, String)> = properties
+        .iter()
+        .flat_map(|p| p.members())
+        .filter_map(|(name, prop)| {
+            let value = prop.get("default")?;
+            Some((json_string(name)?, value.as_raw().to_string()))
+        })
+        .collect();
+    let all_required_filled = schema
+        .get("required")
+        .iter()
+        .flat_map(|r| r.elements())
+        .all(|r| {
+            r.as_str()
+                .and_then(json_string)
+                .is_some_and(|r| defaults.iter().any(|(d, _)| *d == r))
+        });
+    all_required_filled.then(|| raw_object(&defaults))
+}
+
+/// A JSON string's decoded text.
+fn json_string(s: picomcp::json::JsonStr<'_>) -> Option<String> {
+    let mut buf = vec![0u8; s.decoded_len()];
+    s.unescape_into(&mut buf).ok().map(str::to_string)
 }

@@ -6,6 +6,8 @@ servers over Streamable HTTP.
                                              has an "http" command
     tests/conformance/run.py --only rust,c   only those servers
     tests/conformance/run.py --url URL       a server that is already running
+    tests/conformance/run.py --client        the suite's client scenarios against the
+                                             probe's HTTP client (picomcp-probe --url)
 
 A server's "http" entry is its command line with "{port}" where the port goes; the suite
 is pointed at http://127.0.0.1:{port}/mcp. The suite runs `--suite all` (every scenario,
@@ -74,6 +76,30 @@ def run_suite(url: str, expected: Path | None, out_dir: Path) -> int:
     return subprocess.run(cmd, cwd=ROOT).returncode
 
 
+# The suite's client scenarios that need no authorization server (the auth scenarios are
+# issue 15's), run against `picomcp-probe --url URL`.
+CLIENT_SCENARIOS = ["initialize", "tools_call", "sse-retry", "elicitation-sep1034-client-defaults"]
+
+
+def run_client(probe: str) -> bool:
+    """Each client scenario: the suite starts its server and runs `probe --url URL`."""
+    failed = []
+    for scenario in CLIENT_SCENARIOS:
+        cmd = [str(NODE), str(SUITE), "client", "--command", f"{probe} --url",
+               "--scenario", scenario, "-o", str(LOGS / "conformance-client")]
+        print(f"== conformance client scenario {scenario} against the probe", flush=True)
+        r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        out = r.stdout + r.stderr
+        lines = [l for l in out.splitlines() if "Passed:" in l or "OVERALL" in l or "Error:" in l]
+        print("\n".join(lines) or out[-2000:], flush=True)
+        if r.returncode != 0:
+            print(out[-4000:])
+            failed.append(scenario)
+    print(f"conformance client: {len(CLIENT_SCENARIOS) - len(failed)} of {len(CLIENT_SCENARIOS)} scenarios passed"
+          + (f"; failed: {', '.join(failed)}" if failed else ""))
+    return not failed
+
+
 def run_server(name: str, entry: dict) -> bool:
     port = free_port()
     argv = [a.replace("{port}", str(port)) for a in entry["http"]]
@@ -106,10 +132,15 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--url", help="run against a server that is already listening at this URL")
     ap.add_argument("--only", help="comma-separated server names of examples/servers.json")
+    ap.add_argument("--client", action="store_true", help="only the client scenarios, against the probe")
+    ap.add_argument("--probe", default=str(ROOT / "target" / "release" / "picomcp-probe"),
+                    help="the probe binary for --client (default: the release build)")
     args = ap.parse_args()
     install()
     if args.url:
         return run_suite(args.url, None, LOGS / "conformance-url")
+    if args.client:
+        return 0 if run_client(args.probe) else 1
     servers = json.loads((ROOT / "examples" / "servers.json").read_text())
     names = [n for n, s in servers.items() if "http" in s]
     if args.only:
