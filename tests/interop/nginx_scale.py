@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""2026-07-28 is stateless: N server processes behind any HTTP load balancer serve one
+client. This runs two processes of a server behind nginx (round robin, Debian's
+package, started here with its own configuration under target/nginx/) and drives one
+client across both: picomcp-probe --protocol 2026-07-28 --url http://127.0.0.1:PORT/mcp.
+
+    tests/interop/nginx_scale.py [NAME ...]
+
+NAME: `demo-<name>` for a demo of examples/servers.json that has an "http" command, or
+`python` for the official Python SDK's stateless HTTP server (the reference: it must
+pass too). Default: every demo with an "http" command, and `python`.
+
+Each run passes when the probe passes (every check, no violation) and nginx's access log
+shows that both processes answered requests of that one client session.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PROBE = os.environ.get("PROBE", str(ROOT / "target" / "release" / "picomcp-probe"))
+WORK = ROOT / "target" / "nginx"
+
+CONF = """daemon off;
+worker_processes 1;
+pid {work}/nginx.pid;
+error_log {work}/error.log warn;
+events {{ worker_connections 256; }}
+http {{
+    client_body_temp_path {work}/body;
+    proxy_temp_path {work}/proxy;
+    fastcgi_temp_path {work}/fastcgi;
+    uwsgi_temp_path {work}/uwsgi;
+    scgi_temp_path {work}/scgi;
+    log_format upstream '$request_method $status $upstream_addr';
+    access_log {work}/access.log upstream;
+    upstream mcp {{
+        server 127.0.0.1:{a};
+        server 127.0.0.1:{b};
+    }}
+    server {{
+        listen 127.0.0.1:{port};
+        location /mcp {{
+            proxy_pass http://mcp;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            # The servers check Host against their allowlist (DNS rebinding): keep the
+            # client's, not the upstream's name.
+            proxy_set_header Host $http_host;
+            # SSE answers are streamed, not buffered.
+            proxy_buffering off;
+        }}
+    }}
+}}
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def nginx() -> str:
+    found = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+    if found:
+        return found
+    print("installing nginx (Debian package nginx-light)", flush=True)
+    subprocess.run(["apt-get", "install", "-y", "-q", "nginx-light"], check=True,
+                   stdout=subprocess.DEVNULL, env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
+    return shutil.which("nginx") or "/usr/sbin/nginx"
+
+
+def backends() -> dict[str, list[str]]:
+    out = {"python": [str(ROOT / "target/interop/venv/bin/python"),
+                      "tests/interop/sdk_servers/python_server.py", "--http", "{port}", "--stateless"]}
+    for name, entry in json.loads((ROOT / "examples" / "servers.json").read_text()).items():
+        if "http" in entry:
+            out[f"demo-{name}"] = entry["http"]
+    return out
+
+
+def listening(port: int, timeout: float = 30) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return True
+        except OSError:
+            time.sleep(0.1)
+    return False
+
+
+def run(name: str, argv: list[str], nginx_bin: str) -> bool:
+    WORK.mkdir(parents=True, exist_ok=True)
+    for d in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
+        (WORK / d).mkdir(exist_ok=True)
+    (WORK / "access.log").unlink(missing_ok=True)
+    a, b, port = free_port(), free_port(), free_port()
+    procs = []
+    try:
+        for p in (a, b):
+            cmd = [x.replace("{port}", str(p)) for x in argv]
+            log = open(WORK / f"{name}-{p}.log", "wb")
+            procs.append(subprocess.Popen(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=log, stderr=log))
+        conf = WORK / "nginx.conf"
+        conf.write_text(CONF.format(work=WORK, a=a, b=b, port=port))
+        procs.append(subprocess.Popen([nginx_bin, "-c", str(conf), "-p", str(WORK)],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        if not all(listening(p) for p in (a, b, port)):
+            print(f"not ok {name}: a backend or nginx did not listen")
+            return False
+        r = subprocess.run([PROBE, "--protocol", "2026-07-28", "--url", f"http://127.0.0.1:{port}/mcp"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=300)
+        summary = (r.stdout.strip().splitlines() or ["(no output)"])[-1]
+        served = {}
+        for line in (WORK / "access.log").read_text().splitlines():
+            upstream = line.split()[-1]
+            served[upstream] = served.get(upstream, 0) + 1
+        both = all(served.get(f"127.0.0.1:{p}", 0) > 0 for p in (a, b))
+        ok = r.returncode == 0 and both
+        print(f"{'ok' if ok else 'not ok'} {name} behind nginx: {summary}; requests per process: "
+              + ", ".join(f"{k} {v}" for k, v in sorted(served.items())), flush=True)
+        if not ok:
+            print(r.stdout[-4000:] + r.stderr[-1000:])
+        return ok
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+            try:
+                p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
+def main() -> int:
+    table = backends()
+    names = sys.argv[1:] or list(table)
+    unknown = [n for n in names if n not in table]
+    if unknown:
+        print(f"unknown: {', '.join(unknown)}; known: {', '.join(table)}")
+        return 2
+    if "python" in names:
+        subprocess.run(["bash", str(ROOT / "tests/interop/setup.sh")], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    nginx_bin = nginx()
+    results = [run(n, table[n], nginx_bin) for n in names]
+    print(f"{sum(results)} passed, {len(results) - sum(results)} failed")
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
