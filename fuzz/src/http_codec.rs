@@ -54,7 +54,10 @@ fn check_response(bytes: &[u8]) {
     let mut r = ClientResponse::new(Method::Get, &CodecLimits::default());
     match r.parse_head(bytes, &mut hs) {
         Ok(Some(h)) => assert!(h.head_len <= bytes.len()),
-        other => panic!("written head does not parse: {other:?} {:?}", String::from_utf8_lossy(bytes)),
+        other => panic!(
+            "written head does not parse: {other:?} {:?}",
+            String::from_utf8_lossy(bytes)
+        ),
     }
 }
 
@@ -90,9 +93,18 @@ fn serve(flags: u8, stream: &[u8], splits: &[usize]) -> Served {
                     } else {
                         BodyLength::Fixed(2)
                     };
-                    let hdr = [Header { name: "Content-Type", value: b"application/json" }];
-                    let head = ResponseHead { status: 200, headers: &hdr, body };
-                    let n = conn.write_head(&head, &mut out).expect("1 KiB holds a head");
+                    let hdr = [Header {
+                        name: "Content-Type",
+                        value: b"application/json",
+                    }];
+                    let head = ResponseHead {
+                        status: 200,
+                        headers: &hdr,
+                        body,
+                    };
+                    let n = conn
+                        .write_head(&head, &mut out)
+                        .expect("1 KiB holds a head");
                     check_response(&out[..n]);
                     if conn.is_chunked() {
                         write_chunk(b"{}", &mut out).unwrap();
@@ -119,7 +131,9 @@ fn serve(flags: u8, stream: &[u8], splits: &[usize]) -> Served {
             }
             continue;
         }
-        let end = cuts.next().map_or(stream.len(), |&c| c.clamp(at + 1, stream.len()));
+        let end = cuts
+            .next()
+            .map_or(stream.len(), |&c| c.clamp(at + 1, stream.len()));
         let taken = conn.handle_bytes(now, &stream[at..end]);
         at += taken;
         if taken == 0 {
@@ -142,7 +156,10 @@ fn own(r: &picomcp::http::Request<'_>) -> (Method, String, Vec<(String, Vec<u8>)
     (
         r.method,
         r.target.to_string(),
-        r.headers.iter().map(|h| (h.name.to_string(), h.value.to_vec())).collect(),
+        r.headers
+            .iter()
+            .map(|h| (h.name.to_string(), h.value.to_vec()))
+            .collect(),
         r.body.to_vec(),
     )
 }
@@ -153,10 +170,15 @@ fn client(stream: &[u8], splits: &[usize]) -> (Option<u16>, Vec<u8>, bool) {
     let mut have = 0;
     let mut cuts = splits.iter();
     let (status, mut at) = loop {
-        have = cuts.next().map_or(stream.len(), |&c| c.clamp(have + 1, stream.len())).max(have);
+        have = cuts
+            .next()
+            .map_or(stream.len(), |&c| c.clamp(have + 1, stream.len()))
+            .max(have);
         let mut hs = [Header::EMPTY; 16];
         match r.parse_head(&stream[..have], &mut hs) {
-            Ok(Some(h)) if h.is_interim() && h.status != 101 => return (Some(h.status), Vec::new(), false),
+            Ok(Some(h)) if h.is_interim() && h.status != 101 => {
+                return (Some(h.status), Vec::new(), false);
+            }
             Ok(Some(h)) => break (h.status, h.head_len),
             Ok(None) if have < stream.len() => {}
             _ => return (None, Vec::new(), true),
@@ -164,7 +186,9 @@ fn client(stream: &[u8], splits: &[usize]) -> (Option<u16>, Vec<u8>, bool) {
     };
     let mut body = Vec::new();
     while at < stream.len() && !r.is_done() {
-        let end = cuts.next().map_or(stream.len(), |&c| c.clamp(at + 1, stream.len()));
+        let end = cuts
+            .next()
+            .map_or(stream.len(), |&c| c.clamp(at + 1, stream.len()));
         match r.read_body(&stream[at..end]) {
             Ok(p) => {
                 body.extend_from_slice(p.data);
@@ -179,14 +203,26 @@ fn client(stream: &[u8], splits: &[usize]) -> (Option<u16>, Vec<u8>, bool) {
     (Some(status), body, false)
 }
 
-fn sse(stream: &[u8], splits: &[usize], cap: usize) -> Vec<Result<(Option<String>, Option<String>, String, Option<u32>), String>> {
+fn sse(
+    stream: &[u8],
+    splits: &[usize],
+    cap: usize,
+) -> Vec<Result<(Option<String>, Option<String>, String, Option<u32>), String>> {
     let mut buf = vec![0u8; cap];
-    let mut dec = Decoder::new(&mut buf, DecoderLimits { max_id: 16, max_event_type: 8 });
+    let mut dec = Decoder::new(
+        &mut buf,
+        DecoderLimits {
+            max_id: 16,
+            max_event_type: 8,
+        },
+    );
     let mut out = Vec::new();
     let mut at = 0;
     let mut cuts = splits.iter();
     while at < stream.len() {
-        let end = cuts.next().map_or(stream.len(), |&c| c.clamp(at + 1, stream.len()));
+        let end = cuts
+            .next()
+            .map_or(stream.len(), |&c| c.clamp(at + 1, stream.len()));
         let mut piece = &stream[at..end];
         while !piece.is_empty() {
             let f = dec.feed(piece);
@@ -194,8 +230,15 @@ fn sse(stream: &[u8], splits: &[usize], cap: usize) -> Vec<Result<(Option<String
             piece = &piece[f.consumed..];
             if let Some(item) = f.item {
                 out.push(
-                    item.map(|e| (e.id.map(String::from), e.event.map(String::from), e.data.to_string(), e.retry))
-                        .map_err(|e| e.to_string()),
+                    item.map(|e| {
+                        (
+                            e.id.map(String::from),
+                            e.event.map(String::from),
+                            e.data.to_string(),
+                            e.retry,
+                        )
+                    })
+                    .map_err(|e| e.to_string()),
                 );
             }
         }
@@ -224,5 +267,9 @@ pub fn run(data: &[u8]) {
     }
     assert_eq!(client(stream, &splits), client(stream, &[]), "client split");
     let cap = if flags & 16 != 0 { 40 } else { 512 };
-    assert_eq!(sse(stream, &splits, cap), sse(stream, &[], cap), "sse split");
+    assert_eq!(
+        sse(stream, &splits, cap),
+        sse(stream, &[], cap),
+        "sse split"
+    );
 }
