@@ -292,7 +292,7 @@ impl<'b> ServerConnection<'b> {
                     Ok(httparse::Status::Complete(_)) => {}
                     _ => return Err(RequestError::Malformed),
                 }
-                let target = req.path.unwrap_or("/");
+                let target = origin_form(req.path.unwrap_or("/"));
                 let mut n = 0;
                 for (slot, h) in headers.iter_mut().zip(req.headers.iter()) {
                     *slot = Header {
@@ -579,6 +579,24 @@ impl<'b> ServerConnection<'b> {
                 Phase::Ready { .. } | Phase::Failed(_) | Phase::Closed => return Ok(()),
             }
         }
+    }
+}
+
+/// The origin form of a target: an absolute-form target (`http://host/path?q`, which
+/// RFC 9112 §3.2.2 says a server must accept) loses its scheme and authority; `/` when
+/// nothing is left.
+fn origin_form(target: &str) -> &str {
+    let b = target.as_bytes();
+    let rest = if b.len() >= 7 && b[..7].eq_ignore_ascii_case(b"http://") {
+        &target[7..]
+    } else if b.len() >= 8 && b[..8].eq_ignore_ascii_case(b"https://") {
+        &target[8..]
+    } else {
+        return target;
+    };
+    match rest.find('/') {
+        Some(i) => &rest[i..],
+        None => "/",
     }
 }
 
