@@ -508,22 +508,20 @@ impl<'b> ServerConnection<'b> {
                 }
                 Phase::Body {
                     head,
-                    since,
                     body: BodyState::Length { end },
+                    ..
                 } => {
-                    if self.len >= end {
-                        self.phase = Phase::Ready {
-                            head,
-                            body_end: end,
-                            end,
-                        };
-                    } else {
+                    if self.len < end {
                         if self.eof {
                             self.phase = Phase::Closed;
                         }
-                        let _ = since;
                         return Ok(());
                     }
+                    self.phase = Phase::Ready {
+                        head,
+                        body_end: end,
+                        end,
+                    };
                 }
                 Phase::Body {
                     head,
