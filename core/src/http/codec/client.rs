@@ -1,6 +1,7 @@
 //! The client side: [`write_request`] and [`ClientResponse`].
 
 use super::chunked::{ChunkError, ChunkedDecoder};
+use super::head::parse_length;
 use super::{Cursor, header_tokens, put_header_line};
 use crate::InsufficientSize;
 use crate::http::{Header, Method};
@@ -366,13 +367,4 @@ impl ClientResponse {
             }
         }
     }
-}
-
-fn parse_length(v: &[u8]) -> Option<u64> {
-    if v.is_empty() || !v.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    Some(v.iter().fold(0u64, |n, &d| {
-        n.saturating_mul(10).saturating_add(u64::from(d - b'0'))
-    }))
 }
