@@ -29,6 +29,12 @@ struct Outcome {
 /// Feeds `input` in pieces of `piece` bytes at time 0, serving every request with an
 /// empty 200 response, and reports what came out.
 fn run(input: &[u8], piece: usize, limits: CodecLimits, cap: usize) -> Outcome {
+    run_pieces(input, &[piece], limits, cap)
+}
+
+/// Feeds `input` in pieces of the sizes in `pieces` (cycled; a 0 counts as 1).
+fn run_pieces(input: &[u8], pieces: &[usize], limits: CodecLimits, cap: usize) -> Outcome {
+    let mut sizes = pieces.iter().cycle();
     let mut buf = vec![0u8; cap];
     let mut conn = ServerConnection::new(&mut buf, limits, 0);
     let mut requests = Vec::new();
@@ -80,7 +86,7 @@ fn run(input: &[u8], piece: usize, limits: CodecLimits, cap: usize) -> Outcome {
             }
             continue;
         }
-        let n = piece.min(rest.len());
+        let n = (*sizes.next().unwrap()).max(1).min(rest.len());
         let taken = conn.handle_bytes(0, &rest[..n]);
         rest = &rest[taken..];
         if taken == 0 {
@@ -112,6 +118,69 @@ fn serve(input: &[u8]) -> Outcome {
 
 fn status_of(input: &[u8]) -> u16 {
     serve(input).error.map_or(0, |e| e.status())
+}
+
+/// Requests (good and bad) for the random-split property.
+const SAMPLES: &[&[u8]] = &[
+    b"POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\n\r\nAGET /b HTTP/1.1\r\nHost: h\r\n\r\n",
+    b"POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n2;e=1\r\nCC\r\n0\r\nT: 1\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n",
+    b"\r\nGET /a HTTP/1.0\nConnection: keep-alive\n\nGET /b HTTP/1.0\n\nGET /c HTTP/1.0\n\n",
+    b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nxy\r\n",
+    b"GET / HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\nx",
+    b"GET /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+];
+
+proptest::proptest! {
+    #[test]
+    fn random_splits_give_the_same_outcome(
+        pieces in proptest::collection::vec(1usize..24, 1..32),
+        which in 0usize..SAMPLES.len(),
+        small in proptest::bool::ANY,
+    ) {
+        let (limits, cap) = if small {
+            (CodecLimits { max_head_bytes: 64, max_body: 4, ..CodecLimits::default() }, 128)
+        } else {
+            (CodecLimits::default(), 4096)
+        };
+        let input = SAMPLES[which];
+        let whole = run(input, input.len(), limits, cap);
+        proptest::prop_assert_eq!(run_pieces(input, &pieces, limits, cap), whole);
+    }
+}
+
+#[test]
+fn pipelined_requests_larger_than_the_buffer_are_taken_as_room_frees() {
+    let one = b"GET /x HTTP/1.1\r\nHost: h\r\n\r\n"; // 29 bytes
+    let input = one.repeat(10);
+    let o = invariant(&input, CodecLimits::default(), 64);
+    assert_eq!((o.requests.len(), o.error), (10, None));
+}
+
+#[test]
+fn commit_received_counts_at_most_the_room_offered() {
+    let mut buf = [0u8; 40];
+    let mut conn = ServerConnection::new(&mut buf, CodecLimits::default(), 0);
+    let room = conn.receive_buffer();
+    assert_eq!(room.len(), 40);
+    room[..27].copy_from_slice(b"GET / HTTP/1.1\r\nHost: h\r\n\r\n");
+    conn.commit_received(0, 1000);
+    assert_eq!(conn.buffered(), 40);
+    // The 13 bytes after the request (zeros) stay for the next poll.
+    assert!(conn.poll_request(0, &mut [EMPTY; 8]).unwrap().is_some());
+    conn.finish_request(0);
+    assert_eq!(conn.buffered(), 13);
+}
+
+#[test]
+fn absolute_form_target_becomes_origin_form() {
+    let o = serve(b"GET http://example.com:8080/mcp?x=1 HTTP/1.1\r\nHost: example.com:8080\r\n\r\nGET HTTPS://h HTTP/1.1\r\nHost: h\r\n\r\n");
+    assert_eq!(
+        o.requests
+            .iter()
+            .map(|r| r.target.as_str())
+            .collect::<Vec<_>>(),
+        ["/mcp?x=1", "/"]
+    );
 }
 
 #[test]

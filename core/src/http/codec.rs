@@ -51,6 +51,7 @@
 
 mod chunked;
 mod client;
+mod head;
 mod server;
 
 pub use chunked::{

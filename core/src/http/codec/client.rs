@@ -1,6 +1,7 @@
 //! The client side: [`write_request`] and [`ClientResponse`].
 
 use super::chunked::{ChunkError, ChunkedDecoder};
+use super::head::parse_length;
 use super::{Cursor, header_tokens, put_header_line};
 use crate::InsufficientSize;
 use crate::http::{Header, Method};
@@ -167,6 +168,30 @@ enum Phase {
 /// the head), then the body in pieces ([`read_body`](Self::read_body), which removes a
 /// chunked coding incrementally, so an endless SSE stream needs no buffer for its
 /// whole), then [`is_done`](Self::is_done). Nothing is copied.
+///
+/// ```
+/// use picomcp::http::codec::{ClientResponse, CodecLimits, ResponseBody, write_request};
+/// use picomcp::http::{Header, Method};
+///
+/// let mut out = [0u8; 256];
+/// let accept = [Header { name: "Accept", value: b"application/json, text/event-stream" }];
+/// let n = write_request(Method::Post, "/mcp", "localhost:8080", &accept, b"{}", &mut out).unwrap();
+/// assert!(out[..n].starts_with(b"POST /mcp HTTP/1.1\r\nHost: localhost:8080\r\n"));
+/// // send(fd, &out[..n]) …, then recv into `wire`:
+/// let wire = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n9\r\ndata: 1\n\n\r\n0\r\n\r\n";
+/// let mut resp = ClientResponse::new(Method::Post, &CodecLimits::default());
+/// let mut headers = [Header::EMPTY; 16];
+/// let head = resp.parse_head(wire, &mut headers).unwrap().unwrap();
+/// assert_eq!((head.status, head.body), (200, ResponseBody::Chunked));
+/// let mut rest = &wire[head.head_len..];
+/// let mut body = Vec::new();
+/// while !resp.is_done() {
+///     let piece = resp.read_body(rest).unwrap();
+///     body.extend_from_slice(piece.data); // or feed it to sse::Decoder
+///     rest = &rest[piece.consumed..];
+/// }
+/// assert_eq!(body, b"data: 1\n\n");
+/// ```
 #[derive(Clone, Debug)]
 pub struct ClientResponse {
     phase: Phase,
@@ -366,13 +391,4 @@ impl ClientResponse {
             }
         }
     }
-}
-
-fn parse_length(v: &[u8]) -> Option<u64> {
-    if v.is_empty() || !v.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    Some(v.iter().fold(0u64, |n, &d| {
-        n.saturating_mul(10).saturating_add(u64::from(d - b'0'))
-    }))
 }

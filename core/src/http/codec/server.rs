@@ -1,26 +1,10 @@
 //! The server side of an HTTP/1.1 connection: [`ServerConnection`].
 
 use super::chunked::ChunkedDecoder;
-use super::{CodecLimits, Cursor, RequestError, header_tokens, put_header_line, put_status_line};
+use super::head::{Framing, HeadInfo, find_head_end, inspect, origin_form};
+use super::{CodecLimits, Cursor, RequestError, put_header_line, put_status_line};
 use crate::InsufficientSize;
 use crate::http::{BodyLength, Header, Method, Request, ResponseHead};
-
-/// What the codec keeps of a parsed request head.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct HeadInfo {
-    head_len: usize,
-    /// 0 for HTTP/1.0, 1 for HTTP/1.1.
-    minor: u8,
-    method: Method,
-    keep_alive: bool,
-    expect_continue: bool,
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Framing {
-    Length(u64),
-    Chunked,
-}
 
 #[derive(Clone, Copy, Debug)]
 enum BodyState {
@@ -292,7 +276,7 @@ impl<'b> ServerConnection<'b> {
                     Ok(httparse::Status::Complete(_)) => {}
                     _ => return Err(RequestError::Malformed),
                 }
-                let target = req.path.unwrap_or("/");
+                let target = origin_form(req.path.unwrap_or("/"));
                 let mut n = 0;
                 for (slot, h) in headers.iter_mut().zip(req.headers.iter()) {
                     *slot = Header {
@@ -508,22 +492,20 @@ impl<'b> ServerConnection<'b> {
                 }
                 Phase::Body {
                     head,
-                    since,
                     body: BodyState::Length { end },
+                    ..
                 } => {
-                    if self.len >= end {
-                        self.phase = Phase::Ready {
-                            head,
-                            body_end: end,
-                            end,
-                        };
-                    } else {
+                    if self.len < end {
                         if self.eof {
                             self.phase = Phase::Closed;
                         }
-                        let _ = since;
                         return Ok(());
                     }
+                    self.phase = Phase::Ready {
+                        head,
+                        body_end: end,
+                        end,
+                    };
                 }
                 Phase::Body {
                     head,
@@ -580,121 +562,4 @@ impl<'b> ServerConnection<'b> {
             }
         }
     }
-}
-
-/// The offset just past the first empty line (`\n\n` or `\n\r\n`) found at or after
-/// `from`.
-fn find_head_end(b: &[u8], from: usize) -> Option<usize> {
-    let mut i = from;
-    while i < b.len() {
-        if b[i] == b'\n' {
-            match (b.get(i + 1), b.get(i + 2)) {
-                (Some(b'\n'), _) => return Some(i + 2),
-                (Some(b'\r'), Some(b'\n')) => return Some(i + 3),
-                _ => {}
-            }
-        }
-        i += 1;
-    }
-    None
-}
-
-/// Parses and checks a head (up to and including its blank line): the framing of its
-/// body, keep-alive, `Expect`. `Ok(None)`: httparse wants more (the blank line was a
-/// leading empty line).
-fn inspect<'h>(
-    head: &'h [u8],
-    raw: &mut [httparse::Header<'h>],
-    limits: &CodecLimits,
-) -> Result<Option<(HeadInfo, Framing)>, RequestError> {
-    let mut req = httparse::Request::new(raw);
-    let head_len = match req.parse(head) {
-        Ok(httparse::Status::Complete(n)) => n,
-        Ok(httparse::Status::Partial) => return Ok(None),
-        Err(httparse::Error::TooManyHeaders) => return Err(RequestError::TooManyHeaders),
-        Err(httparse::Error::Version) => return Err(RequestError::UnsupportedVersion),
-        Err(_) => return Err(RequestError::Malformed),
-    };
-    let target = req.path.unwrap_or("");
-    if target.len() > limits.max_target_bytes {
-        return Err(RequestError::TargetTooLong);
-    }
-    let minor = req.version.unwrap_or(1);
-    let method = Method::from_token(req.method.unwrap_or(""));
-    let mut length: Option<u64> = None;
-    let mut te_seen = false;
-    let mut te_chunked_last = false;
-    let mut te_tokens = 0usize;
-    let mut te_chunked_count = 0usize;
-    let mut hosts = 0usize;
-    let (mut close, mut keep) = (false, false);
-    let mut expect_continue = false;
-    for h in req.headers.iter() {
-        let name = h.name;
-        if name.eq_ignore_ascii_case("content-length") {
-            if length.is_some() {
-                return Err(RequestError::BadContentLength);
-            }
-            length = Some(parse_length(h.value).ok_or(RequestError::BadContentLength)?);
-        } else if name.eq_ignore_ascii_case("transfer-encoding") {
-            te_seen = true;
-            for t in header_tokens(h.value) {
-                te_tokens += 1;
-                te_chunked_last = t.eq_ignore_ascii_case(b"chunked");
-                te_chunked_count += usize::from(te_chunked_last);
-            }
-        } else if name.eq_ignore_ascii_case("host") {
-            hosts += 1;
-        } else if name.eq_ignore_ascii_case("connection") {
-            for t in header_tokens(h.value) {
-                close |= t.eq_ignore_ascii_case(b"close");
-                keep |= t.eq_ignore_ascii_case(b"keep-alive");
-            }
-        } else if name.eq_ignore_ascii_case("expect") {
-            expect_continue |= h.value.eq_ignore_ascii_case(b"100-continue") && minor == 1;
-        }
-    }
-    if minor == 1 && hosts != 1 {
-        return Err(RequestError::BadHost);
-    }
-    let framing = if te_seen {
-        if length.is_some() || minor == 0 {
-            return Err(RequestError::ConflictingFraming);
-        }
-        if te_tokens == 0 || !te_chunked_last || te_chunked_count > 1 {
-            return Err(RequestError::ConflictingFraming);
-        }
-        if te_tokens > 1 {
-            return Err(RequestError::UnsupportedTransferEncoding);
-        }
-        Framing::Chunked
-    } else if let Some(n) = length {
-        Framing::Length(n)
-    } else if method == Method::Post && limits.length_required {
-        return Err(RequestError::LengthRequired);
-    } else {
-        Framing::Length(0)
-    };
-    let keep_alive = if minor == 1 { !close } else { keep && !close };
-    Ok(Some((
-        HeadInfo {
-            head_len,
-            minor,
-            method,
-            keep_alive,
-            expect_continue,
-        },
-        framing,
-    )))
-}
-
-/// A `Content-Length` value: one or more digits, nothing else (saturating, so that a huge
-/// value is simply too large).
-fn parse_length(v: &[u8]) -> Option<u64> {
-    if v.is_empty() || !v.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    Some(v.iter().fold(0u64, |n, &d| {
-        n.saturating_mul(10).saturating_add(u64::from(d - b'0'))
-    }))
 }
