@@ -7,8 +7,8 @@
 #   bindings/node/build.sh --check    build, then fail if the generated files drifted
 set -euo pipefail
 cd "$(dirname "$0")"
-if [ ! -x node_modules/.bin/napi ]; then
-  npm ci --silent --no-audit --no-fund >&2
+if [ ! -x node_modules/.bin/napi ] || [ ! -f node_modules/zod/package.json ]; then
+  npm ci --silent --ignore-scripts --no-audit --no-fund >&2
 fi
 node_modules/.bin/napi build --platform --release --strip --js native.js --dts native.d.ts >&2
 if [ "${1:-}" = "--check" ]; then

@@ -10,7 +10,7 @@
  *   prompt arguments) and shapes the answers, for the negotiated revision.
  * - `Server` (./server.js): a stdio server in a few lines, built on both.
  */
-const native = require('../native.js')
+const native = require('./addon.js').load() // a clear error when the addon is missing
 const { PicomcpError, ConfigError, SendError, RespondError, QueueFull, ResultError, call } = require('./errors.js')
 
 const text = (v) => (typeof v === 'string' ? v : Buffer.isBuffer(v) ? v.toString('utf8') : stringify(v))
@@ -186,3 +186,6 @@ module.exports = {
 }
 // The server helper needs Session; load it last.
 Object.assign(module.exports, require('./server.js'))
+// Content blocks for tool results: text, image, audio, resourceLink, embeddedResource.
+const { text: textBlock, image, audio, resourceLink, embeddedResource } = require('./results.js')
+Object.assign(module.exports, { text: textBlock, image, audio, resourceLink, embeddedResource })
