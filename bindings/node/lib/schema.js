@@ -148,6 +148,18 @@ function fromZod (s, where, io) {
   }
   out = { ...out }
   delete out.$schema
+  return tidy(out)
+}
+
+/** Drops the safe-integer bounds zod v4 writes on every `int()` (noise in every listing). */
+function tidy (s) {
+  if (Array.isArray(s)) return s.map(tidy)
+  if (s === null || typeof s !== 'object') return s
+  const out = {}
+  for (const [k, v] of Object.entries(s)) {
+    if ((k === 'minimum' && v === -Number.MAX_SAFE_INTEGER) || (k === 'maximum' && v === Number.MAX_SAFE_INTEGER)) continue
+    out[k] = tidy(v)
+  }
   return out
 }
 

@@ -150,8 +150,10 @@ const ARGUMENT_KEYS = ['name', 'title', 'description', 'required']
 /** The arguments of a registration, checked before anything else. */
 function checkArgs (where, name, opts, fn, what) {
   if (typeof name !== 'string' || !name) throw new TypeError(`${where}: the ${what} must be a non-empty string`)
-  if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) throw new TypeError(`${where}: the options must be an object`)
-  if (typeof fn !== 'function') throw new TypeError(`${where}: the handler must be a function, not ${fn === null ? 'null' : typeof fn}`)
+  const kind = (v) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v)
+  if (fn === undefined && typeof opts !== 'object') throw new TypeError(`${where}: the handler must be a function, not ${kind(opts)}`)
+  if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) throw new TypeError(`${where}: the options must be an object, not ${kind(opts)}`)
+  if (typeof fn !== 'function') throw new TypeError(`${where}: the handler must be a function, not ${kind(fn)}`)
 }
 
 /**
