@@ -564,9 +564,9 @@ export declare class Context {
   readonly params: JsonObject
   /** The negotiated protocol revision. */
   readonly version: ProtocolVersion | null
-  readonly controller: AbortController
+  get controller(): AbortController
   /** Aborts when the client cancels this request. */
-  readonly signal: AbortSignal
+  get signal(): AbortSignal
   /** The server's session. */
   get session(): Session
   /** What the server's `lifespan` function gave. */

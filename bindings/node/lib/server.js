@@ -73,10 +73,13 @@ class Context {
     this.params = params
     /** The negotiated protocol revision. */
     this.version = server.session.version
-    this.controller = new AbortController()
-    /** Aborts when the client cancels this request. */
-    this.signal = this.controller.signal
+    this._controller = null // made on first use: most handlers never look at it
   }
+
+  get controller () { return this._controller || (this._controller = new AbortController()) }
+  /** Aborts when the client cancels this request. */
+  get signal () { return this.controller.signal }
+  _aborted () { return this._controller !== null && this._controller.signal.aborted }
 
   get session () { return this.server.session }
   /** What the server's `lifespan` function gave. */
@@ -589,7 +592,7 @@ class Server {
         // A thrown error is a failed call the model sees (isError), not a JSON-RPC error;
         // its stack goes to stderr. McpError and ctx.ask's question go on to _failed.
         const failed = (e) => {
-          if (e instanceof McpError || e instanceof InputRequired || ctx.signal.aborted) throw e
+          if (e instanceof McpError || e instanceof InputRequired || ctx._aborted()) throw e
           if (!(e instanceof ToolError)) this.diag('error', `tool ${tool.name} failed: ${(e && e.stack) || e}`)
           const message = e instanceof Error ? e.message : String(e)
           return toolError(this.maskErrors && !(e instanceof ToolError) ? `Error in tool ${tool.name}` : message)
@@ -665,7 +668,7 @@ class Server {
     }
     if (!(out instanceof Promise)) return this._answer(ctx, answer, out)
     this.pending.set(ev.id, ctx)
-    ctx.done = out.then((v) => { if (!ctx.signal.aborted) this._answer(ctx, answer, v) }, (e) => { if (!ctx.signal.aborted) this._failed(ctx, e) })
+    ctx.done = out.then((v) => { if (!ctx._aborted()) this._answer(ctx, answer, v) }, (e) => { if (!ctx._aborted()) this._failed(ctx, e) })
       .finally(() => { this.pending.delete(ev.id); this._pump(); this._retryBacklog() })
   }
 
