@@ -6,7 +6,7 @@ import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
 import { execFileSync, spawnSync } from 'node:child_process'
-import { cpSync, mkdtempSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -248,5 +248,19 @@ test('npm pack: the tarball bundles the addon and installs on a fresh folder (re
     assert.equal(mjs.trim(), '1 function')
   } finally {
     rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('registration errors: the texts shared with the Python helper (tests/helpers/registration_errors.json)', () => {
+  const { cases } = JSON.parse(readFileSync(join(ROOT, '..', '..', 'tests', 'helpers', 'registration_errors.json'), 'utf8'))
+  for (const c of cases) {
+    const app = new Server('s', '1')
+    const fn = c.handler ?? (() => 'x')
+    assert.throws(() => app[c.kind](c.name, c.definition ?? {}, fn), (e) => {
+      assert.equal(e.name, c.error, c.name)
+      if (c.message) assert.equal(e.message, c.message)
+      else assert.ok(e.message.startsWith(c.message_prefix), `${e.message} starts with ${c.message_prefix}`)
+      return true
+    })
   }
 })
