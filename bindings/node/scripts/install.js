@@ -32,8 +32,10 @@ if (spawnSync(cargo, ['--version'], { stdio: 'ignore' }).status !== 0) {
 }
 
 process.stderr.write(`picomcp: building the native addon for ${platformName()} with cargo (a minute or two the first time)\n`)
-const build = spawnSync(cargo, ['build', '--release', '--lib', '--message-format=json-render-diagnostics',
-  '--manifest-path', join(PACKAGE_DIR, 'Cargo.toml')], { cwd: PACKAGE_DIR, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 1 << 28 })
+// `cargo rustc` so that only the addon itself is stripped (what `napi build --strip` gives).
+const build = spawnSync(cargo, ['rustc', '--release', '--lib', '--message-format=json-render-diagnostics',
+  '--manifest-path', join(PACKAGE_DIR, 'Cargo.toml'), '--', '-C', 'strip=symbols'],
+{ cwd: PACKAGE_DIR, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 1 << 28 })
 if (build.status !== 0) fail(`picomcp: cargo build failed (status ${build.status}); see the messages above.`)
 
 // The cdylib cargo just built (its name and place depend on the platform and workspace).
