@@ -171,6 +171,8 @@ function tidy (s) {
 function describe (schema, where, io = 'input') {
   if (schema === undefined || schema === null) return { json: undefined, parse: null }
   if (typeof schema !== 'object' || Array.isArray(schema)) throw new TypeError(`${where} must be a JSON Schema object or a zod schema`)
+  // `{}`: an empty raw shape (no arguments), as the TypeScript SDK reads it.
+  if (Object.keys(schema).length === 0 && Object.getPrototypeOf(schema) === Object.prototype) return { json: { type: 'object', properties: {} }, parse: null }
   if (isShape(schema)) {
     const json = objectOf(schema, (v, k) => fromZod(v, `${where}.${k}`, io), (v) => optional(v))
     return { json, parse: (value) => parseShape(schema, value) }

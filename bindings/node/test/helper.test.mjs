@@ -74,9 +74,10 @@ describe('registration mistakes throw at registration', () => {
     assert.throws(() => app.tool('t', { annotations: 'x' }, () => 'x'), /tool "t": annotations/)
     assert.equal(app.tools.size + app.templates.length, 0)
   })
-  test('tool(name, fn) takes any arguments', () => {
-    const a = new Server('s', '1').tool('t', () => 'x')
+  test('tool(name, fn) takes any arguments; inputSchema {} is an empty shape', () => {
+    const a = new Server('s', '1').tool('t', () => 'x').tool('u', { inputSchema: {} }, () => 'x')
     assert.deepEqual(a.tools.get('t').inputSchema, { type: 'object' })
+    assert.deepEqual(a.tools.get('u').inputSchema, { type: 'object', properties: {} })
   })
 })
 
