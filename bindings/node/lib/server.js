@@ -416,6 +416,8 @@ class Server {
     this.input = input
     this.output = output
     this.backlog = null // bytes the session could not take yet
+    this.outq = [] // output taken from the session, written at the end of a pump
+    this.batching = false
     this.waitingOutput = false // the client has not read what we wrote
     this.session = new Session('server', this.name, this.version, this.capabilities, {
       instructions: this.instructions, versions: this.versions, maxLine: this.maxLine,
@@ -490,9 +492,14 @@ class Server {
     this.output.write('', () => this.resolve(0))
   }
 
-  /** Writes what the session queued and re-arms the timer for its next deadline. */
+  /**
+   * Writes what the session queued and re-arms the timer for its next deadline. Inside a
+   * pump both wait for its end: one write (and one timer) for all the answers of a chunk
+   * of input, instead of one per answer.
+   */
   _flush () {
     this._write()
+    if (this.batching) return
     clearTimeout(this.timer)
     const due = this.session.pollTimeout()
     if (due !== null && !this.ended) {
@@ -507,7 +514,11 @@ class Server {
   /** Writes what the session queued. */
   _write () {
     const out = this.session.pollTransmit()
-    if (out.length && !this.outputBroken && !this.output.write(out) && !this.waitingOutput) {
+    if (out.length) this.outq.push(out)
+    if (this.batching || !this.outq.length) return
+    const data = this.outq.length === 1 ? this.outq[0] : Buffer.concat(this.outq)
+    this.outq = []
+    if (!this.outputBroken && !this.output.write(data) && !this.waitingOutput) {
       // Backpressure: while the client does not read what we wrote, stop reading its
       // requests, so answers never pile up in memory without bound.
       this.waitingOutput = true
@@ -537,9 +548,15 @@ class Server {
    */
   _pump () {
     const { layer } = this._layer()
-    for (let ev = layer.pollEvent(this.session); ev; ev = layer.pollEvent(this.session)) {
-      if (ev.kind === 'answered') this._write()
-      else this._onEvent(ev)
+    const outer = !this.batching
+    this.batching = true
+    try {
+      for (let ev = layer.pollEvent(this.session); ev; ev = layer.pollEvent(this.session)) {
+        if (ev.kind === 'answered') this._write()
+        else this._onEvent(ev)
+      }
+    } finally {
+      if (outer) this.batching = false
     }
     this._flush()
   }
