@@ -16,12 +16,36 @@ const { PicomcpError, ConfigError, SendError, RespondError, QueueFull, ResultErr
 const text = (v) => (typeof v === 'string' ? v : Buffer.isBuffer(v) ? v.toString('utf8') : stringify(v))
 const optText = (v) => (v === undefined || v === null ? null : text(v))
 
+function strict (k, x) {
+  if (typeof x === 'number' && !Number.isFinite(x)) throw new TypeError('NaN and Infinity are not JSON')
+  if (typeof x === 'bigint') throw new TypeError('BigInt is not JSON')
+  return x
+}
+
+/**
+ * True when `v` (plain data, not too deep) holds no NaN, Infinity nor BigInt: then the
+ * plain `JSON.stringify` (V8's fast path) writes it as `strict` would. Anything unusual
+ * (a `toJSON`, deep nesting, a cycle) takes the checked path.
+ */
+function plain (v, depth) {
+  switch (typeof v) {
+    case 'number': return Number.isFinite(v)
+    case 'string': case 'boolean': case 'undefined': return true
+    case 'object':
+      if (v === null) return true
+      if (depth > 64 || typeof v.toJSON === 'function') return false
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) if (!plain(v[i], depth + 1)) return false
+        return true
+      }
+      for (const k in v) if (!plain(v[k], depth + 1)) return false
+      return true
+    default: return typeof v === 'function' || typeof v === 'symbol'
+  }
+}
+
 function stringify (v) {
-  const t = JSON.stringify(v, (k, x) => {
-    if (typeof x === 'number' && !Number.isFinite(x)) throw new TypeError('NaN and Infinity are not JSON')
-    if (typeof x === 'bigint') throw new TypeError('BigInt is not JSON')
-    return x
-  })
+  const t = plain(v, 0) ? JSON.stringify(v) : JSON.stringify(v, strict)
   if (t === undefined) throw new TypeError('not a JSON value: ' + typeof v)
   return t
 }
