@@ -50,22 +50,19 @@ function stringify (v) {
   return t
 }
 
-const PLAIN = ['id', 'method', 'code', 'message', 'reason', 'progress', 'total', 'version', 'name', 'text',
-  'tool', 'digests', 'unpinned', 'unreported', 'call', 'index', 'target', 'uri', 'vars', 'argument', 'value']
-const PARSED = ['params', 'result', 'data', 'peer', 'requests', 'arguments', 'meta', 'defaults', 'context']
-
 /**
- * An event as JavaScript values (`params`, `result`, `data`, `peer`, `requests` and a
- * call's `arguments`, `meta`, `defaults`, `context` parsed).
+ * An event as JavaScript values: each `…Json` member of the native event (`params`,
+ * `result`, `data`, `peer`, `requests` and a call's `arguments`, `meta`, `defaults`,
+ * `context`) parsed, under its name without `Json`. The native event has only the members
+ * its kind sets.
  */
 function toEvent (e) {
-  const out = { kind: e.kind }
-  for (const k of PLAIN) {
-    if (e[k] !== undefined && e[k] !== null) out[k] = e[k]
-  }
-  for (const k of PARSED) {
-    const v = e[k + 'Json']
-    if (v !== undefined && v !== null) out[k] = JSON.parse(v)
+  const out = {}
+  for (const k in e) {
+    const v = e[k]
+    if (v === undefined || v === null) continue
+    if (k.endsWith('Json')) out[k.slice(0, -4)] = JSON.parse(v)
+    else out[k] = v
   }
   return out
 }
