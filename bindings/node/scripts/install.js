@@ -5,7 +5,8 @@
 // Rust sources with cargo (an install from the repository folder), or says clearly what
 // is missing. PICOMCP_SKIP_BUILD=1 skips the build.
 const { spawnSync } = require('node:child_process')
-const { copyFileSync, existsSync } = require('node:fs')
+const { copyFileSync, existsSync, mkdtempSync, rmSync } = require('node:fs')
+const { tmpdir } = require('node:os')
 const { join } = require('node:path')
 const { load, addonPath, missingMessage, platformName, PACKAGE_DIR } = require('../lib/addon.js')
 
@@ -32,10 +33,18 @@ if (spawnSync(cargo, ['--version'], { stdio: 'ignore' }).status !== 0) {
 }
 
 process.stderr.write(`picomcp: building the native addon for ${platformName()} with cargo (a minute or two the first time)\n`)
-// `cargo rustc` so that only the addon itself is stripped (what `napi build --strip` gives).
+// A packed package (scripts/pack.js: the core in crates/) builds in a temporary target
+// folder, removed afterwards, so that node_modules does not keep 100 MB of build files; in
+// the repository the workspace's target/ is used. `cargo rustc` so that only the addon
+// itself is stripped (what `napi build --strip` gives).
+const packed = existsSync(join(PACKAGE_DIR, 'crates'))
+const targetDir = packed ? mkdtempSync(join(tmpdir(), 'picomcp-build-')) : null
 const build = spawnSync(cargo, ['rustc', '--release', '--lib', '--message-format=json-render-diagnostics',
-  '--manifest-path', join(PACKAGE_DIR, 'Cargo.toml'), '--', '-C', 'strip=symbols'],
+  '--manifest-path', join(PACKAGE_DIR, 'Cargo.toml'), ...(targetDir ? ['--target-dir', targetDir] : []),
+  '--', '-C', 'strip=symbols'],
 { cwd: PACKAGE_DIR, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 1 << 28 })
+const cleanup = () => { if (targetDir) rmSync(targetDir, { recursive: true, force: true }) }
+process.on('exit', cleanup)
 if (build.status !== 0) fail(`picomcp: cargo build failed (status ${build.status}); see the messages above.`)
 
 // The cdylib cargo just built (its name and place depend on the platform and workspace).

@@ -233,16 +233,19 @@ test('the missing-addon message names the platform and how to build; the install
   }
 })
 
-test('npm pack: the tarball bundles the addon and installs on a fresh folder (require and import)', T, () => {
+test('the packed tarball bundles the addon and the sources, and installs on a fresh folder (require and import)', T, () => {
   const dir = mkdtempSync(join(tmpdir(), 'picomcp-pack-'))
   try {
-    const out = execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').pop()
+    const tarball = execFileSync(process.execPath, [join(ROOT, 'scripts', 'pack.js'), '--out', dir], { encoding: 'utf8' }).trim()
     const app = join(dir, 'app')
     mkdirSync(app)
     writeFileSync(join(app, 'package.json'), '{"name":"app","version":"1.0.0","private":true}\n')
-    execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--silent', join(dir, out)], { cwd: app, encoding: 'utf8' })
-    const files = readdirSync(join(app, 'node_modules', 'picomcp'))
-    assert.ok(files.includes('picomcp.linux-x64-gnu.node'), files.join(' '))
+    execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--silent', tarball], { cwd: app, encoding: 'utf8' })
+    const pkg = join(app, 'node_modules', 'picomcp')
+    const files = readdirSync(pkg)
+    for (const f of ['picomcp.linux-x64-gnu.node', 'Cargo.toml', 'Cargo.lock', 'build.rs', 'src', 'crates', 'lib']) assert.ok(files.includes(f), `${f} in ${files.join(' ')}`)
+    assert.ok(readdirSync(join(pkg, 'crates', 'picomcp', 'src')).includes('lib.rs'))
+    assert.match(readFileSync(join(pkg, 'Cargo.toml'), 'utf8'), /path = "crates\/picomcp"[\s\S]*\n\[workspace\]\n/)
     const cjs = execFileSync(process.execPath, ['-e', "const p = require('picomcp'); console.log(typeof p.Server, typeof p.Session, p.version)"], { cwd: app, encoding: 'utf8' })
     assert.equal(cjs.trim(), 'function function 0.1.0')
     const mjs = execFileSync(process.execPath, ['--input-type=module', '-e', "import { Server, Session } from 'picomcp'; console.log(new Server('s', '1').tool('t', () => 'x').tools.size, typeof Session)"], { cwd: app, encoding: 'utf8' })
