@@ -472,7 +472,7 @@ export type ResourceOutput = string | Uint8Array | JsonObject[] | JsonObject
 export type ResourceHandler<V = { [name: string]: string }> = (uri: string, ctx: Context, vars: V) => ResourceOutput | Promise<ResourceOutput>
 export interface ResourceOptions<V extends SchemaOption = SchemaOption> {
   /**
-   * The types of a template's variables (zod or JSON Schema `properties`): numbers and
+   * The types of a template's variables (zod, or JSON Schema: an object schema or its `properties` map): numbers and
    * booleans arrive converted; a value that does not fit is "resource not found".
    */
   variables?: V

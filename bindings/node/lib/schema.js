@@ -215,7 +215,9 @@ function parseShape (shape, value) {
  */
 function typedVars (vars, schema) {
   const out = {}
-  const props = (schema && schema.json && schema.json.properties) || {}
+  // An object schema's `properties`, or (JSON Schema given as a map) the map itself.
+  const json = (schema && schema.json) || {}
+  const props = json.properties || (json.type === undefined ? json : {})
   for (const [k, raw] of Object.entries(vars)) {
     let v
     try { v = decodeURIComponent(raw) } catch { return null }

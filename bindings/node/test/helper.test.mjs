@@ -127,6 +127,7 @@ test('zod: typed arguments, refinements, typed template variables, ResourceNotFo
       return JSON.stringify([id, flag])
     })
     app.resource('name://{name}', {}, (uri, ctx, { name }) => name)
+    app.resource('page://{n}', { variables: { n: { type: 'integer' } } }, (uri, ctx, { n }) => JSON.stringify(n + 1))
     process.exitCode = await app.run()`
   for (const version of ['2025-11-25', '2026-07-28']) {
     const meta = version === '2026-07-28' ? { _meta: { 'io.modelcontextprotocol/protocolVersion': version, 'io.modelcontextprotocol/clientCapabilities': {} } } : {}
@@ -135,7 +136,7 @@ test('zod: typed arguments, refinements, typed template variables, ResourceNotFo
       ...(version === '2026-07-28' ? [] : init(version)),
       { ...call(1, 'even', { n: 4 }), params: { name: 'even', arguments: { n: 4 }, ...meta } },
       { ...call(2, 'even', { n: 3 }), params: { name: 'even', arguments: { n: 3 }, ...meta } },
-      read(3, 'item://7/true'), read(4, 'item://x/true'), read(5, 'item://11/false'), read(6, 'name://a%20b')
+      read(3, 'item://7/true'), read(4, 'item://x/true'), read(5, 'item://11/false'), read(6, 'name://a%20b'), read(7, 'page://41')
     ]
     const { byId } = runServer(source, lines)
     assert.deepEqual(byId[1].result.structuredContent, { half: 2 }, version)
@@ -146,6 +147,7 @@ test('zod: typed arguments, refinements, typed template variables, ResourceNotFo
     assert.deepEqual([byId[4].error.code, byId[4].error.data], [notFound, { uri: 'item://x/true' }])
     assert.deepEqual([byId[5].error.code, byId[5].error.message, byId[5].error.data], [notFound, 'Resource not found: item://11/false', { uri: 'item://11/false' }])
     assert.equal(byId[6].result.contents[0].text, 'a%20b') // undeclared variables: as matched (docs/DESIGN.md)
+    assert.equal(byId[7].result.contents[0].text, '42') // JSON Schema as a properties map
   }
 })
 
