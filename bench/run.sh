@@ -17,8 +17,10 @@
 #   bench/run.sh --scenarios ping-w64,echo1k-w64   other scenarios (see run_all.py)
 #   bench/run.sh --no-build       use the binaries as built; --no-allocs skips valgrind
 #   bench/run.sh --allocs-only    only the allocation count
-#   bench/run.sh --bindings       the Python and Node demos (on the bindings) vs the official
-#                                 Python and TypeScript SDK servers, plus cold start
+#   bench/run.sh --bindings       the Python and Node demos (on the bindings) and the Node echo
+#                                 written with zod (examples/node/echo_server.mjs) vs the official
+#                                 Python and TypeScript SDK servers, plus cold start and peak RSS
+#                                 (--only ours-node,ours-notes,ts-mcpserver,ts-lowlevel: Node only)
 #
 # The previous demo binary against the new one (ping w64, 1 KiB echo w64), same run:
 #   bench/run.sh --baseline-demo /work/baseline/picomcp-demo --only rust,floor-rust \
@@ -58,35 +60,58 @@ while [ $# -gt 0 ]; do
     *) usage ;;
   esac
 done
+if [ $BINDINGS = 1 ] && [ "$ONLY" = rust,c,python,node,floor-rust,floor-python,floor-node,rmcp-pipes ]; then
+  ONLY=ours-py,py-mcpserver,py-lowlevel,ours-node,ours-notes,ts-mcpserver,ts-lowlevel
+fi
 [ -z "$BASELINE" ] || [ -x "$BASELINE" ] || { echo "bench/run.sh: $BASELINE is not an executable" >&2; exit 2; }
 has() { [[ ",$ONLY," == *",$1,"* ]]; }
-[ $BUILD = 0 ] || cargo build --release --quiet -p picomcp-examples --bin picomcp-demo
-if [ ! -x "$BENCH_HOME/mcpload/target/release/mcpload" ] || [ ! -x "$BENCH_HOME/target/release/baseline-echo" ] ||
-   [ ! -x "$BENCH_HOME/target/release/rmcp-echo" ] || [ ! -x "$BENCH_HOME/venv/bin/python" ]; then
-  (cd "$SHARED/bench" && BENCH_HOME=$BENCH_HOME ./setup.sh)
+[ $BUILD = 0 ] || [ $BINDINGS = 1 ] || cargo build --release --quiet -p picomcp-examples --bin picomcp-demo
+# What the selected servers need (the bindings' Node-only run needs no Rust reference servers).
+need_setup=0
+[ -x "$BENCH_HOME/mcpload/target/release/mcpload" ] || need_setup=1
+if [ $BINDINGS = 1 ]; then
+  [ -d "$BENCH_HOME/servers/node/node_modules/@modelcontextprotocol/sdk" ] || need_setup=1
+  [[ ",$ONLY," != *",py-"* ]] || [ -x "$BENCH_HOME/venv/bin/python" ] || need_setup=1
+else
+  [ -x "$BENCH_HOME/target/release/baseline-echo" ] && [ -x "$BENCH_HOME/target/release/rmcp-echo" ] &&
+    [ -x "$BENCH_HOME/venv/bin/python" ] || need_setup=1
 fi
+[ $need_setup = 0 ] || (cd "$SHARED/bench" && BENCH_HOME=$BENCH_HOME ./setup.sh)
 M=$BENCH_HOME/mcpload/target/release/mcpload
 
 if [ $BINDINGS = 1 ]; then
-  PY=$(bindings/python/build.sh | tail -n 1)
-  bash bindings/node/build.sh
+  # --only picks among ours-py,py-mcpserver,py-lowlevel,ours-node,ours-notes,ts-mcpserver,
+  # ts-lowlevel (ours-notes: examples/node/echo_server.mjs, a zod-typed tool as a user
+  # writes it, against ts-mcpserver, McpServer with zod); --quick: 1 short repetition.
+  PY=$ROOT/target/python/venv/bin/python
+  if [ $BUILD = 1 ] && has ours-py; then PY=$(bindings/python/build.sh | tail -n 1); fi
+  [ $BUILD = 0 ] || bash bindings/node/build.sh
+  TIMING=(--reps "$REPS" --target-s 2 --cold 5)
+  [ $QUICK = 0 ] || TIMING=(--reps 1 --target-s 0.5 --min-s 0.2 --min-n 300 --cold 2)
+  rm -rf "$ROOT/target/bench-bindings"
   (cd "$BENCH_HOME" && python3 run_all.py \
      --server ours-py="$PY $ROOT/examples/python/demo_server.py" \
      --server ours-node="node $ROOT/examples/node/demo_server.mjs" \
-     --only ours-py,py-mcpserver,py-lowlevel,ours-node,ts-mcpserver,ts-lowlevel \
-     --scenarios ping-w1,ping-w64,echo1k-w64 --reps "$REPS" --target-s 2 --cold 5 \
+     --server ours-notes="node $ROOT/examples/node/echo_server.mjs" \
+     --only "$ONLY" \
+     --scenarios ping-w1,ping-w64,echo1k-w64 "${TIMING[@]}" \
      --out "$ROOT/target/bench-bindings")
   python3 - "$ROOT/target/bench-bindings/summary.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 cells = d["cells"]
-print("\nscenario      ours-py/py-lowlevel   ours-node/ts-lowlevel   (req/s ratios, same run)")
+pairs = (("ours-py", "py-lowlevel"), ("ours-node", "ts-lowlevel"), ("ours-notes", "ts-mcpserver"))
+print("\nscenario     " + "".join(f"{o + '/' + r:>26}" for o, r in pairs) + "   (req/s ratios, same run)")
 for scen in ["ping-w1", "ping-w64", "echo1k-w64"]:
-    r = []
-    for ours, ref in (("ours-py", "py-lowlevel"), ("ours-node", "ts-lowlevel")):
+    row = []
+    for ours, ref in pairs:
         o, b = cells.get(f"{ours}|{scen}"), cells.get(f"{ref}|{scen}")
-        r.append(f"{o['req_per_s'] / b['req_per_s']:8.1f}" if o and b else "     n/a")
-    print(f"{scen:12} {r[0]:>20} {r[1]:>23}")
+        row.append(f"{o['req_per_s'] / b['req_per_s']:.2f}x" if o and b else "n/a")
+    print(f"{scen:12} " + "".join(f"{x:>26}" for x in row))
+print("\nserver        cold start (ms)   peak RSS under load (MiB)")
+for name, c in d.get("cold", {}).items():
+    rss = max((v.get("server_tree_vmhwm_kb") or 0 for k, v in cells.items() if k.startswith(name + "|")), default=0)
+    print(f"{name:14} {c['init_ms_median'] or 0:14.1f} {rss / 1024:22.1f}")
 PY
   exit 0
 fi

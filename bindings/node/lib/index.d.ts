@@ -402,6 +402,14 @@ export interface ServerOptions {
   logLevel?: DiagLevel
   /** Definitions per page of a list (default 100). */
   pageSize?: number
+  /** Hide the messages of errors a handler throws (`ToolError` messages are still sent); the stack still goes to stderr. */
+  maskErrors?: boolean
+  /**
+   * Runs before the first request is read; what it returns (or an async generator's first
+   * `yield`) is `server.state` and `ctx.state`. A generator's code after the `yield` runs
+   * after the last answer is written (the cleanup).
+   */
+  lifespan?: (server: Server) => unknown
 }
 
 /** A readable byte stream, such as `process.stdin`. */
@@ -421,27 +429,53 @@ export interface ToolResult {
   isError?: boolean
   _meta?: JsonObject
 }
-/** A string (one text block), an array of content blocks or a whole result. */
-export type ToolOutput = string | number | boolean | JsonObject[] | ToolResult
-export type ToolHandler = (args: JsonObject, ctx: Context) => ToolOutput | Promise<ToolOutput>
-export interface ToolOptions {
+/**
+ * A string (one text block), a content block from `text`/`image`/`audio`/`resourceLink`,
+ * an array (one block per item), `undefined`/`null` (empty content), a whole result (an
+ * object with `content` or `structuredContent`) or any other object (structured content,
+ * also sent as JSON text).
+ */
+export type ToolOutput = string | number | boolean | null | undefined | void | ContentBlock | unknown[] | ToolResult | JsonObject
+export type ToolHandler<A = JsonObject> = (args: A, ctx: Context) => ToolOutput | Promise<ToolOutput>
+
+/** A zod schema of either major version (zod itself is an optional peer dependency). */
+export type ZodLike = { _zod: { output: unknown } } | { _output: unknown }
+/** `{ key: zodSchema, ... }`, as the TypeScript SDK's `McpServer` takes. */
+export type ZodShape = { [key: string]: ZodLike }
+/** What a zod schema parses to. */
+export type ZodOutput<S> = S extends { _zod: { output: infer O } } ? O : S extends { _output: infer O } ? O : unknown
+/** The handler's argument type for a schema option: zod's output, else a JSON object. */
+export type SchemaArgs<S> = S extends ZodLike ? ZodOutput<S> : S extends ZodShape ? { [K in keyof S]: ZodOutput<S[K]> } : JsonObject
+/** A schema option: JSON Schema, a zod schema or a zod raw shape. */
+export type SchemaOption = JsonSchema | ZodLike | ZodShape
+
+export interface ToolOptions<S extends SchemaOption = SchemaOption> {
   title?: string
   description?: string
-  /** Checked by the core before the handler runs (missing arguments get their `default`); default `{type: 'object'}`. */
-  inputSchema?: JsonSchema
-  /** Structured content is checked against it by the core. */
-  outputSchema?: JsonObject
+  /**
+   * Checked by the core before the handler runs (missing arguments get their `default`);
+   * default `{type: 'object'}`. A zod schema is listed as JSON Schema and then parses the
+   * checked arguments (the handler's argument type is zod's output).
+   */
+  inputSchema?: S
+  /** Structured content is checked against it by the core (JSON Schema or zod). */
+  outputSchema?: SchemaOption
   annotations?: JsonObject
   icons?: JsonObject[]
   execution?: JsonObject
   _meta?: JsonObject
 }
 
-/** A string (text), a Buffer/Uint8Array (base64 blob) or a whole contents array. */
-export type ResourceOutput = string | Uint8Array | JsonObject[]
-/** `vars`: the template's variables (`{}` for a plain resource). */
-export type ResourceHandler = (uri: string, ctx: Context, vars: { [name: string]: string }) => ResourceOutput | Promise<ResourceOutput>
-export interface ResourceOptions {
+/** A string (text), a Buffer/Uint8Array (base64 blob), a whole contents array, or an object (its JSON). */
+export type ResourceOutput = string | Uint8Array | JsonObject[] | JsonObject
+/** `vars`: the template's variables (`{}` for a plain resource), typed as `variables` declares. */
+export type ResourceHandler<V = { [name: string]: string }> = (uri: string, ctx: Context, vars: V) => ResourceOutput | Promise<ResourceOutput>
+export interface ResourceOptions<V extends SchemaOption = SchemaOption> {
+  /**
+   * The types of a template's variables (zod, or JSON Schema: an object schema or its `properties` map): numbers and
+   * booleans arrive converted; a value that does not fit is "resource not found".
+   */
+  variables?: V
   /** Default: the uri. */
   name?: string
   title?: string
@@ -460,13 +494,14 @@ export interface PromptArgument {
   /** Checked before the handler runs (-32602 when missing). */
   required?: boolean
 }
-/** An array of messages or an object with `messages`. */
-export type PromptOutput = JsonObject[] | JsonObject
+/** An array of messages (a string is a user text message) or an object with `messages`; a string is one user message. */
+export type PromptOutput = (JsonObject | string)[] | JsonObject | string
 export type PromptHandler = (args: { [name: string]: string }, ctx: Context) => PromptOutput | Promise<PromptOutput>
 export interface PromptOptions {
   title?: string
   description?: string
-  arguments?: PromptArgument[]
+  /** The listed arguments, or a zod raw shape of strings (optional ones are not required). */
+  arguments?: PromptArgument[] | ZodShape
 }
 
 /** The values for an argument being typed; at most 100 are sent. */
@@ -488,12 +523,17 @@ export declare class Server {
   logLevel: DiagLevel
   /** The session of the connection being served (null before `serve`). */
   session: Session | null
-  /** Registers `fn(args, ctx)` as a tool. */
-  tool(name: string, opts: ToolOptions, fn: ToolHandler): this
+  /** What the `lifespan` function gave, while serving. */
+  state: unknown
+  /** Registers `fn(args, ctx)` as a tool; a wrong definition throws here (ConfigError, TypeError). */
+  tool<S extends SchemaOption = JsonSchema>(name: string, opts: ToolOptions<S>, fn: ToolHandler<SchemaArgs<S>>): this
+  tool(name: string, fn: ToolHandler): this
   /** Registers `fn(uri, ctx, vars)` as the reader of a resource, or of a template when `uri` has `{variables}`. */
-  resource(uri: string, opts: ResourceOptions, fn: ResourceHandler): this
+  resource<V extends SchemaOption = never>(uri: string, opts: ResourceOptions<V>, fn: ResourceHandler<[V] extends [never] ? { [name: string]: string } : SchemaArgs<V>>): this
+  resource(uri: string, fn: ResourceHandler): this
   /** Registers `fn(args, ctx)` as a prompt. */
   prompt(name: string, opts: PromptOptions, fn: PromptHandler): this
+  prompt(name: string, fn: PromptHandler): this
   /** Registers `fn(value, contextArgs)` to complete an argument of a prompt or template (TypeError when unknown). */
   completion(ref: string, argument: string, fn: CompletionHandler): this
   /** Registers `fn(server)` to run once serving starts. */
@@ -524,11 +564,13 @@ export declare class Context {
   readonly params: JsonObject
   /** The negotiated protocol revision. */
   readonly version: ProtocolVersion | null
-  readonly controller: AbortController
+  get controller(): AbortController
   /** Aborts when the client cancels this request. */
-  readonly signal: AbortSignal
+  get signal(): AbortSignal
   /** The server's session. */
   get session(): Session
+  /** What the server's `lifespan` function gave. */
+  get state(): unknown
   /** True once the client cancelled this request. */
   get cancelled(): boolean
   /** True when the client asked for progress on this request. */
@@ -550,7 +592,29 @@ export declare class McpError extends Error {
   data: unknown
 }
 
-/** Throw from a tool to report a failed call: a result with `isError: true`. */
+/** Throw from a tool to report a failed call: a result with `isError: true` (no stack on stderr). */
 export declare class ToolError extends Error {
   constructor(message: string)
 }
+
+/** Throw from a resource reader: the URI names no resource (-32002; -32602 from 2026-07-28). */
+export declare class ResourceNotFound extends McpError {
+  constructor(uri?: string, message?: string)
+  uri: string | undefined
+}
+
+/** A content block of a tool result. */
+export interface ContentBlock {
+  type: 'text' | 'image' | 'audio' | 'resource_link' | 'resource'
+  [key: string]: unknown
+}
+/** A text content block. */
+export declare function text(text: string): ContentBlock
+/** An image content block: bytes or base64 text (default `image/png`). */
+export declare function image(data: Uint8Array | string, mimeType?: string): ContentBlock
+/** An audio content block: bytes or base64 text (default `audio/wav`). */
+export declare function audio(data: Uint8Array | string, mimeType?: string): ContentBlock
+/** A link to a resource (2025-06-18 on); `name` defaults to the uri. */
+export declare function resourceLink(uri: string, opts?: { name?: string, title?: string, description?: string, mimeType?: string, size?: number }): ContentBlock
+/** An embedded resource: text, or bytes as a blob. */
+export declare function embeddedResource(uri: string, body: string | Uint8Array, mimeType?: string): ContentBlock

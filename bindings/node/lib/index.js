@@ -10,38 +10,59 @@
  *   prompt arguments) and shapes the answers, for the negotiated revision.
  * - `Server` (./server.js): a stdio server in a few lines, built on both.
  */
-const native = require('../native.js')
+const native = require('./addon.js').load() // a clear error when the addon is missing
 const { PicomcpError, ConfigError, SendError, RespondError, QueueFull, ResultError, call } = require('./errors.js')
 
 const text = (v) => (typeof v === 'string' ? v : Buffer.isBuffer(v) ? v.toString('utf8') : stringify(v))
 const optText = (v) => (v === undefined || v === null ? null : text(v))
 
+function strict (k, x) {
+  if (typeof x === 'number' && !Number.isFinite(x)) throw new TypeError('NaN and Infinity are not JSON')
+  if (typeof x === 'bigint') throw new TypeError('BigInt is not JSON')
+  return x
+}
+
+/**
+ * True when `v` (plain data, not too deep) holds no NaN, Infinity nor BigInt: then the
+ * plain `JSON.stringify` (V8's fast path) writes it as `strict` would. Anything unusual
+ * (a `toJSON`, deep nesting, a cycle) takes the checked path.
+ */
+function plain (v, depth) {
+  switch (typeof v) {
+    case 'number': return Number.isFinite(v)
+    case 'string': case 'boolean': case 'undefined': return true
+    case 'object':
+      if (v === null) return true
+      if (depth > 64 || typeof v.toJSON === 'function') return false
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) if (!plain(v[i], depth + 1)) return false
+        return true
+      }
+      for (const k in v) if (!plain(v[k], depth + 1)) return false
+      return true
+    default: return typeof v === 'function' || typeof v === 'symbol'
+  }
+}
+
 function stringify (v) {
-  const t = JSON.stringify(v, (k, x) => {
-    if (typeof x === 'number' && !Number.isFinite(x)) throw new TypeError('NaN and Infinity are not JSON')
-    if (typeof x === 'bigint') throw new TypeError('BigInt is not JSON')
-    return x
-  })
+  const t = plain(v, 0) ? JSON.stringify(v) : JSON.stringify(v, strict)
   if (t === undefined) throw new TypeError('not a JSON value: ' + typeof v)
   return t
 }
 
-const PLAIN = ['id', 'method', 'code', 'message', 'reason', 'progress', 'total', 'version', 'name', 'text',
-  'tool', 'digests', 'unpinned', 'unreported', 'call', 'index', 'target', 'uri', 'vars', 'argument', 'value']
-const PARSED = ['params', 'result', 'data', 'peer', 'requests', 'arguments', 'meta', 'defaults', 'context']
-
 /**
- * An event as JavaScript values (`params`, `result`, `data`, `peer`, `requests` and a
- * call's `arguments`, `meta`, `defaults`, `context` parsed).
+ * An event as JavaScript values: each `…Json` member of the native event (`params`,
+ * `result`, `data`, `peer`, `requests` and a call's `arguments`, `meta`, `defaults`,
+ * `context`) parsed, under its name without `Json`. The native event has only the members
+ * its kind sets.
  */
 function toEvent (e) {
-  const out = { kind: e.kind }
-  for (const k of PLAIN) {
-    if (e[k] !== undefined && e[k] !== null) out[k] = e[k]
-  }
-  for (const k of PARSED) {
-    const v = e[k + 'Json']
-    if (v !== undefined && v !== null) out[k] = JSON.parse(v)
+  const out = {}
+  for (const k in e) {
+    const v = e[k]
+    if (v === undefined || v === null) continue
+    if (k.endsWith('Json')) out[k.slice(0, -4)] = JSON.parse(v)
+    else out[k] = v
   }
   return out
 }
@@ -186,3 +207,6 @@ module.exports = {
 }
 // The server helper needs Session; load it last.
 Object.assign(module.exports, require('./server.js'))
+// Content blocks for tool results: text, image, audio, resourceLink, embeddedResource.
+const { text: textBlock, image, audio, resourceLink, embeddedResource } = require('./results.js')
+Object.assign(module.exports, { text: textBlock, image, audio, resourceLink, embeddedResource })

@@ -11,15 +11,21 @@
  * and type conversion, and the stdin/stdout loop.
  *
  * Handlers take `(args, ctx)` and may return a value or a Promise:
- * - a tool returns a string (one text block), an array of content blocks or a whole result
- *   object (`content`, `structuredContent`, `isError`, `_meta`); it throws `ToolError` for
- *   a failed call (`isError: true`) or `McpError` for a JSON-RPC error. Arguments the
- *   request left out get the `default` their `inputSchema` gives;
- * - a resource returns a string (text), a Buffer/Uint8Array (base64 blob) or a contents array;
+ * - a tool's return value becomes a result as `results.js` says (string: text; object:
+ *   structured content; array: one block per item; undefined/null: empty content); a
+ *   thrown error is an `isError: true` result with its message (its stack goes to
+ *   stderr), `McpError` a JSON-RPC error. Arguments the request left out get the
+ *   `default` their `inputSchema` gives; a zod schema then parses them;
+ * - a resource returns a string (text), a Buffer/Uint8Array (base64 blob) or a contents
+ *   array; it throws `ResourceNotFound` for a URI that names nothing;
  * - a prompt returns an array of messages or an object with `messages`.
  * `ctx.signal` aborts when the client cancels the request; nothing more is sent for it.
+ * Definitions are checked when registered (by the core); a wrong one throws there.
  */
-const { RespondError, ResultError } = require('./errors.js')
+const { RespondError, ResultError, ConfigError } = require('./errors.js')
+const { toolResult, contents, messages } = require('./results.js')
+const { describe, typedVars, isShape } = require('./schema.js')
+const { guardStdout } = require('./stdout.js')
 
 const INVALID_PARAMS = -32602
 const INTERNAL_ERROR = -32603
@@ -37,9 +43,17 @@ const now = () => Math.floor(performance.now())
 class McpError extends Error {
   constructor (code, message, data) { super(message); this.name = 'McpError'; this.code = code; this.data = data }
 }
-/** Throw from a tool to report a failed call: a result with `isError: true`. */
+/** Throw from a tool to report a failed call: a result with `isError: true` (no stack on stderr). */
 class ToolError extends Error {
   constructor (message) { super(message); this.name = 'ToolError' }
+}
+/** Throw from a resource reader: the URI names no resource (-32002; -32602 from 2026-07-28). */
+class ResourceNotFound extends McpError {
+  constructor (uri, message) {
+    super(-32002, message ?? `Resource not found: ${uri}`, uri === undefined ? undefined : { uri })
+    this.name = 'ResourceNotFound'
+    this.uri = uri
+  }
 }
 /** Thrown by `ctx.ask` in 2026-07-28: the question goes back as an `input_required` result. */
 class InputRequired extends Error {
@@ -59,12 +73,17 @@ class Context {
     this.params = params
     /** The negotiated protocol revision. */
     this.version = server.session.version
-    this.controller = new AbortController()
-    /** Aborts when the client cancels this request. */
-    this.signal = this.controller.signal
+    this._controller = null // made on first use: most handlers never look at it
   }
 
+  get controller () { return this._controller || (this._controller = new AbortController()) }
+  /** Aborts when the client cancels this request. */
+  get signal () { return this.controller.signal }
+  _aborted () { return this._controller !== null && this._controller.signal.aborted }
+
   get session () { return this.server.session }
+  /** What the server's `lifespan` function gave. */
+  get state () { return this.server.state }
   /** True once the client cancelled this request. */
   get cancelled () { const i = this.session.requestInfo(this.requestId); return !i || i.cancelled }
   /** True when the client asked for progress on this request. */
@@ -117,23 +136,7 @@ class Context {
   }
 }
 
-function contents (uri, mime, body) {
-  if (Array.isArray(body)) return body
-  const item = { uri }
-  if (mime) item.mimeType = mime
-  if (body instanceof Uint8Array) item.blob = Buffer.from(body).toString('base64')
-  else item.text = String(body)
-  return [item]
-}
-
-/** A tool's return value as a result object. */
-function toolOutput (out) {
-  if (Array.isArray(out)) return { content: out }
-  if (out !== null && typeof out === 'object') return out
-  return { content: [{ type: 'text', text: String(out) }] }
-}
-
-const toolError = (e) => ({ content: [{ type: 'text', text: e.message }], isError: true })
+const toolError = (message) => ({ content: [{ type: 'text', text: message }], isError: true })
 
 /** The definition of `d` that the layer reads: the members it lists, as given. */
 function pick (d, keys) {
@@ -147,14 +150,47 @@ const RESOURCE_KEYS = ['uri', 'name', 'title', 'description', 'mimeType', 'size'
 const PROMPT_KEYS = ['name', 'title', 'description', 'icons', '_meta']
 const ARGUMENT_KEYS = ['name', 'title', 'description', 'required']
 
+/** The arguments of a registration, checked before anything else. */
+function checkArgs (where, name, opts, fn, what) {
+  if (typeof name !== 'string' || !name) throw new TypeError(`${where}: the ${what} must be a non-empty string`)
+  const kind = (v) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v)
+  if (fn === undefined && typeof opts !== 'object') throw new TypeError(`${where}: the handler must be a function, not ${kind(opts)}`)
+  if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) throw new TypeError(`${where}: the options must be an object, not ${kind(opts)}`)
+  if (typeof fn !== 'function') throw new TypeError(`${where}: the handler must be a function, not ${kind(fn)}`)
+}
+
+/**
+ * One definition checked by the core (a one-entry catalog), so that a wrong one throws at
+ * registration. The core's message names the entry by its index in the table; here it is
+ * named by its name.
+ */
+function check (where, catalog) {
+  const { ServerLayer } = require('./index.js')
+  try {
+    return new ServerLayer(catalog)
+  } catch (e) {
+    const message = `${where}: ${String(e.message).replace(/^(?:server catalog: \w+\[0\]\.?|(?:tool|resource template|resource|prompt) 0: )/, '')}`
+    if (e instanceof ConfigError) throw new ConfigError(message, e.kind)
+    if (e instanceof TypeError) throw new TypeError(message)
+    throw e
+  }
+}
+
 /**
  * An MCP server: register tools, resources and prompts, then `run()` on stdio.
  * Capabilities are derived from what is registered (by the core's layer), so nothing is
  * declared that is not implemented. Both eras are served on one connection.
  */
 class Server {
-  constructor (name, version, { instructions, versions, maxLine = 1 << 20, logging = true, inboundSlots = 64, outboundSlots = 16, logLevel = 'warn', pageSize } = {}) {
-    Object.assign(this, { name, version, instructions, versions, maxLine, logging, inboundSlots, outboundSlots, logLevel, pageSize })
+  constructor (name, version, {
+    instructions, versions, maxLine = 1 << 20, logging = true, inboundSlots = 64, outboundSlots = 16,
+    logLevel = 'warn', pageSize, maskErrors = false, lifespan
+  } = {}) {
+    Object.assign(this, { name, version, instructions, versions, maxLine, logging, inboundSlots, outboundSlots, logLevel, pageSize, maskErrors })
+    if (lifespan !== undefined && typeof lifespan !== 'function') throw new TypeError('lifespan must be a function')
+    this.lifespan = lifespan
+    /** What the lifespan function gave (also `ctx.state`), while serving. */
+    this.state = undefined
     this.tools = new Map()
     this.resources = new Map()
     this.templates = []
@@ -166,26 +202,67 @@ class Server {
     this.served = null // the core's layer for what is registered, and its tables; rebuilt after a change
   }
 
-  /** Registers `fn(args, ctx)` as a tool. `opts`: description, inputSchema, outputSchema, title, annotations. */
+  /**
+   * Registers `fn(args, ctx)` as a tool (`tool(name, fn)` without options takes any
+   * arguments). `opts`: description, inputSchema and outputSchema (JSON Schema, a zod
+   * schema or a zod raw shape), title, annotations, icons, _meta. A wrong definition throws
+   * here (the core's check).
+   */
   tool (name, opts, fn) {
-    this.tools.set(name, { name, fn, inputSchema: { type: 'object' }, ...opts })
+    if (typeof opts === 'function' && fn === undefined) [opts, fn] = [{}, opts]
+    const where = `tool ${JSON.stringify(name)}`
+    checkArgs(where, name, opts, fn, 'name')
+    const input = describe(opts.inputSchema, `${where}: inputSchema`, 'input')
+    const output = describe(opts.outputSchema, `${where}: outputSchema`, 'output')
+    const t = { ...opts, name, fn, inputSchema: input.json ?? { type: 'object' }, outputSchema: output.json, parse: input.parse }
+    check(where, { tools: [pick(t, TOOL_KEYS)] })
+    this.tools.set(name, t)
     return this._changed()
   }
 
-  /** Registers `fn(uri, ctx, vars)` as the reader of a resource, or of a template when `uri` has `{variables}`. */
+  /**
+   * Registers `fn(uri, ctx, vars)` as the reader of a resource, or of a template when `uri`
+   * has `{variables}`. `opts.variables`: the variables' types (a zod raw shape or schema, or
+   * a JSON Schema object): `vars` then holds numbers and booleans as declared (decoded
+   * strings otherwise), and a value that does not fit is "resource not found".
+   */
   resource (uri, opts, fn) {
-    const r = { uri, fn, name: uri, ...opts, complete: new Map() }
-    if (uri.includes('{')) {
+    if (typeof opts === 'function' && fn === undefined) [opts, fn] = [{}, opts]
+    const template = typeof uri === 'string' && uri.includes('{')
+    const where = `${template ? 'resource template' : 'resource'} ${JSON.stringify(uri)}`
+    checkArgs(where, uri, opts, fn, 'uri')
+    const { variables, ...rest } = opts
+    const r = { uri, fn, name: uri, ...rest, complete: new Map(), variables: variables === undefined ? null : describe(variables, `${where}: variables`) }
+    if (template) {
+      check(where, { resourceTemplates: [{ uriTemplate: uri, ...pick(r, RESOURCE_KEYS.slice(1)) }] })
       const i = this.templates.findIndex((t) => t.uri === uri)
       if (i >= 0) this.templates[i] = r
       else this.templates.push(r)
-    } else this.resources.set(uri, r)
+    } else {
+      check(where, { resources: [pick(r, RESOURCE_KEYS)] })
+      this.resources.set(uri, r)
+    }
     return this._changed()
   }
 
-  /** Registers `fn(args, ctx)` as a prompt; `opts.arguments` is the listed array (required ones are checked). */
+  /**
+   * Registers `fn(args, ctx)` as a prompt; `opts.arguments` is the listed array (required
+   * ones are checked) or a zod raw shape of strings (optional ones not required).
+   */
   prompt (name, opts, fn) {
-    this.prompts.set(name, { name, fn, arguments: [], ...opts, complete: new Map() })
+    if (typeof opts === 'function' && fn === undefined) [opts, fn] = [{}, opts]
+    const where = `prompt ${JSON.stringify(name)}`
+    checkArgs(where, name, opts, fn, 'name')
+    let args = opts.arguments ?? []
+    if (isShape(args)) {
+      const json = describe(args, `${where}: arguments`).json
+      args = Object.entries(json.properties).map(([k, v]) => ({
+        name: k, ...(v.description ? { description: v.description } : {}), required: (json.required || []).includes(k)
+      }))
+    }
+    const p = { name, fn, ...opts, arguments: args, complete: new Map() }
+    check(where, { prompts: [{ ...pick(p, PROMPT_KEYS), arguments: Array.isArray(args) ? args.map((a) => pick(a || {}, ARGUMENT_KEYS)) : args }] })
+    this.prompts.set(name, p)
     return this._changed()
   }
 
@@ -198,7 +275,11 @@ class Server {
   }
 
   /** Registers `fn(server)` to run once serving starts. */
-  onStartup (fn) { this.startup.push(fn); return this }
+  onStartup (fn) {
+    if (typeof fn !== 'function') throw new TypeError('onStartup: fn must be a function')
+    this.startup.push(fn)
+    return this
+  }
 
   /** The capabilities derived (by the core's layer) from what is registered. */
   get capabilities () { return this._layer().layer.capabilities }
@@ -277,7 +358,13 @@ class Server {
       process.stderr.write(`${this.name}: ${e.message}\nusage: ${this.name} [--max-line BYTES] [--log-level ${LEVELS.join('|')}]\n`)
       return 2
     }
-    return this.serve(process.stdin, process.stdout)
+    // Only the protocol writes to stdout while serving: console.log and friends go to stderr.
+    const guard = guardStdout()
+    try {
+      return await this.serve(process.stdin, guard.output)
+    } finally {
+      guard.restore()
+    }
   }
 
   _parseArgs (argv) {
@@ -297,12 +384,40 @@ class Server {
     }
   }
 
-  /** Serves one connection on a readable and a writable stream. */
-  serve (input, output) {
+  /**
+   * Serves one connection on a readable and a writable stream. With a `lifespan`, its
+   * setup runs (and finishes) before the first byte is read; its cleanup after the last
+   * answer is written.
+   */
+  async serve (input, output) {
+    if (this.lifespan) {
+      const got = this.lifespan(this)
+      if (got && typeof got.next === 'function' && typeof got[Symbol.asyncIterator] === 'function') {
+        // An async generator: what it yields is the state; the rest of it is the cleanup.
+        this._lifespan = got
+        this.state = (await got.next()).value
+      } else {
+        this.state = await got
+      }
+    }
+    try {
+      return await this._serve(input, output)
+    } finally {
+      if (this._lifespan) {
+        const gen = this._lifespan
+        this._lifespan = null
+        try { if (!(await gen.next()).done) await gen.return() } catch (e) { this.diag('error', `lifespan cleanup failed: ${(e && e.stack) || e}`) }
+      }
+    }
+  }
+
+  _serve (input, output) {
     const { Session } = require('./index.js')
     this.input = input
     this.output = output
     this.backlog = null // bytes the session could not take yet
+    this.outq = [] // output taken from the session, written at the end of a pump
+    this.batching = false
     this.waitingOutput = false // the client has not read what we wrote
     this.session = new Session('server', this.name, this.version, this.capabilities, {
       instructions: this.instructions, versions: this.versions, maxLine: this.maxLine,
@@ -377,9 +492,14 @@ class Server {
     this.output.write('', () => this.resolve(0))
   }
 
-  /** Writes what the session queued and re-arms the timer for its next deadline. */
+  /**
+   * Writes what the session queued and re-arms the timer for its next deadline. Inside a
+   * pump both wait for its end: one write (and one timer) for all the answers of a chunk
+   * of input, instead of one per answer.
+   */
   _flush () {
     this._write()
+    if (this.batching) return
     clearTimeout(this.timer)
     const due = this.session.pollTimeout()
     if (due !== null && !this.ended) {
@@ -394,7 +514,11 @@ class Server {
   /** Writes what the session queued. */
   _write () {
     const out = this.session.pollTransmit()
-    if (out.length && !this.outputBroken && !this.output.write(out) && !this.waitingOutput) {
+    if (out.length) this.outq.push(out)
+    if (this.batching || !this.outq.length) return
+    const data = this.outq.length === 1 ? this.outq[0] : Buffer.concat(this.outq)
+    this.outq = []
+    if (!this.outputBroken && !this.output.write(data) && !this.waitingOutput) {
       // Backpressure: while the client does not read what we wrote, stop reading its
       // requests, so answers never pile up in memory without bound.
       this.waitingOutput = true
@@ -424,9 +548,15 @@ class Server {
    */
   _pump () {
     const { layer } = this._layer()
-    for (let ev = layer.pollEvent(this.session); ev; ev = layer.pollEvent(this.session)) {
-      if (ev.kind === 'answered') this._write()
-      else this._onEvent(ev)
+    const outer = !this.batching
+    this.batching = true
+    try {
+      for (let ev = layer.pollEvent(this.session); ev; ev = layer.pollEvent(this.session)) {
+        if (ev.kind === 'answered') this._write()
+        else this._onEvent(ev)
+      }
+    } finally {
+      if (outer) this.batching = false
     }
     this._flush()
   }
@@ -476,16 +606,29 @@ class Server {
         const args = ev.arguments || {}
         // The defaults of arguments left out, as the inputSchema gives them.
         for (const [k, v] of Object.entries(ev.defaults || {})) if (!Object.hasOwn(args, k)) args[k] = v
+        // A thrown error is a failed call the model sees (isError), not a JSON-RPC error;
+        // its stack goes to stderr. McpError and ctx.ask's question go on to _failed.
+        const failed = (e) => {
+          if (e instanceof McpError || e instanceof InputRequired || ctx._aborted()) throw e
+          if (!(e instanceof ToolError)) this.diag('error', `tool ${tool.name} failed: ${(e && e.stack) || e}`)
+          const message = e instanceof Error ? e.message : String(e)
+          return toolError(this.maskErrors && !(e instanceof ToolError) ? `Error in tool ${tool.name}` : message)
+        }
         run = () => {
           let out
           try {
-            out = tool.fn(args, ctx)
+            let input = args
+            if (tool.parse) {
+              const r = tool.parse(args)
+              if (!r.ok) return toolError(`Invalid arguments for tool ${tool.name}: ${r.message}`)
+              input = r.value
+            }
+            out = tool.fn(input, ctx)
           } catch (e) {
-            if (e instanceof ToolError) return toolError(e)
-            throw e
+            return failed(e)
           }
-          if (out instanceof Promise) return out.then(toolOutput, (e) => { if (e instanceof ToolError) return toolError(e); throw e })
-          return toolOutput(out)
+          if (out instanceof Promise) return out.then(toolResult, failed)
+          return toolResult(out)
         }
         answer = (result) => {
           try {
@@ -501,14 +644,21 @@ class Server {
       }
       case 'read': {
         const res = ev.target === 'template' ? tables.templates[ev.index] : tables.resources[ev.index]
-        run = () => res.fn(ev.uri, ctx, { ...(ev.vars || {}) })
+        run = () => {
+          let vars = { ...(ev.vars || {}) }
+          if (res.variables) {
+            vars = typedVars(vars, res.variables)
+            if (vars === null) throw new ResourceNotFound(ev.uri)
+          }
+          return res.fn(ev.uri, ctx, vars)
+        }
         answer = (body) => layer.respondRead(session, ev.id, contents(ev.uri, res.mimeType, body))
         break
       }
       case 'prompt': {
         const prompt = tables.prompts[ev.index]
         run = () => prompt.fn(ev.arguments || {}, ctx)
-        answer = (out) => layer.respondPrompt(session, ev.id, ev.index, Array.isArray(out) ? out : out && out.messages)
+        answer = (out) => layer.respondPrompt(session, ev.id, ev.index, messages(out))
         break
       }
       case 'complete': {
@@ -535,7 +685,7 @@ class Server {
     }
     if (!(out instanceof Promise)) return this._answer(ctx, answer, out)
     this.pending.set(ev.id, ctx)
-    ctx.done = out.then((v) => { if (!ctx.signal.aborted) this._answer(ctx, answer, v) }, (e) => { if (!ctx.signal.aborted) this._failed(ctx, e) })
+    ctx.done = out.then((v) => { if (!ctx._aborted()) this._answer(ctx, answer, v) }, (e) => { if (!ctx._aborted()) this._failed(ctx, e) })
       .finally(() => { this.pending.delete(ev.id); this._pump(); this._retryBacklog() })
   }
 
@@ -556,11 +706,14 @@ class Server {
           this._answerError(ctx.requestId, INTERNAL_ERROR, `Internal error: ${err && err.message}`)
         }
       }
+    } else if (e instanceof ResourceNotFound) {
+      const uri = e.uri ?? ctx.params.uri
+      this._answerError(ctx.requestId, e.code, e.uri === undefined ? `Resource not found: ${uri}` : e.message, { uri })
     } else if (e instanceof McpError) {
       this._answerError(ctx.requestId, e.code, e.message, e.data)
     } else {
-      this.diag('error', `${ctx.method} failed: ${e && e.stack}`)
-      this._answerError(ctx.requestId, INTERNAL_ERROR, `Internal error: ${e && e.message}`)
+      this.diag('error', `${ctx.method} failed: ${(e && e.stack) || e}`)
+      this._answerError(ctx.requestId, INTERNAL_ERROR, this.maskErrors ? 'Internal error' : `Internal error: ${e && e.message}`)
     }
   }
 
@@ -593,4 +746,4 @@ class Server {
 
 }
 
-module.exports = { Server, Context, McpError, ToolError }
+module.exports = { Server, Context, McpError, ToolError, ResourceNotFound }

@@ -10,12 +10,18 @@ import { fileURLToPath } from 'node:url'
 const here = dirname(fileURLToPath(import.meta.url))
 const lib = join(here, '..', 'lib', 'index.js')
 const blocks = [...readFileSync(join(here, '..', 'README.md'), 'utf8').matchAll(/```js\n([\s\S]*?)```/g)]
-  .map((m) => m[1].replaceAll('./bindings/node/lib/index.js', lib))
+  .map((m) => m[1].replaceAll('./bindings/node/lib/index.js', lib).replaceAll('./bindings/node/lib/index.mjs', lib.replace(/\.js$/, '.mjs')))
+const NOTES = join(here, '..', '..', '..', 'examples', 'node', 'notes_server.mjs')
+
+test('the notes server in the README is examples/node/notes_server.mjs', () => {
+  const code = readFileSync(NOTES, 'utf8')
+  assert.equal(blocks[0], code.slice(code.indexOf('import { Server')))
+})
 const dir = mkdtempSync(join(tmpdir(), 'picomcp-readme-'))
 
 test('the session example runs', { timeout: 60_000 }, () => {
   const file = join(dir, 'session.cjs')
-  writeFileSync(file, blocks[1])
+  writeFileSync(file, blocks[2])
   const out = execFileSync(process.execPath, [file], { encoding: 'utf8', timeout: 60_000 })
   assert.match(out, /client: negotiated 2026-07-28/)
   assert.match(out, /tools: \[\]/)
@@ -23,7 +29,7 @@ test('the session example runs', { timeout: 60_000 }, () => {
 
 test('the server example serves stdio', { timeout: 60_000 }, () => {
   const file = join(dir, 'server.mjs')
-  writeFileSync(file, blocks[0])
+  writeFileSync(file, blocks[1])
   const lines = [
     { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } },
     { jsonrpc: '2.0', method: 'notifications/initialized' },

@@ -134,11 +134,14 @@ describe('arguments are checked by the core against inputSchema', () => {
     const schema = { type: 'object', properties: { n: { type: 'integer', default: 3 }, s: { type: 'string', default: 'a' } } }
     assert.deepEqual(callThroughLayer(schema, { s: 'b' }).defaults, { n: 3 })
   })
-  test('a broken definition is refused at start-up', () => {
+  test('a broken definition is refused at start-up, and by the helper at registration', () => {
     assert.throws(() => new ServerLayer({ tools: [{ name: 't', inputSchema: { type: 'string' } }] }), (e) => e instanceof ConfigError && /inputSchema/.test(e.message))
     assert.throws(() => new ServerLayer({ tools: [{ name: 't' }, { name: 't' }] }), ConfigError)
-    const app = new Server('s', '1').tool('t', { inputSchema: { type: 'array' } }, () => 'x')
-    assert.throws(() => app.capabilities, ConfigError)
+    const app = new Server('s', '1')
+    assert.throws(() => app.tool('t', { inputSchema: { type: 'array' } }, () => 'x'), {
+      name: 'ConfigError', message: 'tool "t": inputSchema: must be an object schema ("type": "object")'
+    })
+    assert.equal(app.tools.size, 0) // nothing was registered
   })
 })
 
@@ -408,11 +411,13 @@ describe('a server over streams', () => {
       ev = await h.call('strict')
       assert.deepEqual(ev, { kind: 'error_response', id: ev.id, code: -32001, message: 'nope', data: { why: 'test' } })
 
-      // Any other exception: -32603, and the server goes on.
+      // Any other exception: an isError result with its message (the model sees it), the
+      // stack on stderr, and the server goes on.
+      stderr.length = 0
       ev = await h.call('crash', {})
-      assert.equal(ev.kind, 'error_response')
-      assert.equal(ev.code, -32603)
-      assert.match(ev.message, /oops/)
+      assert.equal(ev.kind, 'response')
+      assert.deepEqual([ev.result.content, ev.result.isError], [[{ type: 'text', text: 'oops' }], true])
+      assert.match(stderr.join(''), /tool crash failed: Error: oops\n\s+at /)
 
       ev = await h.call('nosuchtool', {})
       assert.equal(ev.kind, 'error_response')

@@ -281,3 +281,52 @@ const v: string = PROTOCOL_VERSIONS[0] + version
     rmSync(dir, { recursive: true, force: true })
   }
 })
+
+test('index.d.ts infers a tool handler\'s arguments from a zod schema (v4 and v3), and template variables', { skip: ts ? false : 'typescript is not installed' }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'picomcp-types-zod-'))
+  try {
+    writeFileSync(join(dir, 'node-shim.d.ts'), 'declare class Buffer extends Uint8Array { toString(encoding?: string): string }\n')
+    writeFileSync(join(dir, 'use.ts'), `
+import { Server, ResourceNotFound, image } from ${JSON.stringify(join(ROOT, 'lib', 'index'))}
+import { z } from ${JSON.stringify(join(ROOT, 'node_modules', 'zod', 'index.js'))}
+import { z as z3 } from ${JSON.stringify(join(ROOT, 'node_modules', 'zod', 'v3', 'index.js'))}
+const app = new Server('x', '1')
+app.tool('shape', { inputSchema: { title: z.string(), limit: z.number().default(10) } }, ({ title, limit }) => {
+  const t: string = title
+  const n: number = limit
+  // @ts-expect-error: title is a string
+  const wrong: number = title
+  return { t, n, wrong }
+})
+app.tool('object', { inputSchema: z.object({ tags: z.array(z.string()) }) }, (args, ctx) => args.tags.map((s) => s.toUpperCase()))
+app.tool('v3', { inputSchema: { n: z3.number() } }, ({ n }) => n.toFixed(1))
+app.tool('json', { inputSchema: { type: 'object', properties: { a: { type: 'string' } } } }, (args) => String(args.a))
+app.tool('bare', () => undefined)
+app.tool('img', {}, () => image('AAAA', 'image/png'))
+app.resource('note://{id}', { variables: { id: z.number().int() } }, (uri, ctx, { id }) => {
+  const n: number = id
+  if (n > 3) throw new ResourceNotFound(uri)
+  return 'x'
+})
+app.resource('plain://{id}', {}, (uri, ctx, vars) => vars.id.toUpperCase())
+app.prompt('p', { arguments: { topic: z.string() } }, (args) => 'about ' + args.topic)
+`)
+    const program = ts.createProgram([join(dir, 'node-shim.d.ts'), join(dir, 'use.ts'), INDEX_DTS], {
+      noEmit: true,
+      strict: true,
+      skipLibCheck: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
+      types: []
+    })
+    const problems = ts.getPreEmitDiagnostics(program).map((d) => {
+      const where = d.file ? `${d.file.fileName}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}: ` : ''
+      return where + ts.flattenDiagnosticMessageText(d.messageText, '\n')
+    })
+    assert.deepEqual(problems, [])
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
