@@ -3017,6 +3017,8 @@ picomcp_status picomcp_session_init(void *mem,
                                     uint64_t now_ms,
                                     struct picomcp_session **out_session);
 
+picomcp_status picomcp_session_init_zeroed(void *mem, size_t size, const struct picomcp_config *config, uint64_t now_ms, struct picomcp_session **out_session);
+
 /**
  * Ends a session created with `picomcp_session_init`. Afterwards the memory is yours
  * again, and any call with this session pointer returns

@@ -132,20 +132,28 @@ fn plan(c: &Converted<'_>) -> FfiResult<Plan> {
 }
 
 /// Builds a session in `mem`, which must be `plan.total` bytes aligned to `plan.align`.
+/// `zeroed`: every byte of `mem` is zero already (calloc, a static array, fresh pages), so
+/// the block is not written once more: the byte queues (megabytes with long lines) then
+/// stay untouched, and cost no resident memory, until they are used.
 ///
 /// # Safety
 /// `mem` must be valid for writes of `plan.total` bytes, aligned to `plan.align`, and stay
-/// alive and otherwise unused until the session is deinitialised.
+/// alive and otherwise unused until the session is deinitialised; with `zeroed`, its
+/// `plan.total` bytes must all be zero.
 unsafe fn place(
     mem: *mut u8,
     c: &Converted<'_>,
     p: &Plan,
     now: u64,
     owned: bool,
+    zeroed: bool,
 ) -> FfiResult<*mut picomcp_session> {
-    // SAFETY: the caller guarantees `mem` is valid for `p.total` bytes; zeroing makes every
-    // byte initialised before any slice over it is created.
-    unsafe { ptr::write_bytes(mem, 0, p.total) };
+    if !zeroed {
+        // SAFETY: the caller guarantees `mem` is valid for `p.total` bytes; zeroing makes
+        // every byte initialised before any slice over it is created (with `zeroed` the
+        // caller guarantees they are initialised, to zero, already).
+        unsafe { ptr::write_bytes(mem, 0, p.total) };
+    }
     // SAFETY: `plan` keeps the inbound region inside `p.total` and aligned for its type.
     let inbound = unsafe { mem.add(p.inbound) }.cast::<InboundSlot>();
     for i in 0..c.inbound {
@@ -369,6 +377,43 @@ pub unsafe extern "C" fn picomcp_session_init(
     now_ms: u64,
     out_session: *mut *mut picomcp_session,
 ) -> picomcp_status {
+    // SAFETY: caller contract.
+    unsafe { init(mem, size, config, now_ms, out_session, false) }
+}
+
+/// As `picomcp_session_init`, for memory whose bytes are all zero already: `calloc`
+/// memory, a static array (`.bss`), fresh `mmap` pages. The session then does not write
+/// the whole block once more, so its large queues (megabytes with long lines) take no
+/// resident memory until they are used, and start-up does not touch every page. Memory
+/// that is not all zero is the caller's bug, as in `picomcp_session_init`'s other
+/// requirements.
+///
+/// # Safety
+/// As `picomcp_session_init`, and the first `size` bytes at `mem` must all be zero.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn picomcp_session_init_zeroed(
+    mem: *mut c_void,
+    size: usize,
+    config: *const picomcp_config,
+    now_ms: u64,
+    out_session: *mut *mut picomcp_session,
+) -> picomcp_status {
+    // SAFETY: caller contract, zero contents included.
+    unsafe { init(mem, size, config, now_ms, out_session, true) }
+}
+
+/// The body of `picomcp_session_init` and `picomcp_session_init_zeroed`.
+///
+/// # Safety
+/// As `picomcp_session_init`; with `zeroed`, `size` bytes of zero at `mem`.
+unsafe fn init(
+    mem: *mut c_void,
+    size: usize,
+    config: *const picomcp_config,
+    now_ms: u64,
+    out_session: *mut *mut picomcp_session,
+    zeroed: bool,
+) -> picomcp_status {
     boundary(|| {
         // SAFETY: caller contract.
         let o = unsafe { out(out_session) }?;
@@ -388,8 +433,8 @@ pub unsafe extern "C" fn picomcp_session_init(
             return Err(picomcp_status::MemoryTooSmall);
         }
         // SAFETY: `mem` is non-NULL, aligned, at least `p.total` bytes (caller contract for
-        // validity and lifetime).
-        *o = unsafe { place(mem.cast(), &conv, &p, now_ms, false) }?;
+        // validity, lifetime and, with `zeroed`, zero contents).
+        *o = unsafe { place(mem.cast(), &conv, &p, now_ms, false, zeroed) }?;
         Ok(())
     })
 }
@@ -440,13 +485,16 @@ pub unsafe extern "C" fn picomcp_session_new(
         let p = plan(&conv)?;
         let layout = std::alloc::Layout::from_size_align(p.total, p.align)
             .map_err(|_| picomcp_status::InvalidArgument)?;
+        // Zeroed (calloc, fresh pages for large blocks): `place` need not write it again,
+        // so the queues take resident memory only as they are used.
         // SAFETY: `layout` has a non-zero size (the header alone is larger than 0).
-        let mem = unsafe { std::alloc::alloc(layout) };
+        let mem = unsafe { std::alloc::alloc_zeroed(layout) };
         if mem.is_null() {
             return Err(picomcp_status::OutOfMemory);
         }
-        // SAFETY: `mem` was just allocated with `p.total` bytes and `p.align` alignment.
-        match unsafe { place(mem, &conv, &p, now_ms, true) } {
+        // SAFETY: `mem` was just allocated, zeroed, with `p.total` bytes and `p.align`
+        // alignment.
+        match unsafe { place(mem, &conv, &p, now_ms, true, true) } {
             Ok(s) => {
                 *o = s;
                 Ok(())
