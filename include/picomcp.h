@@ -3017,7 +3017,22 @@ picomcp_status picomcp_session_init(void *mem,
                                     uint64_t now_ms,
                                     struct picomcp_session **out_session);
 
-picomcp_status picomcp_session_init_zeroed(void *mem, size_t size, const struct picomcp_config *config, uint64_t now_ms, struct picomcp_session **out_session);
+/**
+ * As `picomcp_session_init`, for memory whose bytes are all zero already: `calloc`
+ * memory, a static array (`.bss`), fresh `mmap` pages. The session then does not write
+ * the whole block once more, so its large queues (megabytes with long lines) take no
+ * resident memory until they are used, and start-up does not touch every page. Memory
+ * that is not all zero is the caller's bug, as in `picomcp_session_init`'s other
+ * requirements.
+ *
+ * # Safety
+ * As `picomcp_session_init`, and the first `size` bytes at `mem` must all be zero.
+ */
+picomcp_status picomcp_session_init_zeroed(void *mem,
+                                           size_t size,
+                                           const struct picomcp_config *config,
+                                           uint64_t now_ms,
+                                           struct picomcp_session **out_session);
 
 /**
  * Ends a session created with `picomcp_session_init`. Afterwards the memory is yours
