@@ -71,7 +71,7 @@ static void call_tool(uint32_t id, const picomcp_call *c) {
   picomcp_tool_result r = {.content = NULL}; picomcp_request_info info; picomcp_writer w; picomcp_str text;
   char sum[64]; size_t n = 0; int t; double x;
   switch (c->index) {
-  case ECHO: picomcp_json_get(c->arguments, S("text"), &text); tool_text(id, ECHO, text, true, false); break;
+  case ECHO: picomcp_session_argument(sess, S("text"), &text); tool_text(id, ECHO, text, true, false); break;
   case ADD: /* {"sum":A+B}: the layer writes it as structuredContent and as a text block */
     x = number(c, "a", 0) + number(c, "b", 0); /* read here only: every other tool skips the two lookups */
     if (x - x != 0) { /* infinite */ tool_text(id, ADD, S("The sum is too large to represent"), false, true); break; }

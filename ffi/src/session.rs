@@ -55,7 +55,52 @@ pub(crate) struct Block {
     align: usize,
     /// Where escaped event text (error messages, cancel reasons) is decoded.
     pub(crate) scratch: &'static mut [u8],
+    /// The arguments of the call `picomcp_session_poll_served` returned last: JSON the
+    /// session validated, in this block's event text. Set only while the event's views
+    /// are valid: every call that may end them clears it first (`with_session`).
+    pub(crate) args: Option<Json<'static>>,
+    /// Values `picomcp_session_argument` read from `args` (a ring, `got_next` is the next
+    /// slot): a text block given as exactly one of them needs no second validation.
+    pub(crate) got: [Option<Json<'static>>; GOT],
+    got_next: usize,
     pub(crate) session: Session<'static>,
+}
+
+/// How many values of `picomcp_session_argument` a block remembers.
+const GOT: usize = 4;
+
+impl Block {
+    /// Forgets the current call's arguments and the values read from them.
+    fn forget_views(&mut self) {
+        self.args = None;
+        self.got = [None; GOT];
+    }
+
+    /// The value `picomcp_session_argument` returned with exactly this view, if the event
+    /// it came from is still current: validated JSON that needs no second check.
+    pub(crate) fn known(&self, v: picomcp_str) -> Option<Json<'static>> {
+        self.got.iter().flatten().copied().find(|j| {
+            let raw = j.as_raw();
+            ptr::eq(raw.as_ptr(), v.ptr.cast()) && raw.len() == v.len
+        })
+    }
+
+    /// Remembers a value `picomcp_session_argument` returned (read from `args`).
+    pub(crate) fn remember(&mut self, v: Json<'static>) {
+        self.got[self.got_next] = Some(v);
+        self.got_next = (self.got_next + 1) % GOT;
+    }
+}
+
+/// The current call's arguments as the block keeps them (`Block::args`).
+///
+/// # Safety
+/// `args` must be text of the block's session (its event text) that stays unchanged until
+/// the next call that does not leave the event's views valid: such a call clears
+/// `Block::args` first (`with_session`), so the `'static` is never relied on past that.
+pub(crate) unsafe fn detach(args: Json<'_>) -> Json<'static> {
+    // SAFETY: only the lifetime changes, under the caller's guarantee above.
+    unsafe { core::mem::transmute::<Json<'_>, Json<'static>>(args) }
 }
 
 // Every alignment picomcp_session_storage_size can report is at most the documented maximum.
@@ -208,6 +253,9 @@ unsafe fn place(
             total: p.total,
             align: p.align,
             scratch,
+            args: None,
+            got: [None; GOT],
+            got_next: 0,
             session,
         })
     };
@@ -251,7 +299,9 @@ unsafe fn block<'a>(s: *mut picomcp_session) -> FfiResult<&'a mut Block> {
     Ok(unsafe { &mut *b })
 }
 
-/// Runs `f` on a live, unpoisoned session, poisoning it if `f` panics.
+/// Runs `f` on a live, unpoisoned session, poisoning it if `f` panics. The current call's
+/// arguments and the values read from them are forgotten first: `f` may end the event's
+/// views.
 ///
 /// # Safety
 /// As [`block`].
@@ -259,11 +309,41 @@ pub(crate) unsafe fn with_session(
     s: *mut picomcp_session,
     f: impl FnOnce(&mut Block) -> FfiResult,
 ) -> picomcp_status {
+    // SAFETY: forwarded caller contract.
+    unsafe { enter(s, true, f) }
+}
+
+/// As [`with_session`] for the calls that leave the current event's views valid (the
+/// answers to a served call, `picomcp_session_argument`): the current call's arguments
+/// stay known.
+///
+/// # Safety
+/// As [`block`]; `f` must not change the session's event text or scratch.
+pub(crate) unsafe fn with_session_views(
+    s: *mut picomcp_session,
+    f: impl FnOnce(&mut Block) -> FfiResult,
+) -> picomcp_status {
+    // SAFETY: forwarded caller contract.
+    unsafe { enter(s, false, f) }
+}
+
+/// The body of [`with_session`] and [`with_session_views`].
+///
+/// # Safety
+/// As [`with_session_views`] when `forget` is false, else as [`block`].
+unsafe fn enter(
+    s: *mut picomcp_session,
+    forget: bool,
+    f: impl FnOnce(&mut Block) -> FfiResult,
+) -> picomcp_status {
     boundary(|| {
         // SAFETY: forwarded caller contract.
         let b = unsafe { block(s) }?;
         if b.poisoned {
             return Err(picomcp_status::Poisoned);
+        }
+        if forget {
+            b.forget_views();
         }
         match catch_unwind(AssertUnwindSafe(|| f(b))) {
             Ok(r) => r,
