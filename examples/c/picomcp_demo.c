@@ -35,7 +35,7 @@ static const picomcp_catalog CATALOG = {TOOLS, 5, RESOURCES, 1, NULL, 0, PROMPTS
 typedef struct { int used; uint32_t id; uint64_t start, due, ms; int64_t steps, done; } timer;
 static picomcp_session *sess;
 static picomcp_server server;
-static timer timers[SLOTS];
+static timer timers[SLOTS]; static int busy; /* busy: timers in use (none: nothing to scan) */
 static int diag_level = 1; /* 0 error, 1 warn, 2 info, 3 debug */
 static const char *LEVELS[] = {"error", "warn", "info", "debug"};
 #define diag(level, ...) do { if ((level) <= diag_level) { fprintf(stderr, "picomcp-demo-c: %s: ", LEVELS[level]); \
@@ -82,7 +82,7 @@ static void call_tool(uint32_t id, const picomcp_call *c) {
   case SLEEP: /* step k of n at k/(n+1) of the wait, so no progress arrives on top of the answer */
     for (t = 0; t < SLOTS && timers[t].used; t++) {}
     if (t == SLOTS) { tool_text(id, SLEEP, S("Too many requests in progress"), false, true); break; }
-    timers[t].used = 1; timers[t].id = id; timers[t].start = now_ms(); timers[t].done = 0; timers[t].ms = (uint64_t)number(c, "ms", 0);
+    timers[t].used = 1; busy++; timers[t].id = id; timers[t].start = now_ms(); timers[t].done = 0; timers[t].ms = (uint64_t)number(c, "ms", 0);
     timers[t].steps = picomcp_session_request_info(sess, id, &info) || !info.has_progress_token ? 0 : (int64_t)number(c, "steps", 1);
     timers[t].due = timers[t].start + timers[t].ms / (uint64_t)(timers[t].steps + 1);
     break;
@@ -93,7 +93,7 @@ static void call_tool(uint32_t id, const picomcp_call *c) {
 /* Sends due progress notifications and sleep answers; returns when the next timer is due. */
 static uint64_t run_timers(uint64_t now) {
   uint64_t next = PICOMCP_NO_DEADLINE; int t;
-  for (t = 0; t < SLOTS; t++) {
+  for (t = 0; busy && t < SLOTS; t++) { /* no sleep running (the common case): nothing to scan */
     timer *tm = &timers[t];
     while (tm->used && tm->due <= now) {
       if (tm->done < tm->steps) {
@@ -103,7 +103,7 @@ static uint64_t run_timers(uint64_t now) {
         tm->due = tm->start + (tm->done < tm->steps ? tm->ms * (uint64_t)(tm->done + 1) / (uint64_t)(tm->steps + 1) : tm->ms);
       } else {
         picomcp_session_log_for_text(sess, tm->id, PICOMCP_LOG_LEVEL_INFO, S("sleep"), S("slept"), NULL);
-        tool_text(tm->id, SLEEP, S("slept"), false, false); tm->used = 0;
+        tool_text(tm->id, SLEEP, S("slept"), false, false); tm->used = 0; busy--;
       }
     }
     if (tm->used && tm->due < next) next = tm->due;
@@ -135,7 +135,7 @@ static void drain_events(void) {
       break;
     case PICOMCP_EVENT_KIND_REQUEST: picomcp_session_respond_error(sess, e.id, -32601, S("Method not found"), S(NULL)); break;
     case PICOMCP_EVENT_KIND_CANCELLED: /* the core finished the request: nothing more is sent for it */
-      for (t = 0; t < SLOTS; t++) if (timers[t].used && timers[t].id == e.id) timers[t].used = 0;
+      for (t = 0; t < SLOTS; t++) if (timers[t].used && timers[t].id == e.id) timers[t].used = 0, busy--;
       break;
     default: if (e.kind == PICOMCP_EVENT_KIND_PEER_VIOLATION) diag(1, "peer violation: %.*s", (int)e.text.len, e.text.ptr);
     }
