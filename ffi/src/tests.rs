@@ -575,10 +575,8 @@ fn zeroed_memory_sessions() {
     }
     let mut heap = ptr::null_mut();
     // SAFETY: valid configuration and out pointer.
-    assert_eq!(
-        unsafe { picomcp_session_new(&c, 0, &mut heap) },
-        picomcp_status::Ok
-    );
+    let st = unsafe { picomcp_session_new(&c, 0, &mut heap) };
+    assert_eq!(st, picomcp_status::Ok);
     for s in [sess, heap] {
         feed(s, 0, INIT);
         feed(s, 0, INITIALIZED);
@@ -591,7 +589,8 @@ fn zeroed_memory_sessions() {
     }
     deinit(sess);
     // SAFETY: `heap` came from `picomcp_session_new`.
-    assert_eq!(unsafe { picomcp_session_free(heap) }, picomcp_status::Ok);
+    let st = unsafe { picomcp_session_free(heap) };
+    assert_eq!(st, picomcp_status::Ok);
 }
 
 #[test]

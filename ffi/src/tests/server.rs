@@ -548,5 +548,6 @@ fn arguments_read_without_a_second_validation() {
     // Any other call on the session (here the drain) ends the call.
     assert_eq!(arg("text").0, picomcp_status::NotFound);
     // SAFETY: a live session from `init`.
-    assert_eq!(unsafe { picomcp_session_deinit(sess) }, picomcp_status::Ok);
+    let st = unsafe { picomcp_session_deinit(sess) };
+    assert_eq!(st, picomcp_status::Ok);
 }
