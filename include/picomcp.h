@@ -2806,6 +2806,24 @@ picomcp_status picomcp_session_poll_served(struct picomcp_session *session,
                                            struct picomcp_call *out_call);
 
 /**
+ * `*out_value` = the member `key` of the current call's arguments: those of the
+ * `PICOMCP_EVENT_KIND_CALL_TOOL` or `_CALL_PROMPT` event `picomcp_session_poll_served`
+ * returned last. The same view as `picomcp_json_get(call.arguments, key, ...)`, without
+ * validating the arguments once more (the session did when the request arrived), so the
+ * cheap way to read them; and a string value given back unchanged as a text block with
+ * `text_is_json` (an echo) is not validated again by the answering function either.
+ * `PICOMCP_STATUS_NOT_FOUND` when there is no such member, or no current call: only
+ * this function and the answering functions (`picomcp_server_respond_*`) keep the call
+ * current, any other call on the session ends it. The view is valid as the event's.
+ *
+ * # Safety
+ * `session` must be a live session; `key` readable; `out_value` writable.
+ */
+picomcp_status picomcp_session_argument(struct picomcp_session *session,
+                                        struct picomcp_str key,
+                                        struct picomcp_str *out_value);
+
+/**
  * Answers a `PICOMCP_EVENT_KIND_CALL_TOOL` (`id` from the event, `tool` =
  * `picomcp_call.index`) with `result`, shaped for the negotiated revision:
  * `structuredContent` from 2025-06-18 on (checked against the tool's `outputSchema`
@@ -3016,6 +3034,23 @@ picomcp_status picomcp_session_init(void *mem,
                                     const struct picomcp_config *config,
                                     uint64_t now_ms,
                                     struct picomcp_session **out_session);
+
+/**
+ * As `picomcp_session_init`, for memory whose bytes are all zero already: `calloc`
+ * memory, a static array (`.bss`), fresh `mmap` pages. The session then does not write
+ * the whole block once more, so its large queues (megabytes with long lines) take no
+ * resident memory until they are used, and start-up does not touch every page. Memory
+ * that is not all zero is the caller's bug, as in `picomcp_session_init`'s other
+ * requirements.
+ *
+ * # Safety
+ * As `picomcp_session_init`, and the first `size` bytes at `mem` must all be zero.
+ */
+picomcp_status picomcp_session_init_zeroed(void *mem,
+                                           size_t size,
+                                           const struct picomcp_config *config,
+                                           uint64_t now_ms,
+                                           struct picomcp_session **out_session);
 
 /**
  * Ends a session created with `picomcp_session_init`. Afterwards the memory is yours

@@ -35,7 +35,7 @@ static const picomcp_catalog CATALOG = {TOOLS, 5, RESOURCES, 1, NULL, 0, PROMPTS
 typedef struct { int used; uint32_t id; uint64_t start, due, ms; int64_t steps, done; } timer;
 static picomcp_session *sess;
 static picomcp_server server;
-static timer timers[SLOTS];
+static timer timers[SLOTS]; static int busy; /* busy: timers in use (none: nothing to scan) */
 static int diag_level = 1; /* 0 error, 1 warn, 2 info, 3 debug */
 static const char *LEVELS[] = {"error", "warn", "info", "debug"};
 #define diag(level, ...) do { if ((level) <= diag_level) { fprintf(stderr, "picomcp-demo-c: %s: ", LEVELS[level]); \
@@ -69,11 +69,11 @@ static double number(const picomcp_call *c, const char *name, double d) {
 }
 static void call_tool(uint32_t id, const picomcp_call *c) {
   picomcp_tool_result r = {.content = NULL}; picomcp_request_info info; picomcp_writer w; picomcp_str text;
-  char sum[64]; size_t n = 0; int t;
-  double x = number(c, "a", 0) + number(c, "b", 0);
+  char sum[64]; size_t n = 0; int t; double x;
   switch (c->index) {
-  case ECHO: picomcp_json_get(c->arguments, S("text"), &text); tool_text(id, ECHO, text, true, false); break;
+  case ECHO: picomcp_session_argument(sess, S("text"), &text); tool_text(id, ECHO, text, true, false); break;
   case ADD: /* {"sum":A+B}: the layer writes it as structuredContent and as a text block */
+    x = number(c, "a", 0) + number(c, "b", 0); /* read here only: every other tool skips the two lookups */
     if (x - x != 0) { /* infinite */ tool_text(id, ADD, S("The sum is too large to represent"), false, true); break; }
     picomcp_writer_init(&w, sum, sizeof sum); picomcp_writer_begin_object(&w); picomcp_writer_key(&w, S("sum"));
     picomcp_writer_double(&w, x); picomcp_writer_end_object(&w); picomcp_writer_finish(&w, &n); r.structured.ptr = sum; r.structured.len = n;
@@ -82,7 +82,7 @@ static void call_tool(uint32_t id, const picomcp_call *c) {
   case SLEEP: /* step k of n at k/(n+1) of the wait, so no progress arrives on top of the answer */
     for (t = 0; t < SLOTS && timers[t].used; t++) {}
     if (t == SLOTS) { tool_text(id, SLEEP, S("Too many requests in progress"), false, true); break; }
-    timers[t].used = 1; timers[t].id = id; timers[t].start = now_ms(); timers[t].done = 0; timers[t].ms = (uint64_t)number(c, "ms", 0);
+    timers[t].used = 1; busy++; timers[t].id = id; timers[t].start = now_ms(); timers[t].done = 0; timers[t].ms = (uint64_t)number(c, "ms", 0);
     timers[t].steps = picomcp_session_request_info(sess, id, &info) || !info.has_progress_token ? 0 : (int64_t)number(c, "steps", 1);
     timers[t].due = timers[t].start + timers[t].ms / (uint64_t)(timers[t].steps + 1);
     break;
@@ -93,7 +93,7 @@ static void call_tool(uint32_t id, const picomcp_call *c) {
 /* Sends due progress notifications and sleep answers; returns when the next timer is due. */
 static uint64_t run_timers(uint64_t now) {
   uint64_t next = PICOMCP_NO_DEADLINE; int t;
-  for (t = 0; t < SLOTS; t++) {
+  for (t = 0; busy && t < SLOTS; t++) { /* no sleep running (the common case): nothing to scan */
     timer *tm = &timers[t];
     while (tm->used && tm->due <= now) {
       if (tm->done < tm->steps) {
@@ -103,7 +103,7 @@ static uint64_t run_timers(uint64_t now) {
         tm->due = tm->start + (tm->done < tm->steps ? tm->ms * (uint64_t)(tm->done + 1) / (uint64_t)(tm->steps + 1) : tm->ms);
       } else {
         picomcp_session_log_for_text(sess, tm->id, PICOMCP_LOG_LEVEL_INFO, S("sleep"), S("slept"), NULL);
-        tool_text(tm->id, SLEEP, S("slept"), false, false); tm->used = 0;
+        tool_text(tm->id, SLEEP, S("slept"), false, false); tm->used = 0; busy--;
       }
     }
     if (tm->used && tm->due < next) next = tm->due;
@@ -135,7 +135,7 @@ static void drain_events(void) {
       break;
     case PICOMCP_EVENT_KIND_REQUEST: picomcp_session_respond_error(sess, e.id, -32601, S("Method not found"), S(NULL)); break;
     case PICOMCP_EVENT_KIND_CANCELLED: /* the core finished the request: nothing more is sent for it */
-      for (t = 0; t < SLOTS; t++) if (timers[t].used && timers[t].id == e.id) timers[t].used = 0;
+      for (t = 0; t < SLOTS; t++) if (timers[t].used && timers[t].id == e.id) timers[t].used = 0, busy--;
       break;
     default: if (e.kind == PICOMCP_EVENT_KIND_PEER_VIOLATION) diag(1, "peer violation: %.*s", (int)e.text.len, e.text.ptr);
     }
@@ -163,10 +163,10 @@ int main(int argc, char **argv) {
   cfg.name = S("picomcp-demo-c"); cfg.version = S(PICOMCP_LIB_VERSION_STRING); cfg.capabilities = S(caps);
   cfg.instructions = S("picomcp demo server (C). Tools: echo, add, sleep, test_simple_text, test_error_handling.");
   cfg.versions = PICOMCP_VERSIONS_ALL; cfg.max_line = max_line; cfg.inbound_slots = SLOTS;
-  /* No-malloc placement: memory of this size and alignment from anywhere (a static array on firmware). */
+  /* No-malloc placement: memory of this size and alignment from anywhere; zeroed (calloc, .bss) for init_zeroed. */
   if ((st = picomcp_session_storage_size(&cfg, &size, &align))) { diag(0, "config: %s", describe(st)); return 1; }
-  if (!(mem = malloc(size))) { diag(0, "out of memory"); return 1; }
-  if ((st = picomcp_session_init(mem, size, &cfg, now_ms(), &sess))) { diag(0, "session: %s", describe(st)); return 1; }
+  if (!(mem = calloc(1, size))) { diag(0, "out of memory"); return 1; }
+  if ((st = picomcp_session_init_zeroed(mem, size, &cfg, now_ms(), &sess))) { diag(0, "session: %s", describe(st)); return 1; }
   diag(2, "picomcp-demo-c %s on stdio, max line %zu bytes, session %zu bytes", PICOMCP_LIB_VERSION_STRING, max_line, size);
   /* After EOF, running sleeps still answer. in[in_off..in_len]: read, not yet taken. */
   while (!eof || in_off < in_len || run_timers(0) != PICOMCP_NO_DEADLINE) {
@@ -180,9 +180,9 @@ int main(int argc, char **argv) {
     }
     now = now_ms(); due = run_timers(0);
     picomcp_session_poll_timeout(sess, &deadline); if (due < deadline) deadline = due;
-    /* Read only when the session took everything read so far. */
-    pfd.fd = eof || in_off < in_len ? -1 : STDIN_FILENO; pfd.events = POLLIN; pfd.revents = 0;
-    if (poll(&pfd, 1, deadline == PICOMCP_NO_DEADLINE ? -1 : deadline <= now ? 0 : (int)(deadline - now)) < 0 && errno != EINTR) {
+    /* Read only when the session took everything read so far; with nothing scheduled, a blocking read (no poll). */
+    pfd.fd = eof || in_off < in_len ? -1 : STDIN_FILENO; pfd.events = POLLIN; pfd.revents = pfd.fd >= 0 && deadline == PICOMCP_NO_DEADLINE ? POLLIN : 0;
+    if (!pfd.revents && poll(&pfd, 1, deadline == PICOMCP_NO_DEADLINE ? -1 : deadline <= now ? 0 : (int)(deadline - now)) < 0 && errno != EINTR) {
       diag(0, "poll: %s", strerror(errno)); return 1;
     }
     if (pfd.revents) {

@@ -78,7 +78,8 @@ pub unsafe fn out_bytes<'a>(ptr: *mut u8, cap: usize) -> FfiResult<&'a mut [u8]>
 pub unsafe fn str_arg<'a>(s: picomcp_str) -> FfiResult<&'a str> {
     // SAFETY: forwarded caller contract.
     let b = unsafe { in_bytes(s.ptr.cast(), s.len) }?;
-    core::str::from_utf8(b).map_err(|_| picomcp_status::InvalidUtf8)
+    // The vector check (AVX2 or SSE2, chosen at run time) as the core's framing uses.
+    simdutf8::basic::from_utf8(b).map_err(|_| picomcp_status::InvalidUtf8)
 }
 
 /// An optional string argument: `ptr == NULL` means absent.

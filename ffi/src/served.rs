@@ -30,7 +30,9 @@ use crate::convert;
 use crate::server::{
     picomcp_server, picomcp_server_error, picomcp_server_error_kind, report, server_ref,
 };
-use crate::session::{Block, json_arg, opt_json_arg, picomcp_session, with_session};
+use crate::session::{
+    Block, detach, json_arg, opt_json_arg, picomcp_session, with_session, with_session_views,
+};
 use crate::status::picomcp_status;
 use crate::types::{picomcp_event, picomcp_event_kind, picomcp_str};
 
@@ -285,10 +287,47 @@ pub unsafe extern "C" fn picomcp_session_poll_served(
     }
 }
 
+/// `*out_value` = the member `key` of the current call's arguments: those of the
+/// `PICOMCP_EVENT_KIND_CALL_TOOL` or `_CALL_PROMPT` event `picomcp_session_poll_served`
+/// returned last. The same view as `picomcp_json_get(call.arguments, key, ...)`, without
+/// validating the arguments once more (the session did when the request arrived), so the
+/// cheap way to read them; and a string value given back unchanged as a text block with
+/// `text_is_json` (an echo) is not validated again by the answering function either.
+/// `PICOMCP_STATUS_NOT_FOUND` when there is no such member, or no current call: only
+/// this function and the answering functions (`picomcp_server_respond_*`) keep the call
+/// current, any other call on the session ends it. The view is valid as the event's.
+///
+/// # Safety
+/// `session` must be a live session; `key` readable; `out_value` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn picomcp_session_argument(
+    session: *mut picomcp_session,
+    key: picomcp_str,
+    out_value: *mut picomcp_str,
+) -> picomcp_status {
+    // SAFETY: caller contract; reading changes no event text.
+    unsafe {
+        with_session_views(session, |b| {
+            let (o, k) = (out(out_value)?, str_arg(key)?);
+            *o = picomcp_str::NONE;
+            let v = b
+                .args
+                .and_then(|a| a.get(k))
+                .ok_or(picomcp_status::NotFound)?;
+            b.remember(v);
+            *o = picomcp_str::new(v.as_raw());
+            Ok(())
+        })
+    }
+}
+
 /// Takes events until one is for the host.
 fn poll(b: &mut Block, srv: &Server<'static>, o: &mut picomcp_event, c: &mut picomcp_call) {
     let Block {
-        session, scratch, ..
+        session,
+        scratch,
+        args,
+        ..
     } = b;
     while let Some((event, mut cmds)) = session.poll_event_split() {
         let request = match event {
@@ -316,6 +355,16 @@ fn poll(b: &mut Block, srv: &Server<'static>, o: &mut picomcp_event, c: &mut pic
             );
             continue;
         }
+        // The arguments `picomcp_session_argument` reads (validated when the request
+        // was parsed, so not again).
+        let a = match &call {
+            Call::Tool(t) => Some(t.arguments),
+            Call::Prompt(p) => Some(p.arguments),
+            _ => None,
+        };
+        // SAFETY: the arguments are text of this session's event, unchanged while the
+        // event's views are valid; every call that may end them clears `args` first.
+        *args = a.map(|a| unsafe { detach(a) });
         o.id = id.to_bits();
         if let Some((method, params)) = request {
             o.method = convert::method_to_c(method);
@@ -437,13 +486,18 @@ fn result_error_with(
 ///
 /// # Safety
 /// As [`str_arg`].
-unsafe fn text_from_c<'r>(s: picomcp_str, is_json: bool) -> FfiResult<Text<'r>> {
+unsafe fn text_from_c<'r>(s: picomcp_str, is_json: bool, b: &Block) -> FfiResult<Text<'r>> {
     if !is_json {
         // SAFETY: forwarded caller contract.
         return Ok(Text::Plain(unsafe { str_arg(s) }?));
     }
-    // SAFETY: forwarded caller contract.
-    let j: Json<'r> = unsafe { json_arg(s) }?;
+    // A value `picomcp_session_argument` returned, given back as it was (an echo): the
+    // session validated it, and it is unchanged while the event's views are valid.
+    let j: Json<'r> = match b.known(s) {
+        Some(j) => j,
+        // SAFETY: forwarded caller contract.
+        None => unsafe { json_arg(s) }?,
+    };
     j.as_str().map(Text::Json).ok_or(picomcp_status::WrongType)
 }
 
@@ -451,12 +505,12 @@ unsafe fn text_from_c<'r>(s: picomcp_str, is_json: bool) -> FfiResult<Text<'r>> 
 ///
 /// # Safety
 /// The views `c`'s kind names must be readable.
-unsafe fn content_from_c<'r>(c: &picomcp_content) -> FfiResult<Content<'r>> {
+unsafe fn content_from_c<'r>(c: &picomcp_content, b: &Block) -> FfiResult<Content<'r>> {
     use picomcp_content_kind as K;
     // SAFETY: caller contract for the views (every read below).
     unsafe {
         Ok(match c.kind {
-            k if k == K::Text as u32 => Content::Text(text_from_c(c.text, c.text_is_json)?),
+            k if k == K::Text as u32 => Content::Text(text_from_c(c.text, c.text_is_json, b)?),
             k if k == K::Image as u32 => Content::Image {
                 data: str_arg(c.data)?,
                 mime_type: str_arg(c.mime_type)?,
@@ -477,6 +531,7 @@ unsafe fn content_from_c<'r>(c: &picomcp_content) -> FfiResult<Content<'r>> {
                 c.text,
                 c.text_is_json,
                 c.data,
+                b,
             )?),
             k if k == K::Json as u32 => Content::Json(json_arg(c.json)?),
             _ => return Err(picomcp_status::InvalidBlock),
@@ -494,6 +549,7 @@ unsafe fn contents<'r>(
     text: picomcp_str,
     text_is_json: bool,
     blob: picomcp_str,
+    b: &Block,
 ) -> FfiResult<ResourceContents<'r>> {
     // SAFETY: caller contract for the views (every read below).
     unsafe {
@@ -504,7 +560,7 @@ unsafe fn contents<'r>(
             None => ResourceContents {
                 uri,
                 mime_type,
-                data: text_from_c(text, text_is_json)?,
+                data: text_from_c(text, text_is_json, b)?,
                 blob: false,
             },
         })
@@ -559,13 +615,13 @@ pub unsafe extern "C" fn picomcp_server_respond_tool(
     unsafe { report(err, picomcp_server_error::NONE) };
     // SAFETY: caller contract.
     unsafe {
-        with_session(session, |b| {
+        with_session_views(session, |b| {
             let srv = server_ref(server)?;
             let r = input(result)?;
             let src = blocks(r.content, r.content_count)?;
             let mut buf = [NO_CONTENT; PICOMCP_SERVER_MAX_BLOCKS];
             for (slot, c) in buf.iter_mut().zip(src) {
-                *slot = content_from_c(c)?;
+                *slot = content_from_c(c, b)?;
             }
             let content = &buf[..src.len()];
             let structured = opt_json_arg(r.structured)?;
@@ -612,13 +668,13 @@ pub unsafe extern "C" fn picomcp_server_respond_read(
 ) -> picomcp_status {
     // SAFETY: caller contract.
     unsafe {
-        with_session(session, |b| {
+        with_session_views(session, |b| {
             let srv = server_ref(server)?;
             let src = blocks(contents, count)?;
             let none = ResourceContents::text("", None, "");
             let mut buf = [none; PICOMCP_SERVER_MAX_BLOCKS];
             for (slot, c) in buf.iter_mut().zip(src) {
-                *slot = self::contents(c.uri, c.mime_type, c.text, c.text_is_json, c.blob)?;
+                *slot = self::contents(c.uri, c.mime_type, c.text, c.text_is_json, c.blob, b)?;
             }
             let mut cmds = b.session.commands();
             srv.respond_read(&mut cmds, InboundId::from_bits(id), &buf[..src.len()])
@@ -646,7 +702,7 @@ pub unsafe extern "C" fn picomcp_server_respond_prompt(
 ) -> picomcp_status {
     // SAFETY: caller contract.
     unsafe {
-        with_session(session, |b| {
+        with_session_views(session, |b| {
             let srv = server_ref(server)?;
             let src = blocks(messages, count)?;
             let none = PromptMessage::user("");
@@ -659,7 +715,7 @@ pub unsafe extern "C" fn picomcp_server_respond_prompt(
                 };
                 *slot = PromptMessage {
                     role,
-                    content: content_from_c(&m.content)?,
+                    content: content_from_c(&m.content, b)?,
                 };
             }
             let mut cmds = b.session.commands();
@@ -690,7 +746,7 @@ pub unsafe extern "C" fn picomcp_server_respond_completion(
 ) -> picomcp_status {
     // SAFETY: caller contract.
     unsafe {
-        with_session(session, |b| {
+        with_session_views(session, |b| {
             let srv = server_ref(server)?;
             let c = input(completion)?;
             let n = c.value_count.min(PICOMCP_SERVER_MAX_COMPLETIONS);

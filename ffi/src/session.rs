@@ -55,7 +55,52 @@ pub(crate) struct Block {
     align: usize,
     /// Where escaped event text (error messages, cancel reasons) is decoded.
     pub(crate) scratch: &'static mut [u8],
+    /// The arguments of the call `picomcp_session_poll_served` returned last: JSON the
+    /// session validated, in this block's event text. Set only while the event's views
+    /// are valid: every call that may end them clears it first (`with_session`).
+    pub(crate) args: Option<Json<'static>>,
+    /// Values `picomcp_session_argument` read from `args` (a ring, `got_next` is the next
+    /// slot): a text block given as exactly one of them needs no second validation.
+    pub(crate) got: [Option<Json<'static>>; GOT],
+    got_next: usize,
     pub(crate) session: Session<'static>,
+}
+
+/// How many values of `picomcp_session_argument` a block remembers.
+const GOT: usize = 4;
+
+impl Block {
+    /// Forgets the current call's arguments and the values read from them.
+    fn forget_views(&mut self) {
+        self.args = None;
+        self.got = [None; GOT];
+    }
+
+    /// The value `picomcp_session_argument` returned with exactly this view, if the event
+    /// it came from is still current: validated JSON that needs no second check.
+    pub(crate) fn known(&self, v: picomcp_str) -> Option<Json<'static>> {
+        self.got.iter().flatten().copied().find(|j| {
+            let raw = j.as_raw();
+            ptr::eq(raw.as_ptr(), v.ptr.cast()) && raw.len() == v.len
+        })
+    }
+
+    /// Remembers a value `picomcp_session_argument` returned (read from `args`).
+    pub(crate) fn remember(&mut self, v: Json<'static>) {
+        self.got[self.got_next] = Some(v);
+        self.got_next = (self.got_next + 1) % GOT;
+    }
+}
+
+/// The current call's arguments as the block keeps them (`Block::args`).
+///
+/// # Safety
+/// `args` must be text of the block's session (its event text) that stays unchanged until
+/// the next call that does not leave the event's views valid: such a call clears
+/// `Block::args` first (`with_session`), so the `'static` is never relied on past that.
+pub(crate) unsafe fn detach(args: Json<'_>) -> Json<'static> {
+    // SAFETY: only the lifetime changes, under the caller's guarantee above.
+    unsafe { core::mem::transmute::<Json<'_>, Json<'static>>(args) }
 }
 
 // Every alignment picomcp_session_storage_size can report is at most the documented maximum.
@@ -132,20 +177,28 @@ fn plan(c: &Converted<'_>) -> FfiResult<Plan> {
 }
 
 /// Builds a session in `mem`, which must be `plan.total` bytes aligned to `plan.align`.
+/// `zeroed`: every byte of `mem` is zero already (calloc, a static array, fresh pages), so
+/// the block is not written once more: the byte queues (megabytes with long lines) then
+/// stay untouched, and cost no resident memory, until they are used.
 ///
 /// # Safety
 /// `mem` must be valid for writes of `plan.total` bytes, aligned to `plan.align`, and stay
-/// alive and otherwise unused until the session is deinitialised.
+/// alive and otherwise unused until the session is deinitialised; with `zeroed`, its
+/// `plan.total` bytes must all be zero.
 unsafe fn place(
     mem: *mut u8,
     c: &Converted<'_>,
     p: &Plan,
     now: u64,
     owned: bool,
+    zeroed: bool,
 ) -> FfiResult<*mut picomcp_session> {
-    // SAFETY: the caller guarantees `mem` is valid for `p.total` bytes; zeroing makes every
-    // byte initialised before any slice over it is created.
-    unsafe { ptr::write_bytes(mem, 0, p.total) };
+    if !zeroed {
+        // SAFETY: the caller guarantees `mem` is valid for `p.total` bytes; zeroing makes
+        // every byte initialised before any slice over it is created (with `zeroed` the
+        // caller guarantees they are initialised, to zero, already).
+        unsafe { ptr::write_bytes(mem, 0, p.total) };
+    }
     // SAFETY: `plan` keeps the inbound region inside `p.total` and aligned for its type.
     let inbound = unsafe { mem.add(p.inbound) }.cast::<InboundSlot>();
     for i in 0..c.inbound {
@@ -200,6 +253,9 @@ unsafe fn place(
             total: p.total,
             align: p.align,
             scratch,
+            args: None,
+            got: [None; GOT],
+            got_next: 0,
             session,
         })
     };
@@ -243,7 +299,9 @@ unsafe fn block<'a>(s: *mut picomcp_session) -> FfiResult<&'a mut Block> {
     Ok(unsafe { &mut *b })
 }
 
-/// Runs `f` on a live, unpoisoned session, poisoning it if `f` panics.
+/// Runs `f` on a live, unpoisoned session, poisoning it if `f` panics. The current call's
+/// arguments and the values read from them are forgotten first: `f` may end the event's
+/// views.
 ///
 /// # Safety
 /// As [`block`].
@@ -251,11 +309,41 @@ pub(crate) unsafe fn with_session(
     s: *mut picomcp_session,
     f: impl FnOnce(&mut Block) -> FfiResult,
 ) -> picomcp_status {
+    // SAFETY: forwarded caller contract.
+    unsafe { enter(s, true, f) }
+}
+
+/// As [`with_session`] for the calls that leave the current event's views valid (the
+/// answers to a served call, `picomcp_session_argument`): the current call's arguments
+/// stay known.
+///
+/// # Safety
+/// As [`block`]; `f` must not change the session's event text or scratch.
+pub(crate) unsafe fn with_session_views(
+    s: *mut picomcp_session,
+    f: impl FnOnce(&mut Block) -> FfiResult,
+) -> picomcp_status {
+    // SAFETY: forwarded caller contract.
+    unsafe { enter(s, false, f) }
+}
+
+/// The body of [`with_session`] and [`with_session_views`].
+///
+/// # Safety
+/// As [`with_session_views`] when `forget` is false, else as [`block`].
+unsafe fn enter(
+    s: *mut picomcp_session,
+    forget: bool,
+    f: impl FnOnce(&mut Block) -> FfiResult,
+) -> picomcp_status {
     boundary(|| {
         // SAFETY: forwarded caller contract.
         let b = unsafe { block(s) }?;
         if b.poisoned {
             return Err(picomcp_status::Poisoned);
+        }
+        if forget {
+            b.forget_views();
         }
         match catch_unwind(AssertUnwindSafe(|| f(b))) {
             Ok(r) => r,
@@ -369,6 +457,43 @@ pub unsafe extern "C" fn picomcp_session_init(
     now_ms: u64,
     out_session: *mut *mut picomcp_session,
 ) -> picomcp_status {
+    // SAFETY: caller contract.
+    unsafe { init(mem, size, config, now_ms, out_session, false) }
+}
+
+/// As `picomcp_session_init`, for memory whose bytes are all zero already: `calloc`
+/// memory, a static array (`.bss`), fresh `mmap` pages. The session then does not write
+/// the whole block once more, so its large queues (megabytes with long lines) take no
+/// resident memory until they are used, and start-up does not touch every page. Memory
+/// that is not all zero is the caller's bug, as in `picomcp_session_init`'s other
+/// requirements.
+///
+/// # Safety
+/// As `picomcp_session_init`, and the first `size` bytes at `mem` must all be zero.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn picomcp_session_init_zeroed(
+    mem: *mut c_void,
+    size: usize,
+    config: *const picomcp_config,
+    now_ms: u64,
+    out_session: *mut *mut picomcp_session,
+) -> picomcp_status {
+    // SAFETY: caller contract, zero contents included.
+    unsafe { init(mem, size, config, now_ms, out_session, true) }
+}
+
+/// The body of `picomcp_session_init` and `picomcp_session_init_zeroed`.
+///
+/// # Safety
+/// As `picomcp_session_init`; with `zeroed`, `size` bytes of zero at `mem`.
+unsafe fn init(
+    mem: *mut c_void,
+    size: usize,
+    config: *const picomcp_config,
+    now_ms: u64,
+    out_session: *mut *mut picomcp_session,
+    zeroed: bool,
+) -> picomcp_status {
     boundary(|| {
         // SAFETY: caller contract.
         let o = unsafe { out(out_session) }?;
@@ -388,8 +513,8 @@ pub unsafe extern "C" fn picomcp_session_init(
             return Err(picomcp_status::MemoryTooSmall);
         }
         // SAFETY: `mem` is non-NULL, aligned, at least `p.total` bytes (caller contract for
-        // validity and lifetime).
-        *o = unsafe { place(mem.cast(), &conv, &p, now_ms, false) }?;
+        // validity, lifetime and, with `zeroed`, zero contents).
+        *o = unsafe { place(mem.cast(), &conv, &p, now_ms, false, zeroed) }?;
         Ok(())
     })
 }
@@ -440,13 +565,16 @@ pub unsafe extern "C" fn picomcp_session_new(
         let p = plan(&conv)?;
         let layout = std::alloc::Layout::from_size_align(p.total, p.align)
             .map_err(|_| picomcp_status::InvalidArgument)?;
+        // Zeroed (calloc, fresh pages for large blocks): `place` need not write it again,
+        // so the queues take resident memory only as they are used.
         // SAFETY: `layout` has a non-zero size (the header alone is larger than 0).
-        let mem = unsafe { std::alloc::alloc(layout) };
+        let mem = unsafe { std::alloc::alloc_zeroed(layout) };
         if mem.is_null() {
             return Err(picomcp_status::OutOfMemory);
         }
-        // SAFETY: `mem` was just allocated with `p.total` bytes and `p.align` alignment.
-        match unsafe { place(mem, &conv, &p, now_ms, true) } {
+        // SAFETY: `mem` was just allocated, zeroed, with `p.total` bytes and `p.align`
+        // alignment.
+        match unsafe { place(mem, &conv, &p, now_ms, true, true) } {
             Ok(s) => {
                 *o = s;
                 Ok(())

@@ -543,6 +543,57 @@ fn null_pointers_and_bad_memory() {
 }
 
 #[test]
+fn zeroed_memory_sessions() {
+    // `picomcp_session_init_zeroed` on zeroed memory and `picomcp_session_new` (zeroed
+    // allocation) skip the zeroing pass; the session behaves as one from
+    // `picomcp_session_init`, and the same checks refuse bad memory.
+    let c = config(picomcp_role::Server);
+    let mut mem = Mem::for_config(&c);
+    let len = mem.len();
+    let mut sess = ptr::null_mut();
+    // SAFETY: `mem` is zeroed (`vec![0u64; ..]`), aligned and large enough; the bad
+    // pointers below are refused before any access.
+    unsafe {
+        assert_eq!(
+            picomcp_session_init_zeroed(mem.ptr(), len - 8, &c, 0, &mut sess),
+            picomcp_status::MemoryTooSmall
+        );
+        let odd = mem.ptr().cast::<u8>().add(1).cast();
+        assert_eq!(
+            picomcp_session_init_zeroed(odd, len - 8, &c, 0, &mut sess),
+            picomcp_status::MemoryMisaligned
+        );
+        assert_eq!(
+            picomcp_session_init_zeroed(ptr::null_mut(), len, &c, 0, &mut sess),
+            picomcp_status::NullArgument
+        );
+        assert!(sess.is_null());
+        assert_eq!(
+            picomcp_session_init_zeroed(mem.ptr(), len, &c, 0, &mut sess),
+            picomcp_status::Ok
+        );
+    }
+    let mut heap = ptr::null_mut();
+    // SAFETY: valid configuration and out pointer.
+    let st = unsafe { picomcp_session_new(&c, 0, &mut heap) };
+    assert_eq!(st, picomcp_status::Ok);
+    for s in [sess, heap] {
+        feed(s, 0, INIT);
+        feed(s, 0, INITIALIZED);
+        feed(s, 0, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n");
+        let out = drain(s);
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert!(out[0].contains("\"protocolVersion\":\"2025-06-18\""));
+        assert_eq!(out[1], r#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
+        assert_eq!(events(s).len(), 2);
+    }
+    deinit(sess);
+    // SAFETY: `heap` came from `picomcp_session_new`.
+    let st = unsafe { picomcp_session_free(heap) };
+    assert_eq!(st, picomcp_status::Ok);
+}
+
+#[test]
 fn transmit_buffer_too_small_and_zero_copy() {
     let mut mem = Mem(Vec::new());
     let sess = ready_server(&mut mem);

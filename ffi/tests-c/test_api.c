@@ -170,6 +170,10 @@ static void test_config_misuse(void) {
   ST(picomcp_session_init(server_mem, size, &c, 0, NULL), PICOMCP_STATUS_NULL_ARGUMENT);
   ST(picomcp_session_init(server_mem, size - 1, &c, 0, &s), PICOMCP_STATUS_MEMORY_TOO_SMALL);
   ST(picomcp_session_init((char *)server_mem + 1, size, &c, 0, &s), PICOMCP_STATUS_MEMORY_MISALIGNED);
+  ST(picomcp_session_init_zeroed(NULL, size, &c, 0, &s), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_init_zeroed(server_mem, size, NULL, 0, &s), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_init_zeroed(server_mem, size - 1, &c, 0, &s), PICOMCP_STATUS_MEMORY_TOO_SMALL);
+  ST(picomcp_session_init_zeroed((char *)server_mem + 1, size, &c, 0, &s), PICOMCP_STATUS_MEMORY_MISALIGNED);
   ST(picomcp_session_new(NULL, 0, &s), PICOMCP_STATUS_NULL_ARGUMENT);
   ST(picomcp_session_new(&c, 0, NULL), PICOMCP_STATUS_NULL_ARGUMENT);
   bad = c; bad.role = 99;
@@ -195,6 +199,19 @@ static void test_config_misuse(void) {
   CHECK(s == NULL);
   bad = c; bad.tx_size = 10;
   ST(picomcp_session_new(&bad, 0, &s), PICOMCP_STATUS_QUEUE_TOO_SMALL);
+  { /* Zeroed memory (.bss) for picomcp_session_init_zeroed: no zeroing pass, same session. */
+    static uint64_t zeroed[96 * 1024 / 8];
+    uint8_t out[512];
+    size_t n = 0;
+    OK(picomcp_session_storage_size(&c, &size, &align));
+    CHECK(size <= sizeof zeroed);
+    OK(picomcp_session_init_zeroed(zeroed, sizeof zeroed, &c, 0, &s));
+    CHECK(s == (picomcp_session *)(void *)zeroed);
+    feed(s, 0, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"x\",\"version\":\"1\"}}}\n");
+    OK(picomcp_session_poll_transmit(s, out, sizeof out, &n));
+    CHECK(n > 20 && memcmp(out, "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":", 20) == 0 && out[n - 1] == '\n');
+    OK(picomcp_session_deinit(s));
+  }
 }
 
 /* Every session function with a NULL session, and with NULL outputs on a live one. */
@@ -576,6 +593,7 @@ static void test_server_layer(void) {
   picomcp_event e;
   picomcp_call c;
   picomcp_tool_result r;
+  picomcp_str v = S("x");
   char caps[PICOMCP_SERVER_CAPABILITIES_MAX];
   size_t n = 0;
   picomcp_session *s = place(server_mem, sizeof server_mem, PICOMCP_ROLE_SERVER);
@@ -600,6 +618,10 @@ static void test_server_layer(void) {
   CHECK(strcmp(caps, "{\"tools\":{\"listChanged\":true},\"logging\":{}}") == 0 && n == strlen(caps));
   ST(picomcp_server_capabilities(&srv, caps, 4, &n), PICOMCP_STATUS_BUFFER_TOO_SMALL);
   ST(picomcp_session_poll_served(s, &srv, NULL, &c), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_argument(NULL, S("text"), &v), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_argument(s, S("text"), NULL), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_session_argument(s, S("text"), &v), PICOMCP_STATUS_NOT_FOUND); /* no current call */
+  CHECK(v.ptr == NULL);
   ST(picomcp_server_respond_tool(&srv, s, 12345, 0, &r, &err), PICOMCP_STATUS_UNKNOWN_REQUEST);
   CHECK(err.kind == PICOMCP_SERVER_ERROR_KIND_RESPOND);
   r.content_count = PICOMCP_SERVER_MAX_BLOCKS + 1;

@@ -469,3 +469,85 @@ fn percent_decoding_for_template_variables() {
         assert_eq!(st, picomcp_status::InvalidUtf8);
     }
 }
+
+#[test]
+fn arguments_read_without_a_second_validation() {
+    let t = tables();
+    let owned = server(&t.catalog);
+    let srv = &owned.server[0];
+    let mut mem = Mem(Vec::new());
+    let sess = served(srv, &mut mem);
+    let arg = |key: &str| {
+        let mut v = picomcp_str::NONE;
+        // SAFETY: live session; readable key; writable output.
+        let st = unsafe { picomcp_session_argument(sess, s(key), &mut v) };
+        (st, v)
+    };
+    let block = |v: picomcp_str| picomcp_content {
+        kind: picomcp_content_kind::Text as u32,
+        text: v,
+        text_is_json: true,
+        data: picomcp_str::NONE,
+        mime_type: picomcp_str::NONE,
+        uri: picomcp_str::NONE,
+        name: picomcp_str::NONE,
+        description: picomcp_str::NONE,
+        json: picomcp_str::NONE,
+    };
+    let respond = |id: u32, b: &picomcp_content| {
+        let r = picomcp_tool_result {
+            content: b,
+            content_count: 1,
+            structured: picomcp_str::NONE,
+            is_error: false,
+            meta: picomcp_str::NONE,
+        };
+        // SAFETY: live server and session; readable result.
+        unsafe { picomcp_server_respond_tool(srv, sess, id, 0, &r, ptr::null_mut()) }
+    };
+    // No call yet.
+    assert_eq!(arg("text").0, picomcp_status::NotFound);
+    let args = r#"{"text":"h\u00e9 \"q\"","n":1}"#;
+    feed(
+        sess,
+        0,
+        &req(
+            3,
+            "tools/call",
+            &format!(r#"{{"name":"echo","arguments":{args}}}"#),
+        ),
+    );
+    let (e, call) = next(sess, srv);
+    assert_eq!(e.kind, picomcp_event_kind::CallTool as u32);
+    let (st, v) = arg("text");
+    assert_eq!(st, picomcp_status::Ok);
+    assert_eq!(text(v), r#""h\u00e9 \"q\"""#);
+    assert_eq!(arg("nope").0, picomcp_status::NotFound);
+    // The very view picomcp_json_get gives.
+    let mut w = picomcp_str::NONE;
+    // SAFETY: readable views; writable output.
+    let st = unsafe { picomcp_json_get(call.arguments, s("text"), &mut w) };
+    assert_eq!(st, picomcp_status::Ok);
+    assert!(ptr::eq(w.ptr, v.ptr) && w.len == v.len);
+    // Part of a known value is not known: checked as before (and refused, not a JSON
+    // string); the request stays open and the call current.
+    let part = picomcp_str {
+        ptr: v.ptr,
+        len: v.len - 1,
+    };
+    assert_eq!(respond(e.id, &block(part)), picomcp_status::InvalidJson);
+    // A known value given back: echoed byte for byte.
+    assert_eq!(respond(e.id, &block(v)), picomcp_status::Ok);
+    assert_eq!(arg("n").0, picomcp_status::Ok);
+    assert_eq!(
+        drain(sess),
+        [
+            r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"h\u00e9 \"q\""}]}}"#
+        ]
+    );
+    // Any other call on the session (here the drain) ends the call.
+    assert_eq!(arg("text").0, picomcp_status::NotFound);
+    // SAFETY: a live session from `init`.
+    let st = unsafe { picomcp_session_deinit(sess) };
+    assert_eq!(st, picomcp_status::Ok);
+}
