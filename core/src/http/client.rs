@@ -354,7 +354,11 @@ impl Exchange {
     ///
     /// # Errors
     /// [`InsufficientSize`] when `out` is too short (128 bytes plus the id suffice).
-    pub fn write_error_answer(&self, status: u16, out: &mut [u8]) -> Result<usize, InsufficientSize> {
+    pub fn write_error_answer(
+        &self,
+        status: u16,
+        out: &mut [u8],
+    ) -> Result<usize, InsufficientSize> {
         write_error_answer(self.request_id().unwrap_or("null"), status, out)
     }
 
@@ -495,12 +499,13 @@ impl<'c> HttpClient<'c> {
         if mh.request {
             if let Some(id) = json.and_then(|j| j.get("id")) {
                 let raw = id.as_raw().as_bytes();
-                let slot = exchange
-                    .id
-                    .get_mut(..raw.len())
-                    .ok_or(WriteError::RequestIdTooLong {
-                        limit: MAX_REQUEST_ID,
-                    })?;
+                let slot =
+                    exchange
+                        .id
+                        .get_mut(..raw.len())
+                        .ok_or(WriteError::RequestIdTooLong {
+                            limit: MAX_REQUEST_ID,
+                        })?;
                 slot.copy_from_slice(raw);
                 // MAX_REQUEST_ID fits a u8.
                 exchange.id_len = u8::try_from(raw.len()).ok();
@@ -520,7 +525,13 @@ impl<'c> HttpClient<'c> {
         };
         let Some(front_len) = out.len().checked_sub(scratch) else {
             // Count the request with the longest value the name can take.
-            let need = self.post_len(message, extra, &mh, exchange.modern, max_encoded_len(decoded));
+            let need = self.post_len(
+                message,
+                extra,
+                &mh,
+                exchange.modern,
+                max_encoded_len(decoded),
+            );
             return Err(WriteError::InsufficientSize {
                 required: need.saturating_add(scratch),
             });
