@@ -93,7 +93,7 @@ fn modern_post_bytes() {
 }
 
 #[test]
-fn extra_headers_come_after_accept() {
+fn extra_headers_come_first() {
     let (mut sid, mut ver) = ([0u8; 64], [0u8; 16]);
     let c = client(&mut sid, &mut ver);
     let mut out = [0u8; 512];
@@ -104,6 +104,12 @@ fn extra_headers_come_after_accept() {
     let s = c.write_post(PING, &auth, &mut out).unwrap();
     let text = std::str::from_utf8(&out[..s.len]).unwrap();
     assert!(text.starts_with("POST /mcp HTTP/1.1\r\nHost: h:1\r\nAuthorization: Bearer t\r\n"));
+    let mut ex = s.exchange;
+    let n = c.write_get(&mut ex, None, &auth, &mut out).unwrap();
+    let text = std::str::from_utf8(&out[..n]).unwrap();
+    assert!(text.starts_with(
+        "GET /mcp HTTP/1.1\r\nHost: h:1\r\nAuthorization: Bearer t\r\nAccept: text/event-stream\r\n"
+    ));
 }
 
 #[test]
@@ -151,7 +157,10 @@ fn version_is_taken_from_an_sse_initialize_answer_only() {
     assert_eq!(c.protocol_version(), None);
     // The initialize answer on an SSE stream does.
     let (mut ex, _) = post(&c, INIT);
-    assert_eq!(head(&mut c, &mut ex, SSE_HEAD), Ok(ResponseKind::EventStream));
+    assert_eq!(
+        head(&mut c, &mut ex, SSE_HEAD),
+        Ok(ResponseKind::EventStream)
+    );
     let progress = br#"{"jsonrpc":"2.0","method":"notifications/message","params":{}}"#;
     assert_eq!(c.handle_message(&mut ex, progress), Ok(true));
     assert!(!ex.is_answered());
@@ -188,7 +197,8 @@ fn http_error_with_the_jsonrpc_answer_is_delivered() {
     let (mut sid, mut ver) = ([0u8; 64], [0u8; 16]);
     let mut c = client(&mut sid, &mut ver);
     let (mut ex, _) = post(&c, MODERN_CALL);
-    let wire = b"HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: 9\r\n\r\n";
+    let wire =
+        b"HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: 9\r\n\r\n";
     head(&mut c, &mut ex, wire).unwrap();
     // An id-less error body is not the answer; the request's own is.
     let idless = br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}"#;
@@ -327,7 +337,12 @@ fn server_stream_is_due_once_after_initialize() {
     let mut c = client(&mut sid, &mut ver);
     assert!(c.poll_server_stream().is_none());
     let (mut ex, _) = post(&c, INIT);
-    head(&mut c, &mut ex, b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n").unwrap();
+    head(
+        &mut c,
+        &mut ex,
+        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n",
+    )
+    .unwrap();
     c.handle_message(&mut ex, INIT_ANSWER).unwrap();
     assert!(c.poll_server_stream().is_none(), "only once the POST ended");
     c.handle_end(&mut ex, None, None);
@@ -367,7 +382,12 @@ fn no_server_stream_after_a_failed_initialize() {
     let (mut sid, mut ver) = ([0u8; 64], [0u8; 16]);
     let mut c = client(&mut sid, &mut ver);
     let (mut ex, _) = post(&c, INIT);
-    head(&mut c, &mut ex, b"HTTP/1.1 500 Internal Server Error\r\n\r\n").unwrap();
+    head(
+        &mut c,
+        &mut ex,
+        b"HTTP/1.1 500 Internal Server Error\r\n\r\n",
+    )
+    .unwrap();
     assert_eq!(
         c.handle_end(&mut ex, None, None),
         Next::AnswerWithError { status: 500 }
@@ -393,7 +413,12 @@ fn delete_only_with_a_session_id() {
     head(&mut c, &mut ex, b"HTTP/1.1 405 Method Not Allowed\r\n\r\n").unwrap();
     assert_eq!(c.handle_end(&mut ex, None, None), Next::Done);
     let mut ex = c.write_delete(&[], &mut out).unwrap().unwrap().exchange;
-    head(&mut c, &mut ex, b"HTTP/1.1 500 Internal Server Error\r\n\r\n").unwrap();
+    head(
+        &mut c,
+        &mut ex,
+        b"HTTP/1.1 500 Internal Server Error\r\n\r\n",
+    )
+    .unwrap();
     assert_eq!(
         c.handle_end(&mut ex, None, None),
         Next::Refused { status: 500 }

@@ -647,7 +647,7 @@ impl<'c> HttpClient<'c> {
     /// Writes a GET on `exchange`: resuming the stream of a POSTed request (after
     /// [`Next::Reconnect`]; the exchange becomes a [`ExchangeKind::Resume`]) or opening the
     /// server stream ([`poll_server_stream`](Self::poll_server_stream), and again after
-    /// its [`Next::Reconnect`]). Headers: `Accept: text/event-stream`, `extra`, the
+    /// its [`Next::Reconnect`]). Headers: `extra`, `Accept: text/event-stream`, the
     /// session id and the negotiated version when there are, and `Last-Event-ID` when
     /// `last_event_id` is given (the last id any of the exchange's streams carried).
     /// Returns the bytes written.
@@ -705,12 +705,12 @@ impl<'c> HttpClient<'c> {
         }
         let mut hs = [Header::EMPTY; MAX_EXTRA_HEADERS + OWN_HEADERS];
         let mut n = 0;
-        if method == Method::Get {
-            hs[n] = header("Accept", ACCEPT_SSE);
-            n += 1;
-        }
         for h in extra {
             hs[n] = *h;
+            n += 1;
+        }
+        if method == Method::Get {
+            hs[n] = header("Accept", ACCEPT_SSE);
             n += 1;
         }
         if let Some(id) = self.session_id() {
