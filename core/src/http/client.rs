@@ -427,7 +427,8 @@ impl core::fmt::Debug for HttpClient<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("HttpClient")
             .field("config", &self.config)
-            .field("session_id", &self.session_id())
+            // The id is a credential of sorts (DIGEST §12.6): not in logs.
+            .field("has_session_id", &self.session_id_len.is_some())
             .field("protocol_version", &self.protocol_version())
             .field("server_stream", &self.server_stream)
             .finish()
