@@ -941,8 +941,11 @@ mod tests {
             &out[..n],
             br#"{"jsonrpc":"2.0","id":"a","error":{"code":-32000,"message":"HTTP 599"}}"#
         );
+        // A short buffer says exactly what the text needs.
         let need = write_error_answer("7", 404, &mut []).unwrap_err().required;
-        assert_eq!(need, 80);
+        let text =
+            r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"HTTP 404 Not Found"}}"#;
+        assert_eq!(need, text.len());
     }
 
     #[test]
