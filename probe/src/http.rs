@@ -1,45 +1,46 @@
 //! `--url`: the server under test over Streamable HTTP (DIGEST §12, MODERN §13).
 //!
 //! The client session does not change: it writes newline-framed messages and reads
-//! newline-framed messages, as over a child's pipes. This module is the pipe. Each
-//! message the session writes becomes one POST (its MCP headers derived by the core,
-//! [`picomcp::http::headers`]); each message the server answers with (a JSON body, or the
-//! events of an SSE stream, decoded by the core's [`picomcp::http::sse::Decoder`]) is
-//! handed back as one line. HTTP bytes go through the core's codec
-//! ([`picomcp::http::codec`]): this module owns only sockets and threads.
+//! newline-framed messages, as over a child's pipes. This module is the pipe: each
+//! message the session writes becomes one POST, and each message that comes back (a JSON
+//! body, or the events of an SSE stream) is handed back as one line.
 //!
-//! What it keeps for the session: the `Mcp-Session-Id` the server issued with the
-//! `initialize` answer (sent on every later request, and ended with DELETE when the
-//! probe is done), the negotiated `MCP-Protocol-Version` (legacy era; a 2026-07-28
-//! request names its own), the GET stream of server-initiated messages (opened after
-//! `initialize`; a 405 means the server offers none), and resumption: a request's SSE
-//! stream that ends before its answer is resumed with GET and `Last-Event-ID` after the
-//! server's `retry` hint (2025-11-25 polling). What happened on the wire that the session
-//! cannot see (HTTP error statuses, resets) is kept as notes, shown as the "server
-//! stderr" of the report when a check fails.
+//! The protocol rules are the core's [`picomcp::http::client::HttpClient`]: which
+//! headers a POST carries in each era, the session id and negotiated version it keeps,
+//! which response bodies are messages for the session, the JSON-RPC error that ends a
+//! request answered by an HTTP error, when a request's SSE stream is resumed (GET with
+//! `Last-Event-ID` after the `retry` hint), the GET stream after `initialize`, DELETE at
+//! the end. HTTP bytes go through the core's codec ([`picomcp::http::codec`]) and SSE
+//! decoder ([`picomcp::http::sse::Decoder`]). This module owns only sockets, threads
+//! (one per POST, one for the GET stream; the client is shared behind a lock), the
+//! channel to the session, and the notes: what happened on the wire that the session
+//! cannot see (HTTP error statuses, resets), shown as the "server stderr" of the report
+//! when a check fails.
 
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread;
 use std::time::Duration;
 
-use picomcp::http::codec::{ClientResponse, CodecLimits, write_request};
-use picomcp::http::headers::{self, message_headers};
+use picomcp::http::client::{
+    ClientConfig, Exchange, ExchangeKind, HttpClient, Next, ResponseKind, WriteError,
+};
+use picomcp::http::codec::{ClientResponse, CodecLimits};
 use picomcp::http::sse::{Decoder, DecoderLimits};
 use picomcp::http::{Header, Method};
 use picomcp::json::Json;
+use picomcp::session::Slice;
 
 /// The largest JSON answer or SSE event accepted (the session's own line limit applies
 /// after this).
 const MAX_MESSAGE: usize = 16 << 20;
-/// Times a request's SSE stream is resumed before the request is given up to the
-/// session's timeout.
-const MAX_RESUMES: usize = 10;
-/// The wait before resuming when the server sent no `retry` hint.
-const DEFAULT_RETRY_MS: u64 = 500;
+/// Bytes of the `Mcp-Session-Id` kept (a UUID is 36; a JWT may be long).
+const MAX_SESSION_ID: usize = 1024;
+/// Bytes of the negotiated version kept (`2025-11-25` is 10).
+const MAX_VERSION: usize = 64;
 /// Notes kept for the report.
 const MAX_NOTES: usize = 200;
 
@@ -99,12 +100,11 @@ struct Shared {
     target: Target,
     /// The read timeout of a request's answer (`--timeout-ms`).
     timeout: Duration,
-    session_id: Mutex<Option<String>>,
-    /// The revision `initialize` negotiated (legacy era).
-    version: Mutex<Option<String>>,
+    /// The core's rules of an MCP client over HTTP, and what they keep (the session id,
+    /// the negotiated version, the GET stream).
+    client: Mutex<HttpClient<'static>>,
     /// Where received messages go; `None` once the probe is done.
     inbox: Mutex<Option<Sender<Vec<u8>>>>,
-    get_opened: AtomicBool,
     /// The sockets of open GET streams, shut down at the end.
     get_sockets: Mutex<Vec<TcpStream>>,
     done: AtomicBool,
@@ -133,11 +133,43 @@ impl Shared {
         }
     }
 
-    fn session_id(&self) -> Option<String> {
-        self.session_id
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+    fn client(&self) -> MutexGuard<'_, HttpClient<'static>> {
+        self.client.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The `--header` fields, sent on every request.
+    fn extra(&self) -> Vec<Header<'_>> {
+        self.target
+            .extra
+            .iter()
+            .map(|(n, v)| Header {
+                name: n,
+                value: v.as_bytes(),
+            })
+            .collect()
+    }
+
+    /// A request written by the client into a buffer that grows until it fits.
+    fn request<T>(
+        &self,
+        mut write: impl FnMut(
+            &mut HttpClient<'static>,
+            &[Header<'_>],
+            &mut [u8],
+        ) -> Result<T, WriteError>,
+        hint: usize,
+    ) -> io::Result<(T, Vec<u8>)> {
+        let extra = self.extra();
+        let mut out = vec![0u8; 1024 + hint];
+        loop {
+            match write(&mut self.client(), &extra, &mut out) {
+                Ok(t) => return Ok((t, out)),
+                Err(WriteError::InsufficientSize { required }) if required > out.len() => {
+                    out.resize(required, 0)
+                }
+                Err(e) => return Err(io::Error::other(e.to_string())),
+            }
+        }
     }
 }
 
@@ -164,13 +196,19 @@ pub(crate) struct HttpWriter {
 /// Connects nothing yet: requests open their own connections as the session writes.
 pub(crate) fn open(target: Target, timeout: Duration) -> (HttpPeer, HttpReader, HttpWriter) {
     let (tx, rx) = channel();
+    // The client borrows its endpoint for as long as the probe runs (one per run).
+    let path: &'static str = target.path.clone().leak();
+    let host: &'static str = target.host.clone().leak();
+    let client = HttpClient::new(
+        ClientConfig::new(path, host),
+        Slice::Owned(vec![0u8; MAX_SESSION_ID]),
+        Slice::Owned(vec![0u8; MAX_VERSION]),
+    );
     let shared = Arc::new(Shared {
         target,
         timeout,
-        session_id: Mutex::new(None),
-        version: Mutex::new(None),
+        client: Mutex::new(client),
         inbox: Mutex::new(Some(tx)),
-        get_opened: AtomicBool::new(false),
         get_sockets: Mutex::new(Vec::new()),
         done: AtomicBool::new(false),
         notes: Mutex::new(Vec::new()),
@@ -245,21 +283,22 @@ impl Drop for HttpWriter {
         {
             let _ = sock.shutdown(Shutdown::Both);
         }
-        if let Some(id) = shared.session_id() {
-            let mut hs = vec![(headers::SESSION_ID.to_string(), id)];
-            if let Some(v) = shared
-                .version
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .clone()
-            {
-                hs.push((headers::PROTOCOL_VERSION.to_string(), v));
+        let delete = shared.request(|c, extra, out| c.write_delete(extra, out), 0);
+        let outcome = match delete {
+            Ok((Some(started), bytes)) => {
+                let mut ex = started.exchange;
+                exchange(shared, Method::Delete, &mut ex, &bytes[..started.len])
+                    .map(|_| shared.client().handle_end(&mut ex, None, None))
             }
-            match exchange(shared, Method::Delete, &hs, b"", &mut |_| {}) {
-                Ok(r) if matches!(r.status, 200..=299 | 405) => {}
-                Ok(r) => shared.note(format!("DELETE (end of session) -> HTTP {}", r.status)),
-                Err(e) => shared.note(format!("DELETE (end of session): {e}")),
+            Ok((None, _)) => Ok(Next::Done),
+            Err(e) => Err(e),
+        };
+        match outcome {
+            Ok(Next::Refused { status }) => {
+                shared.note(format!("DELETE (end of session) -> HTTP {status}"))
             }
+            Ok(_) => {}
+            Err(e) => shared.note(format!("DELETE (end of session): {e}")),
         }
         // The reader ends once every POST thread has delivered what it had.
         shared
@@ -270,253 +309,155 @@ impl Drop for HttpWriter {
     }
 }
 
-/// What [`exchange`] saw of a response.
+/// What [`exchange`] saw of a response besides the messages it delivered.
 struct Answered {
-    status: u16,
-    /// The body was an SSE stream (its events went to the callback).
-    sse: bool,
     /// The body, when it was not an SSE stream (a JSON answer, an error text).
     body: Vec<u8>,
     /// The SSE stream's last event id and `retry` hint.
     last_event_id: Option<String>,
-    retry_ms: Option<u64>,
+    retry_ms: Option<u32>,
 }
 
-/// POSTs one message the session wrote and delivers what comes back.
+/// POSTs one message the session wrote and delivers what comes back, as the core's
+/// client says: the answer, an error for a request answered by an HTTP error, the
+/// resumption of a stream cut before its answer, the GET stream after `initialize`.
 fn post(shared: &Arc<Shared>, message: &[u8]) {
-    let text = String::from_utf8_lossy(message);
-    let json = Json::new(&text).ok();
-    let mh = json.map(message_headers).unwrap_or_default();
-    let modern_version = mh.protocol_version.and_then(|v| v.as_plain());
-    let method = mh.method.unwrap_or("(response)");
-    let mut hs: Vec<(String, String)> = vec![
-        ("Content-Type".into(), "application/json".into()),
-        ("Accept".into(), headers::ACCEPT_POST.into()),
-    ];
-    if let Some(v) = modern_version {
-        // 2026-07-28: stateless, and a request names itself in its headers.
-        hs.push((headers::PROTOCOL_VERSION.into(), v.into()));
-        if mh.request {
-            hs.push((headers::METHOD.into(), method.into()));
-            if let Some(name) = mh.name {
-                let mut decoded = vec![0u8; name.decoded_len()];
-                if let Ok(n) = name.unescape_into(&mut decoded) {
-                    let mut encoded = vec![0u8; headers::encoded_len(n)];
-                    if let Ok(v) = headers::encode_value(n, &mut encoded) {
-                        hs.push((headers::NAME.into(), v.into()));
-                    }
-                }
-            }
-        }
-    } else {
-        if let Some(v) = shared
-            .version
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-        {
-            hs.push((headers::PROTOCOL_VERSION.into(), v));
-        }
-        if let Some(id) = shared.session_id() {
-            hs.push((headers::SESSION_ID.into(), id));
-        }
-    }
-    let request_id = json
-        .and_then(|j| j.get("id"))
-        .filter(|_| mh.request)
-        .map(|id| id.as_raw().to_string());
-    let initialize = mh.request && method == "initialize";
-    let mut answered = false;
-    let mut on_event = |data: &[u8]| {
-        if let Some(id) = &request_id {
-            answered |= answers(data, id);
-        }
-        if initialize {
-            remember_version(shared, data);
-        }
-        shared.deliver(data);
-    };
-    let r = match exchange(shared, Method::Post, &hs, message, &mut on_event) {
+    let mut label = format!("POST {}", method_of(message));
+    let mut method = Method::Post;
+    let (started, bytes) = match shared.request(
+        |c, extra, out| c.write_post(message, extra, out),
+        message.len(),
+    ) {
         Ok(r) => r,
-        Err(e) => return shared.note(format!("POST {method}: {e}")),
+        Err(e) => return shared.note(format!("{label}: {e}")),
     };
-    let ok = (200..300).contains(&r.status);
-    if !r.sse && !r.body.is_empty() {
-        // A JSON answer; on an error status, only a JSON-RPC response with an id is for
-        // the session (an id-less error body is a note).
-        let for_session = request_id.as_deref().is_some_and(|id| answers(&r.body, id));
-        if for_session || (ok && request_id.is_some()) {
-            if initialize {
-                remember_version(shared, &r.body);
-            }
-            shared.deliver(&r.body);
-        }
-    }
-    if !ok {
-        // An HTTP error with no JSON-RPC answer in it still ends the request: the session
-        // gets an error for it at once (a `server/discover` probe then falls back to
-        // `initialize`, MODERN §5.7) rather than at its timeout. The note keeps the status.
-        let delivered = request_id.as_deref().is_some_and(|id| answers(&r.body, id));
-        if let (Some(id), false) = (&request_id, delivered) {
-            shared.deliver(http_error(id, r.status).as_bytes());
-        }
-        shared.note(format!(
-            "POST {method} -> HTTP {}{}",
-            r.status,
-            if r.body.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    ": {}",
-                    String::from_utf8_lossy(&r.body[..r.body.len().min(300)])
-                )
-            }
-        ));
-        return;
-    }
-    if initialize {
-        open_get_stream(shared);
-    }
-    if let (true, false, Some(id)) = (r.sse, answered, &request_id) {
-        resume(shared, id, r, modern_version.is_none());
-    }
-}
-
-/// The JSON-RPC error the session gets for a request answered with an HTTP error status
-/// and no JSON-RPC response (code -32000, "HTTP 404 Not Found").
-fn http_error(id: &str, status: u16) -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{HTTP_ERROR_CODE},"message":"HTTP {status} {}"}}}}"#,
-        picomcp::http::reason_phrase(status)
-    )
-}
-
-/// The code of [`http_error`]: the first of JSON-RPC's implementation-defined server
-/// errors.
-const HTTP_ERROR_CODE: i32 = -32000;
-
-/// Whether `data` is the response to the request whose id is `id` (as written).
-fn answers(data: &[u8], id: &str) -> bool {
-    let Ok(text) = std::str::from_utf8(data) else {
-        return false;
-    };
-    Json::new(text)
-        .ok()
-        .is_some_and(|m| m.get("method").is_none() && m.get("id").is_some_and(|i| i.as_raw() == id))
-}
-
-/// Keeps `result.protocolVersion` of the `initialize` answer: every later legacy request
-/// carries it as `MCP-Protocol-Version`.
-fn remember_version(shared: &Shared, data: &[u8]) {
-    let Ok(text) = std::str::from_utf8(data) else {
-        return;
-    };
-    let version = Json::new(text)
-        .ok()
-        .and_then(|m| m.get("result"))
-        .and_then(|r| r.get("protocolVersion"))
-        .and_then(|v| v.as_str())
-        .and_then(|v| v.as_plain().map(str::to_string));
-    if let Some(v) = version {
-        *shared.version.lock().unwrap_or_else(|e| e.into_inner()) = Some(v);
-    }
-}
-
-/// A request's SSE stream ended before its answer: GET with `Last-Event-ID` after the
-/// `retry` hint, until the answer arrives (DIGEST §12.3, 2025-11-25 polling). A
-/// 2026-07-28 stream is not resumable (MODERN §13.1): its request is lost.
-fn resume(shared: &Shared, id: &str, mut last: Answered, legacy: bool) {
-    for _ in 0..MAX_RESUMES {
-        let Some(event_id) = last.last_event_id.clone().filter(|_| legacy) else {
-            shared.note(format!(
-                "the SSE stream of request {id} ended without its answer"
-            ));
-            return;
+    let mut ex = started.exchange;
+    let mut request = bytes;
+    request.truncate(started.len);
+    let mut last_event_id: Option<String> = None;
+    loop {
+        let r = match exchange(shared, method, &mut ex, &request) {
+            Ok(r) => r,
+            Err(e) => return shared.note(format!("{label}: {e}")),
         };
-        thread::sleep(Duration::from_millis(
-            last.retry_ms.unwrap_or(DEFAULT_RETRY_MS),
-        ));
-        if shared.done.load(Ordering::SeqCst) {
-            return;
+        last_event_id = r.last_event_id.or(last_event_id);
+        let next = shared
+            .client()
+            .handle_end(&mut ex, last_event_id.as_deref(), r.retry_ms);
+        let stream = if ex.kind() == ExchangeKind::Post {
+            shared.client().poll_server_stream()
+        } else {
+            None
+        };
+        if let Some(stream) = stream {
+            let shared = Arc::clone(shared);
+            thread::spawn(move || server_stream(&shared, stream));
         }
-        let mut hs = stream_headers(shared);
-        hs.push((headers::LAST_EVENT_ID.into(), event_id));
-        let mut answered = false;
-        let r = exchange(shared, Method::Get, &hs, b"", &mut |data| {
-            answered |= answers(data, id);
-            shared.deliver(data);
-        });
-        match r {
-            Ok(_) if answered => return,
-            Ok(r) if (200..300).contains(&r.status) => {
-                last.last_event_id = r.last_event_id.or(last.last_event_id);
-                last.retry_ms = r.retry_ms.or(last.retry_ms);
+        let id = ex.request_id().unwrap_or("?").to_string();
+        match next {
+            Next::Done => return,
+            Next::AnswerWithError { status } => {
+                // The request ends at once rather than at the session's timeout (a
+                // `server/discover` probe then falls back to `initialize`, MODERN §5.7).
+                let mut out = vec![0u8; 128 + id.len()];
+                if let Ok(n) = ex.write_error_answer(status, &mut out) {
+                    shared.deliver(&out[..n]);
+                }
+                return shared.note(status_note(&label, status, &r.body));
             }
-            Ok(r) => {
-                return shared.note(format!("GET (resuming request {id}) -> HTTP {}", r.status));
+            Next::Refused { status } => return shared.note(status_note(&label, status, &r.body)),
+            Next::Lost => {
+                return shared.note(format!(
+                    "the SSE stream of request {id} ended without its answer"
+                ));
             }
-            Err(e) => return shared.note(format!("GET (resuming request {id}): {e}")),
+            Next::Reconnect { after_ms } => {
+                thread::sleep(Duration::from_millis(u64::from(after_ms)));
+                if shared.done.load(Ordering::SeqCst) {
+                    return;
+                }
+                let Some(event_id) = last_event_id.as_deref() else {
+                    return;
+                };
+                match shared.request(
+                    |c, extra, out| c.write_get(&mut ex, Some(event_id), extra, out),
+                    0,
+                ) {
+                    Ok((n, mut bytes)) => {
+                        bytes.truncate(n);
+                        request = bytes;
+                    }
+                    Err(e) => return shared.note(format!("GET (resuming request {id}): {e}")),
+                }
+                method = Method::Get;
+                label = format!("GET (resuming request {id})");
+            }
         }
     }
 }
 
-/// The headers of a GET (the server stream, or a resumption).
-fn stream_headers(shared: &Shared) -> Vec<(String, String)> {
-    let mut hs = vec![("Accept".to_string(), "text/event-stream".to_string())];
-    if let Some(id) = shared.session_id() {
-        hs.push((headers::SESSION_ID.into(), id));
-    }
-    if let Some(v) = shared
-        .version
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone()
-    {
-        hs.push((headers::PROTOCOL_VERSION.into(), v));
-    }
-    hs
+/// The method of a message, for notes.
+fn method_of(message: &[u8]) -> String {
+    std::str::from_utf8(message)
+        .ok()
+        .and_then(|t| Json::new(t).ok())
+        .and_then(|j| j.get("method"))
+        .and_then(|m| m.as_str())
+        .and_then(|m| m.as_plain())
+        .unwrap_or("(response)")
+        .to_string()
 }
 
-/// Opens the GET stream of server-initiated messages once, after `initialize`; it is
+/// A note of an HTTP status the session did not see, with the start of the body.
+fn status_note(label: &str, status: u16, body: &[u8]) -> String {
+    if body.is_empty() {
+        format!("{label} -> HTTP {status}")
+    } else {
+        format!(
+            "{label} -> HTTP {status}: {}",
+            String::from_utf8_lossy(&body[..body.len().min(300)])
+        )
+    }
+}
+
+/// The GET stream of server-initiated messages, opened once after `initialize` and
 /// reopened (with `Last-Event-ID`) when the server ends it, until the probe is done.
-fn open_get_stream(shared: &Arc<Shared>) {
-    if shared.get_opened.swap(true, Ordering::SeqCst) {
-        return;
-    }
-    let shared = Arc::clone(shared);
-    thread::spawn(move || {
-        let mut last: Option<String> = None;
-        let mut retry = DEFAULT_RETRY_MS;
-        while !shared.done.load(Ordering::SeqCst) {
-            let mut hs = stream_headers(&shared);
-            if let Some(id) = &last {
-                hs.push((headers::LAST_EVENT_ID.into(), id.clone()));
+fn server_stream(shared: &Shared, mut ex: Exchange) {
+    let mut last: Option<String> = None;
+    while !shared.done.load(Ordering::SeqCst) {
+        let outcome = shared
+            .request(
+                |c, extra, out| c.write_get(&mut ex, last.as_deref(), extra, out),
+                0,
+            )
+            .and_then(|(n, bytes)| exchange(shared, Method::Get, &mut ex, &bytes[..n]));
+        let r = match outcome {
+            Ok(r) => r,
+            Err(e) => {
+                if !shared.done.load(Ordering::SeqCst) {
+                    shared.note(format!("GET (server stream): {e}"));
+                }
+                return;
             }
-            match exchange(&shared, Method::Get, &hs, b"", &mut |data| {
-                shared.deliver(data)
-            }) {
-                // The server offers no stream of its own.
-                Ok(r) if r.status == 405 => return,
-                Ok(r) if (200..300).contains(&r.status) && r.sse => {
-                    last = r.last_event_id.or(last);
-                    retry = r.retry_ms.unwrap_or(retry);
-                }
-                Ok(r) => {
-                    if !shared.done.load(Ordering::SeqCst) {
-                        shared.note(format!("GET (server stream) -> HTTP {}", r.status));
-                    }
-                    return;
-                }
-                Err(e) => {
-                    if !shared.done.load(Ordering::SeqCst) {
-                        shared.note(format!("GET (server stream): {e}"));
-                    }
-                    return;
-                }
+        };
+        last = r.last_event_id.or(last);
+        let next = shared
+            .client()
+            .handle_end(&mut ex, last.as_deref(), r.retry_ms);
+        match next {
+            Next::Reconnect { after_ms } => {
+                thread::sleep(Duration::from_millis(u64::from(after_ms)))
             }
-            thread::sleep(Duration::from_millis(retry));
+            Next::Refused { status } => {
+                if !shared.done.load(Ordering::SeqCst) {
+                    shared.note(format!("GET (server stream) -> HTTP {status}"));
+                }
+                return;
+            }
+            // 405: the server offers no stream of its own.
+            _ => return,
         }
-    });
+    }
 }
 
 /// Bytes of an SSE event's data the decoder holds (plus the id and type).
@@ -524,15 +465,14 @@ const SSE_BUFFER: usize = 4 << 20;
 /// Header fields read of one response.
 const MAX_RESPONSE_HEADERS: usize = 64;
 
-/// One HTTP exchange on a connection of its own: writes the request, reads the response.
-/// SSE events go to `on_event` as they arrive; any other body is returned whole. The
-/// session id the server issues is kept.
+/// One HTTP exchange on a connection of its own: writes the request, reads the response,
+/// and gives its head and messages to the core's client, delivering the messages it says
+/// are the session's (the SSE events as they arrive, a JSON body once whole).
 fn exchange(
     shared: &Shared,
     method: Method,
-    hs: &[(String, String)],
-    body: &[u8],
-    on_event: &mut dyn FnMut(&[u8]),
+    ex: &mut Exchange,
+    request: &[u8],
 ) -> io::Result<Answered> {
     let target = &shared.target;
     let addr = target
@@ -553,64 +493,36 @@ fn exchange(
     } else {
         sock.set_read_timeout(Some(shared.timeout))?;
     }
-    let all: Vec<Header<'_>> = target
-        .extra
-        .iter()
-        .chain(hs.iter())
-        .map(|(n, v)| Header {
-            name: n,
-            value: v.as_bytes(),
-        })
-        .collect();
-    let mut out = vec![0u8; 512 + body.len()];
-    let n = match write_request(method, &target.path, &target.host, &all, body, &mut out) {
-        Ok(n) => n,
-        Err(e) => {
-            out.resize(e.required, 0);
-            write_request(method, &target.path, &target.host, &all, body, &mut out)
-                .map_err(|e| io::Error::other(e.to_string()))?
-        }
-    };
-    sock.write_all(&out[..n])?;
+    sock.write_all(request)?;
 
     let limits = CodecLimits::default();
     let mut reader = ClientResponse::new(method, &limits);
     let mut buf: Vec<u8> = Vec::with_capacity(16 * 1024);
     let mut chunk = vec![0u8; 64 * 1024];
     // The head (and any interim 1xx before it).
-    let (status, sse) = loop {
+    let kind = loop {
         let parsed = {
-            let mut fields = [Header {
-                name: "",
-                value: &[],
-            }; MAX_RESPONSE_HEADERS];
+            let mut fields = [Header::EMPTY; MAX_RESPONSE_HEADERS];
             match reader.parse_head(&buf, &mut fields) {
                 Ok(Some(head)) => {
-                    let content_type = head.header("content-type").unwrap_or(b"");
-                    let sse = content_type
-                        .get(..17)
-                        .is_some_and(|t| t.eq_ignore_ascii_case(b"text/event-stream"));
-                    if let Some(id) = head.header(headers::SESSION_ID) {
-                        let id = String::from_utf8_lossy(id).into_owned();
-                        let mut kept = shared.session_id.lock().unwrap_or_else(|e| e.into_inner());
-                        if kept.is_none() {
-                            *kept = Some(id);
-                        }
-                    }
-                    Some((head.status, sse, head.head_len, head.is_interim()))
+                    let kind = shared
+                        .client()
+                        .handle_response_head(ex, &head)
+                        .map_err(|e| io::Error::other(e.to_string()))?;
+                    Some((kind, head.head_len))
                 }
                 Ok(None) => None,
                 Err(e) => return Err(io::Error::other(e.to_string())),
             }
         };
         match parsed {
-            Some((_, _, len, true)) => {
+            Some((ResponseKind::Interim, len)) => {
                 buf.drain(..len);
                 reader = ClientResponse::new(method, &limits);
             }
-            Some((status, sse, len, false)) => {
+            Some((kind, len)) => {
                 buf.drain(..len);
-                break (status, sse);
+                break kind;
             }
             None => {
                 let n = sock.read(&mut chunk)?;
@@ -623,10 +535,20 @@ fn exchange(
             }
         }
     };
+    let sse = kind == ResponseKind::EventStream;
+    let on_message = |ex: &mut Exchange, data: &[u8]| {
+        let deliver = shared.client().handle_message(ex, data);
+        match deliver {
+            Ok(true) => shared.deliver(data),
+            Ok(false) => {}
+            Err(e) => {
+                shared.note(format!("{e}"));
+                shared.deliver(data);
+            }
+        }
+    };
     // The body: SSE events as they complete, or the whole of anything else.
     let mut answered = Answered {
-        status,
-        sse,
         body: Vec::new(),
         last_event_id: None,
         retry_ms: None,
@@ -655,7 +577,7 @@ fn exchange(
                     data = &data[fed.consumed..];
                     match fed.item {
                         Some(Ok(event)) if !event.data.is_empty() => {
-                            on_event(event.data.as_bytes())
+                            on_message(ex, event.data.as_bytes())
                         }
                         Some(Err(e)) => shared.note(format!("SSE: {e}")),
                         _ => {}
@@ -686,8 +608,13 @@ fn exchange(
             Err(e) => return Err(e),
         }
     }
+    if !sse && !answered.body.is_empty() {
+        // A JSON answer, or the body of an error status (the session's only when it is
+        // the JSON-RPC response to the request).
+        on_message(ex, &answered.body);
+    }
     answered.last_event_id = decoder.last_event_id().map(str::to_string);
-    answered.retry_ms = decoder.retry().map(u64::from);
+    answered.retry_ms = decoder.retry();
     Ok(answered)
 }
 
@@ -711,20 +638,5 @@ mod tests {
         assert!(Target::parse("https://x/mcp", vec![]).is_err());
         assert!(Target::parse("ftp://x/mcp", vec![]).is_err());
         assert!(Target::parse("http:///mcp", vec![]).is_err());
-    }
-
-    #[test]
-    fn answers_matches_responses_only() {
-        assert!(answers(br#"{"jsonrpc":"2.0","id":7,"result":{}}"#, "7"));
-        assert!(answers(
-            br#"{"jsonrpc":"2.0","id":"a","error":{"code":1,"message":"x"}}"#,
-            r#""a""#
-        ));
-        assert!(!answers(
-            br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#,
-            "7"
-        ));
-        assert!(!answers(br#"{"jsonrpc":"2.0","id":8,"result":{}}"#, "7"));
-        assert!(answers(http_error(r#""x""#, 404).as_bytes(), r#""x""#));
     }
 }

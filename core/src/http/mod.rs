@@ -10,12 +10,17 @@
 //!   §5.3, §5.7, §13) over a [`Request`] the host got from anywhere: from [`codec`], or
 //!   from uvicorn, `node:http` or hyper through an adapter.
 //!
+//! - [`client`]: the client side's Streamable HTTP rules of both eras (which headers a
+//!   POST carries, the session id and negotiated version, what a response means, when an
+//!   HTTP error ends a request, resuming SSE streams, the GET stream, DELETE), over the
+//!   [`codec`]'s client half, for any host that has sockets.
 //! - [`headers`]: the MCP header fields (names, what a POST of a message carries, the
 //!   value encoding), shared by both roles.
 //! - [`sse`]: Server-Sent Events framing.
 //!
 //! Neither allocates: every buffer and table is the caller's, every limit configuration.
 
+pub mod client;
 pub mod codec;
 pub mod endpoint;
 pub mod headers;
