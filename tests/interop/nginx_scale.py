@@ -19,13 +19,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "support"))
+from procs import free_port, stop, wait_listening  # noqa: E402
 PROBE = os.environ.get("PROBE", str(ROOT / "target" / "release" / "picomcp-probe"))
 WORK = ROOT / "target" / "nginx"
 
@@ -63,12 +63,6 @@ http {{
 """
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def nginx() -> str:
     found = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
     if found:
@@ -88,17 +82,6 @@ def backends() -> dict[str, list[str]]:
     return out
 
 
-def listening(port: int, timeout: float = 30) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return True
-        except OSError:
-            time.sleep(0.1)
-    return False
-
-
 def run(name: str, argv: list[str], nginx_bin: str) -> bool:
     WORK.mkdir(parents=True, exist_ok=True)
     for d in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
@@ -115,7 +98,7 @@ def run(name: str, argv: list[str], nginx_bin: str) -> bool:
         conf.write_text(CONF.format(work=WORK, a=a, b=b, port=port))
         procs.append(subprocess.Popen([nginx_bin, "-c", str(conf), "-p", str(WORK)],
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        if not all(listening(p) for p in (a, b, port)):
+        if not all(wait_listening(p) for p in (a, b, port)):
             print(f"not ok {name}: a backend or nginx did not listen")
             return False
         r = subprocess.run([PROBE, "--protocol", "2026-07-28", "--url", f"http://127.0.0.1:{port}/mcp"],
@@ -134,12 +117,7 @@ def run(name: str, argv: list[str], nginx_bin: str) -> bool:
         return ok
     finally:
         for p in reversed(procs):
-            p.terminate()
-            try:
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+            stop(p)
 
 
 def main() -> int:
