@@ -10,7 +10,22 @@ text) stay in the core server layer (``picomcp.ServerLayer``). What the helper a
 handler callables, their async dispatch and the conversion of their return values, and an
 asyncio loop that reads stdin, runs handlers (plain or ``async def``) and writes stdout.
 
-Handlers take ``(args, ctx)``:
+Handlers are typed functions (the documented way)::
+
+    @app.tool
+    def add(a: int, b: int = 1) -> int:
+        "Adds two numbers."
+        return a + b
+
+The ``inputSchema`` comes from the signature and docstring (``picomcp._schema``), checked
+arguments are converted to the declared types, a parameter annotated ``Context`` is
+injected, and the return value is converted by ``picomcp._results``. A typed tool that
+raises answers ``isError: true`` with the exception's message (the traceback goes to
+stderr through ``logging``). Plain ``def`` handlers run in a bounded thread pool
+(``max_workers``), so the loop keeps answering ``ping`` and cancellations meanwhile;
+``async def`` handlers run on the loop.
+
+The older style, ``fn(args, ctx)`` with an explicit ``input_schema``, still works:
 
 - a tool returns a ``str`` (one text block), a ``list`` of content blocks, a ``dict`` of
   structured content (checked against its ``outputSchema``, also sent as JSON text), or a
@@ -29,13 +44,20 @@ stdout carries protocol messages only; diagnostics go to stderr.
 from __future__ import annotations
 
 import asyncio
-import base64
+import concurrent.futures
+import contextvars
+import functools
 import inspect
+import logging
 import os
 import sys
 import threading
 import time
 from typing import Any, Callable
+from urllib.parse import unquote
+
+from . import _results, _schema
+from ._stdio import StdoutGuard
 
 from ._native import (
     Call,
@@ -47,7 +69,10 @@ from ._native import (
     Session,
 )
 
-__all__ = ["Context", "McpError", "Server", "ToolError"]
+__all__ = ["Context", "McpError", "ResourceNotFound", "Server", "ToolError"]
+
+#: Tracebacks of failed handlers and answers the core refused go here (stderr by default).
+logger = logging.getLogger("picomcp")
 
 # JSON-RPC / MCP error codes the helper sends.
 INVALID_PARAMS = -32602
@@ -68,6 +93,13 @@ class McpError(Exception):
 
 class ToolError(Exception):
     """Raise from a tool to report a failed call: a result with ``isError: true``."""
+
+
+class ResourceNotFound(McpError):
+    """Raise from a resource handler: the resource does not exist (-32002)."""
+
+    def __init__(self, uri: str, message: str | None = None) -> None:
+        super().__init__(-32002, message or "Resource not found: %s" % uri, {"uri": uri})
 
 
 class _InputRequired(Exception):
@@ -103,7 +135,20 @@ class Context:
         self.params = params
         #: The negotiated protocol revision (``"2025-11-25"``, ``"2026-07-28"``, ...).
         self.version = server.session.version
-        self._last_progress: float | None = None
+        #: What the ``@app.lifespan`` context manager yielded (``None`` without one).
+        self.lifespan = server.lifespan_value
+        self._cancelled = False  # set by the loop; read by handlers in worker threads
+        self._info: dict | None = None
+
+    def _on_loop(self) -> bool:
+        return threading.get_ident() == self._server._loop_thread
+
+    def _request_info(self) -> dict | None:
+        if self._on_loop():
+            return self._server.session.request_info(self.request_id)
+        if self._info is None:  # a worker thread: a snapshot taken when the call started
+            self._info = self._server._info_snapshot(self.request_id)
+        return self._info
 
     @property
     def session(self) -> Session:
@@ -113,21 +158,27 @@ class Context:
     @property
     def cancelled(self) -> bool:
         """True once the client cancelled this request (answers are then dropped)."""
+        if self._cancelled:
+            return True
+        if not self._on_loop():
+            return False
         info = self._server.session.request_info(self.request_id)
         return info is None or info["cancelled"]
 
     @property
     def wants_progress(self) -> bool:
         """True when the client asked for progress on this request."""
-        info = self._server.session.request_info(self.request_id)
-        return bool(info and info["has_progress_token"] and not info["cancelled"])
+        info = self._request_info()
+        return bool(info and info["has_progress_token"] and not info["cancelled"]
+                    and not self._cancelled)
 
     def progress(self, progress: float, total: float | None = None,
                  message: str | None = None) -> bool:
         """Reports progress if the client asked for it; returns whether it was sent."""
         if not self.wants_progress:
             return False
-        self._server._command(self.session.progress, self.request_id, progress, total, message)
+        self._server._on_loop_command(self.session.progress, self.request_id, progress,
+                                      total, message)
         return True
 
     async def ask(self, method: str, params: dict, *, timeout_ms: int | None = 60000) -> dict:
@@ -143,7 +194,7 @@ class Context:
         ask free of side effects before the question.
         """
         key, capability = _ASKS.get(method, (method, {}))
-        info = self.session.request_info(self.request_id)
+        info = self._request_info()
         if info is not None and info["modern"]:
             responses = self.params.get("inputResponses")
             if responses is not None and not isinstance(responses, dict):
@@ -158,7 +209,8 @@ class Context:
         """Sends a log message tied to this request, if the client's level lets it through."""
         if not self._server.logging:
             return False
-        return bool(self._server._command(self.session.log, level, data, logger, self.request_id))
+        return bool(self._server._on_loop_command(self.session.log, level, data, logger,
+                                                  self.request_id))
 
 
 def _present(**fields: Any) -> dict:
@@ -166,9 +218,30 @@ def _present(**fields: Any) -> dict:
     return {k: v for k, v in fields.items() if v is not None}
 
 
+def _legacy(fn: Callable, first: str) -> bool:
+    """The older handler style: ``fn(args, ctx)`` (``fn(uri, ctx, ...)`` for resources),
+    unannotated."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return True
+    return len(params) >= 2 and [p.name for p in params[:2]] == [first, "ctx"] and \
+        all(p.annotation is inspect.Parameter.empty for p in params[:2])
+
+
+def _sync(fn: Callable) -> bool:
+    """A plain function (not ``async def``, not returning an awaitable we can see)."""
+    target = fn.func if isinstance(fn, functools.partial) else fn
+    return not (inspect.iscoroutinefunction(target) or
+                inspect.iscoroutinefunction(getattr(target, "__call__", None)))
+
+
 class _Tool:
     def __init__(self, fn, name, title, description, input_schema, output_schema, annotations):
         self.fn = fn
+        self.sig: _schema.Signature | None = None  # None: the (args, ctx) style
+        self.mime_type: str | None = None
+        self.inline = False
         self.name = name
         self.title = title
         self.description = description
@@ -192,6 +265,8 @@ class _Resource:
         self.mime_type = mime_type
         self.template = template
         self.complete: dict[str, Callable] = {}
+        self.sig: _schema.Signature | None = None  # None: the (uri, ctx, **vars) style
+        self.inline = False
 
     def definition(self) -> dict:
         return _present(**{"uriTemplate" if self.template else "uri": self.uri},
@@ -208,6 +283,8 @@ class _Prompt:
         self.description = description
         self.arguments = arguments or []
         self.complete: dict[str, Callable] = {}
+        self.sig: _schema.Signature | None = None  # None: the (args, ctx) style
+        self.inline = False
 
     def definition(self) -> dict:
         args = [dict(a, completable=a.get("name") in self.complete) for a in self.arguments]
@@ -229,7 +306,7 @@ class _Tables:
             [r.definition() for r in self.resources],
             [t.definition() for t in self.templates],
             [p.definition() for p in self.prompts],
-            subscribe=True, logging=server.logging)
+            subscribe=True, logging=server.logging, page_size=server.page_size)
 
 
 def _text(t: str) -> dict:
@@ -248,7 +325,8 @@ class Server:
     def __init__(self, name: str, version: str, *, instructions: str | None = None,
                  versions: list | None = None, max_line: int = 1 << 20,
                  logging: bool = True, inbound_slots: int = 64, outbound_slots: int = 16,
-                 log_level: str = "warn") -> None:
+                 log_level: str = "warn", max_workers: int = 8, page_size: int = 100,
+                 hide_errors: bool = False) -> None:
         self.name = name
         self.version = version
         self.instructions = instructions
@@ -258,12 +336,23 @@ class Server:
         self.inbound_slots = inbound_slots
         self.outbound_slots = outbound_slots
         self.log_level = log_level
+        #: Threads for plain ``def`` handlers (0: run them on the event loop).
+        self.max_workers = max_workers
+        #: Items per page of the ``*/list`` answers (the core pages them).
+        self.page_size = page_size
+        #: When true, a tool that raises answers "Internal error" without its message.
+        self.hide_errors = hide_errors
+        self.lifespan_value: Any = None
+        self._lifespan: Callable | None = None
+        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
+        self._loop_thread = threading.get_ident()
         self.tools: dict[str, _Tool] = {}
         self.resources: dict[str, _Resource] = {}
         self.templates: list[_Resource] = []
         self.prompts: dict[str, _Prompt] = {}
         self.session: Session = None  # type: ignore[assignment]  # set by run()
         self._tasks: dict[int, asyncio.Task] = {}
+        self._contexts: dict[int, Context] = {}
         self._asks: dict[int, asyncio.Future] = {}
         self._startup: list[Callable] = []
         self._out_fd = 1
@@ -271,26 +360,55 @@ class Server:
 
     # ---- registration ----
 
-    def tool(self, name: str | None = None, *, description: str | None = None,
-             input_schema: dict | None = None, output_schema: dict | None = None,
-             title: str | None = None, annotations: dict | None = None):
-        """Registers ``fn(args, ctx)`` as a tool (name defaults to the function's)."""
-        def deco(fn):
-            n = name or fn.__name__
-            schema = input_schema or {"type": "object"}
-            self.tools[n] = _Tool(fn, n, title, description or inspect.getdoc(fn),
-                                  schema, output_schema, annotations)
+    def tool(self, fn: Callable | str | None = None, *, name: str | None = None,
+             description: str | None = None, input_schema: dict | None = None,
+             output_schema: dict | None = None, title: str | None = None,
+             annotations: dict | None = None, mime_type: str | None = None,
+             inline: bool = False):
+        """Registers a tool: ``@app.tool`` or ``@app.tool(...)`` (name defaults to the
+        function's).
+
+        A typed function gets its ``inputSchema`` from its signature and docstring and
+        its ``outputSchema`` from its return annotation (an object type); a signature
+        that cannot be described raises ``TypeError`` here, naming the parameter.
+        ``input_schema=`` overrides the derived schema. ``fn(args, ctx)`` (unannotated)
+        is the older style: it gets the arguments as a dict. ``mime_type`` is the type of
+        returned ``bytes``. ``inline=True`` runs a plain ``def`` on the event loop instead
+        of a worker thread (for quick handlers that never block)."""
+        if isinstance(fn, str):  # @app.tool("name", ...)
+            fn, name = None, fn
+
+        def deco(f):
+            n = name or f.__name__
+            legacy = _legacy(f, "args")
+            sig = None if legacy else _schema.describe(f, Context, "tool %r" % n)
+            schema = input_schema or (sig.schema if sig else {"type": "object"})
+            out = output_schema
+            if out is None and sig is not None:
+                out = _schema.output_schema(f)[0]
+            doc = sig.description if sig else inspect.getdoc(f)
+            t = _Tool(f, n, title, description or doc, schema, out, annotations)
+            t.sig, t.mime_type, t.inline = sig, mime_type, inline
+            self.tools[n] = t
             self._built = None
-            return fn
-        return deco
+            return f
+        return deco(fn) if callable(fn) else deco
 
     def resource(self, uri: str, *, name: str | None = None, title: str | None = None,
-                 description: str | None = None, mime_type: str | None = None):
-        """Registers ``fn(uri, ctx)`` as the reader of one resource, or of a resource
-        template when ``uri`` contains ``{variables}`` (then ``fn(uri, ctx, **variables)``)."""
+                 description: str | None = None, mime_type: str | None = None,
+                 inline: bool = False):
+        """Registers the reader of one resource, or of a resource template when ``uri``
+        contains ``{variables}``: a typed ``fn(id: int, ctx: Context)`` gets each variable
+        decoded and converted to its annotation (a value that does not convert is
+        ``ResourceNotFound``); the older ``fn(uri, ctx, **variables)`` gets them as
+        matched."""
         def deco(fn):
             template = "{" in uri
             r = _Resource(fn, uri, name or fn.__name__, title, description, mime_type, template)
+            if not _legacy(fn, "uri"):
+                r.sig = _schema.describe(fn, Context, "resource %r" % uri, text_vars=True)
+                r.description = description or r.sig.description
+            r.inline = inline
             if template:
                 self.templates.append(r)
             else:
@@ -299,16 +417,32 @@ class Server:
             return fn
         return deco
 
-    def prompt(self, name: str | None = None, *, description: str | None = None,
-               arguments: list | None = None, title: str | None = None):
-        """Registers ``fn(args, ctx)`` as a prompt. ``arguments`` is the listed argument
-        array (``[{"name": "x", "required": True}]``); the core checks the required ones."""
-        def deco(fn):
-            n = name or fn.__name__
-            self.prompts[n] = _Prompt(fn, n, title, description or inspect.getdoc(fn), arguments)
+    def prompt(self, fn: Callable | str | None = None, *, name: str | None = None,
+               description: str | None = None, arguments: list | None = None,
+               title: str | None = None, inline: bool = False):
+        """Registers a prompt: a typed ``fn(topic: str, n: int = 3)`` lists its parameters
+        as the prompt's arguments (required when they have no default) and returns a
+        ``str`` (one user message) or a list of messages. The older ``fn(args, ctx)`` takes
+        ``arguments``, the listed array (``[{"name": "x", "required": True}]``). The core
+        checks the required ones."""
+        if isinstance(fn, str):
+            fn, name = None, fn
+
+        def deco(f):
+            n = name or f.__name__
+            p = _Prompt(f, n, title, description, arguments)
+            if not _legacy(f, "args"):
+                p.sig = _schema.describe(f, Context, "prompt %r" % n, text_vars=True)
+                props = p.sig.schema["properties"]
+                p.arguments = arguments or [_present(
+                    name=k, description=v.get("description"),
+                    required=k in p.sig.required) for k, v in props.items()]
+            p.description = description or (p.sig.description if p.sig else inspect.getdoc(f))
+            p.inline = inline
+            self.prompts[n] = p
             self._built = None
-            return fn
-        return deco
+            return f
+        return deco(fn) if callable(fn) else deco
 
     def completion(self, ref: str, argument: str):
         """Registers ``fn(value, context_args) -> list[str]`` to complete ``argument`` of
@@ -322,6 +456,13 @@ class Server:
             self._built = None
             return fn
         return deco
+
+    def lifespan(self, fn: Callable):
+        """Registers ``fn(server)``, an async context manager (``@contextlib.
+        asynccontextmanager``) entered before serving and left after; what it yields is
+        ``ctx.lifespan`` in every handler."""
+        self._lifespan = fn
+        return fn
 
     def on_startup(self, fn: Callable):
         """Registers ``fn(server)`` to run once serving starts (an ``async def`` runs as a
@@ -388,7 +529,13 @@ class Server:
             sys.stderr.write("%s: %s\nusage: %s [--max-line BYTES] [--log-level %s]\n"
                              % (self.name, e, self.name, "|".join(_LEVELS)))
             return 2
-        return asyncio.run(self.serve())
+        # While serving, only the protocol writes to the real stdout (picomcp._stdio).
+        guard = StdoutGuard()
+        out_fd = guard.protect()
+        try:
+            return asyncio.run(self.serve(0, out_fd))
+        finally:
+            guard.restore()
 
     def _parse_args(self, argv: list) -> None:
         it = iter(argv)
@@ -416,14 +563,33 @@ class Server:
             sys.stderr.flush()
 
     async def serve(self, in_fd: int = 0, out_fd: int = 1) -> int:
-        """Serves one connection on the file descriptors ``in_fd``/``out_fd``."""
+        """Serves one connection on the file descriptors ``in_fd``/``out_fd`` (``run()``
+        also protects stdout; this does not). Enters the lifespan first."""
+        self._loop_thread = threading.get_ident()
+        if self.max_workers > 0:
+            self._executor = concurrent.futures.ThreadPoolExecutor(
+                self.max_workers, thread_name_prefix="picomcp-handler")
+        try:
+            if self._lifespan is None:
+                return await self._serve(in_fd, out_fd)
+            async with self._lifespan(self) as value:
+                self.lifespan_value = value
+                return await self._serve(in_fd, out_fd)
+        finally:
+            self.lifespan_value = None
+            if self._executor is not None:
+                # Handlers still blocked in a thread cannot be stopped: do not wait.
+                self._executor.shutdown(wait=False, cancel_futures=True)
+                self._executor = None
+
+    async def _serve(self, in_fd: int, out_fd: int) -> int:
         self._out_fd = out_fd
         self.session = Session(
             "server", self.name, self.version, self.capabilities,
             instructions=self.instructions, versions=self.versions,
             max_line=self.max_line, inbound_slots=self.inbound_slots,
             outbound_slots=self.outbound_slots, now_ms=_now())
-        loop = asyncio.get_running_loop()
+        loop = self._loop = asyncio.get_running_loop()
         chunks: asyncio.Queue = asyncio.Queue(maxsize=4)
         self._wake = asyncio.Event()
 
@@ -504,6 +670,30 @@ class Server:
                 return
             view = view[n:]
 
+    def _on_loop_command(self, fn: Callable, *args):
+        """``_command`` from any thread: a worker thread hands it to the loop (fire and
+        forget, so it returns True)."""
+        if threading.get_ident() == self._loop_thread:
+            return self._command(fn, *args)
+
+        def run() -> None:
+            try:
+                self._command(fn, *args)
+            except Exception as e:  # the request ended meanwhile, say
+                self.diag("debug", "dropped a command from a handler thread: %s" % e)
+        self._loop.call_soon_threadsafe(run)
+        return True
+
+    def _info_snapshot(self, rid: int) -> dict | None:
+        """``request_info`` read on the loop, for a handler in a worker thread."""
+        fut = concurrent.futures.Future()
+        self._loop.call_soon_threadsafe(
+            lambda: fut.set_result(self.session.request_info(rid)))
+        try:
+            return fut.result(timeout=5)
+        except concurrent.futures.TimeoutError:
+            return None
+
     def _command(self, fn: Callable, *args, **kwargs):
         """Runs a session command; a full transmit queue is written out once first."""
         try:
@@ -537,6 +727,9 @@ class Server:
             # reaching us is not implemented.
             self._answer_error(ev.id, -32601, "Method not found")
         elif kind == "cancelled":
+            ctx = self._contexts.pop(ev.id, None)
+            if ctx is not None:
+                ctx._cancelled = True  # seen by a handler in a worker thread
             task = self._tasks.pop(ev.id, None)
             if task is not None:
                 # After the task's first step (already scheduled), so that a handler
@@ -575,80 +768,123 @@ class Server:
         kind = call.kind
         if kind == "tool":
             tool = tables.tools[call.index]
+            if tool.sig is not None:
+                kw = tool.sig.kwargs(call.arguments, ctx)
+                fn = functools.partial(tool.fn, **kw)
+                self._run(ctx, fn, tool, answer.typed_tool, tool_errors=True)
+                return
             args = dict(call.arguments)
             for name, value in call.defaults.items():
                 args.setdefault(name, value)
-            self._run(ctx, lambda: tool.fn(args, ctx), answer.tool, tool_errors=True)
+            self._run(ctx, functools.partial(tool.fn, args, ctx), tool, answer.tool,
+                      tool_errors=True)
         elif kind == "read":
-            if call.target == "resource":
-                res = tables.resources[call.index]
-                self._run(ctx, lambda: res.fn(call.uri, ctx), answer.read)
-            else:
-                res = tables.templates[call.index]
-                self._run(ctx, lambda: res.fn(call.uri, ctx, **call.vars), answer.read)
+            res = (tables.resources if call.target == "resource" else tables.templates)[call.index]
+            if res.sig is None:
+                self._run(ctx, functools.partial(res.fn, call.uri, ctx, **call.vars), res,
+                          answer.read)
+                return
+            try:
+                kw = {}
+                for name, conv, _ in res.sig.params:
+                    if name in call.vars:
+                        kw[name] = conv(unquote(call.vars[name]))
+            except (ValueError, KeyError):
+                self._answer_error(call.id, -32002, "Resource not found: %s" % call.uri,
+                                   {"uri": call.uri})
+                return
+            if res.sig.context is not None:
+                kw[res.sig.context] = ctx
+            self._run(ctx, functools.partial(res.fn, **kw), res, answer.read)
         elif kind == "prompt":
             prompt = tables.prompts[call.index]
-            self._run(ctx, lambda: prompt.fn(dict(call.arguments), ctx), answer.prompt)
+            if prompt.sig is None:
+                self._run(ctx, functools.partial(prompt.fn, dict(call.arguments), ctx), prompt,
+                          answer.prompt)
+                return
+            try:
+                kw = {}
+                for name, conv, _ in prompt.sig.params:
+                    if name in call.arguments:
+                        kw[name] = conv(call.arguments[name])
+            except (ValueError, KeyError) as e:
+                self._answer_error(call.id, INVALID_PARAMS, "Invalid params: %s" % e)
+                return
+            if prompt.sig.context is not None:
+                kw[prompt.sig.context] = ctx
+            self._run(ctx, functools.partial(prompt.fn, **kw), prompt, answer.prompt)
         else:
             target = (tables.prompts if call.target == "prompt" else tables.templates)[call.index]
             fn = target.complete.get(call.argument)
             context = call.context
             chosen = context.get("arguments") if isinstance(context, dict) else None
             chosen = chosen if isinstance(chosen, dict) else {}
-            self._run(ctx, lambda: list(fn(call.value, chosen)) if fn else [],
+            self._run(ctx, lambda: list(fn(call.value, chosen)) if fn else [], None,
                       answer.completion)
 
-    def _run(self, ctx: Context, handler: Callable, answer: Callable,
+    def _run(self, ctx: Context, handler: Callable, entry: Any, answer: Callable,
              tool_errors: bool = False) -> None:
-        """Calls a handler and answers with ``answer(value)``; a coroutine becomes a task,
-        cancelled with its request. ``tool_errors``: a ``ToolError`` is answered
+        """Calls a handler and answers with ``answer(value)``. A plain function runs in a
+        worker thread (unless ``inline`` or ``max_workers=0``), a coroutine as a task;
+        either is cancelled with its request. ``tool_errors``: a failure is answered
         ``answer(error)`` (a tool result with ``isError``)."""
-        try:
-            result = handler()
-        except ToolError as e:
-            if tool_errors:
-                answer(e)
-            else:
-                self._answer_error(ctx.request_id, INTERNAL_ERROR, "Internal error: %s" % e)
-            return
-        except _InputRequired as e:
-            self._input_required(ctx.request_id, e)
-            return
-        except McpError as e:
-            self._answer_error(ctx.request_id, e.code, e.message, e.data)
-            return
-        except Exception as e:  # a bug in a handler must not take the server down
-            self.diag("error", "%s failed: %r" % (ctx.method, e))
-            self._answer_error(ctx.request_id, INTERNAL_ERROR, "Internal error: %s" % e)
-            return
-        if not inspect.isawaitable(result):
-            answer(result)
-            return
+        fn = handler.func if isinstance(handler, functools.partial) else handler
+        if entry is not None and not entry.inline and self._executor is not None \
+                and _sync(fn):
+            loop = asyncio.get_running_loop()
+            call = functools.partial(contextvars.copy_context().run, handler)
+            result: Any = loop.run_in_executor(self._executor, call)
+        else:
+            try:
+                result = handler()
+            except BaseException as e:
+                if not isinstance(e, Exception):
+                    raise
+                self._failed(ctx, e, answer, tool_errors)
+                return
+            if not inspect.isawaitable(result):
+                answer(result)
+                return
 
         async def finish() -> None:
             try:
                 value = await result
             except asyncio.CancelledError:
                 return  # cancelled by the client: nothing more is sent
-            except ToolError as e:
-                if tool_errors:
-                    answer(e)
-                else:
-                    self._answer_error(ctx.request_id, INTERNAL_ERROR, "Internal error: %s" % e)
-            except _InputRequired as e:
-                self._input_required(ctx.request_id, e)
-            except McpError as e:
-                self._answer_error(ctx.request_id, e.code, e.message, e.data)
             except Exception as e:
-                self.diag("error", "%s failed: %r" % (ctx.method, e))
-                self._answer_error(ctx.request_id, INTERNAL_ERROR, "Internal error: %s" % e)
+                self._failed(ctx, e, answer, tool_errors)
             else:
-                answer(value)
+                if not ctx._cancelled:
+                    answer(value)
             finally:
                 self._tasks.pop(ctx.request_id, None)
+                self._contexts.pop(ctx.request_id, None)
                 self._wake.set()  # the session may take input again (a finished batch)
 
+        self._contexts[ctx.request_id] = ctx
         self._tasks[ctx.request_id] = asyncio.get_running_loop().create_task(finish())
+
+    def _failed(self, ctx: Context, e: Exception, answer: Callable, tool_errors: bool) -> None:
+        """A handler raised: ``ToolError`` and any other exception of a tool are an
+        ``isError`` result (the message hidden with ``hide_errors``), ``McpError`` a
+        JSON-RPC error; the traceback of an unexpected one goes to ``logging``."""
+        if isinstance(e, _InputRequired):
+            self._input_required(ctx.request_id, e)
+            return
+        if isinstance(e, McpError):
+            self._answer_error(ctx.request_id, e.code, e.message, e.data)
+            return
+        if not isinstance(e, ToolError):
+            logger.error("%s (request %s) failed", ctx.method, ctx.request_id, exc_info=e)
+        if tool_errors:
+            if isinstance(e, ToolError):
+                answer(e)
+            elif self.hide_errors:
+                answer(ToolError("Internal error"))
+            else:
+                answer(ToolError(str(e) or type(e).__name__))
+        else:
+            self._answer_error(ctx.request_id, INTERNAL_ERROR, "Internal error: %s" % e)
 
     def _input_required(self, rid: int, e: _InputRequired) -> None:
         try:
@@ -729,28 +965,41 @@ class _Answer:
         else:
             send([_text(str(out))])
 
+    def typed_tool(self, out: Any) -> None:
+        """A typed tool's return value, converted by ``picomcp._results.tool_result``."""
+        if isinstance(out, ToolError):
+            self.tool(out)
+            return
+        tool = self.tables.tools[self.call.index]
+        try:
+            content, structured, is_error, meta = _results.tool_result(out, tool.mime_type)
+        except Exception as e:  # a value with no JSON form
+            self.server._failed(Context(self.server, self.call.id, self.call.method, {}),
+                                e, self.tool, True)
+            return
+        self._send(self.layer.respond_tool, self.call.index, content, structured,
+                   is_error=is_error, meta=meta)
+
     def read(self, body: Any) -> None:
-        """``str``: text; ``bytes``: a base64 blob; a ``list``: the contents as given."""
-        if isinstance(body, list):
-            contents = body
-        else:
-            item: dict = {"uri": self.call.uri}
-            target = self.tables.resources if self.call.target == "resource" \
-                else self.tables.templates
-            mime = target[self.call.index].mime_type
-            if mime:
-                item["mimeType"] = mime
-            if isinstance(body, (bytes, bytearray, memoryview)):
-                item["blob"] = base64.b64encode(bytes(body)).decode("ascii")
-            else:
-                item["text"] = str(body)
-            contents = [item]
+        """``str``: text; ``bytes``: a base64 blob; a ``list``: the contents as given;
+        anything else its JSON (``picomcp._results.read_contents``)."""
+        target = self.tables.resources if self.call.target == "resource" \
+            else self.tables.templates
+        res = target[self.call.index]
+        if res.sig is None and not isinstance(body, (list, bytes, bytearray, memoryview,
+                                                       _results.EmbeddedResource)):
+            body = str(body)  # the older style: str() of anything
+        try:
+            contents = _results.read_contents(body, self.call.uri, res.mime_type)
+        except TypeError as e:
+            self.server._answer_error(self.call.id, INTERNAL_ERROR, "Internal error: %s" % e)
+            return
         self._send(self.layer.respond_read, contents)
 
     def prompt(self, out: Any) -> None:
-        """A ``list`` of messages, or a result ``dict`` with ``messages``."""
-        messages = out.get("messages", []) if isinstance(out, dict) else out
-        self._send(self.layer.respond_prompt, self.call.index, messages)
+        """A ``str`` (one user message), a ``list`` of messages (or strings), or a result
+        ``dict`` with ``messages``."""
+        self._send(self.layer.respond_prompt, self.call.index, _results.prompt_messages(out))
 
     def completion(self, values: list) -> None:
         self._send(self.layer.respond_completion, [str(v) for v in values], len(values))
