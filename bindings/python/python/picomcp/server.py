@@ -875,7 +875,8 @@ class Server:
             self._answer_error(ctx.request_id, e.code, e.message, e.data)
             return
         if not isinstance(e, ToolError):
-            logger.error("%s (request %s) failed", ctx.method, ctx.request_id, exc_info=e)
+            what = ctx.params.get("name") or ctx.params.get("uri") or ""
+            logger.error("%s %s failed", ctx.method, what, exc_info=e)
         if tool_errors:
             if isinstance(e, ToolError):
                 answer(e)
