@@ -335,16 +335,35 @@ def _docstring(fn: Callable) -> tuple[str | None, dict]:
     return text or None, args
 
 
+def _resolved_hints(fn: Callable, what: str) -> dict:
+    """The type hints of ``fn``; an annotation that does not resolve (a class local to a
+    function, under ``from __future__ import annotations``) is an error naming it."""
+    try:
+        return typing.get_type_hints(fn, include_extras=True)
+    except Exception:
+        pass
+    hints = {}
+    ns = getattr(fn, "__globals__", {})
+    for p in inspect.signature(fn).parameters.values():
+        ann = p.annotation
+        if isinstance(ann, str):
+            try:
+                ann = eval(ann, ns)  # noqa: S307 - the function's own annotation
+            except Exception as e:
+                raise TypeError("%s: cannot resolve the annotation of parameter %r: %s"
+                                % (what, p.name, e)) from None
+        if ann is not _MISSING:
+            hints[p.name] = ann
+    return hints
+
+
 class Signature:
     """What a typed handler's signature says: its ``inputSchema``, the name of its
     ``Context`` parameter, and how to turn checked arguments into its call."""
 
     def __init__(self, fn: Callable, context_type: type, what: str,
                  text_vars: bool = False) -> None:
-        try:
-            hints = typing.get_type_hints(fn, include_extras=True)
-        except Exception as e:  # an annotation that does not resolve
-            raise TypeError("%s: cannot resolve the annotations: %s" % (what, e)) from None
+        hints = _resolved_hints(fn, what)
         self.description, docs = _docstring(fn)
         self.context: str | None = None
         self.params: list = []  # (name, convert)
