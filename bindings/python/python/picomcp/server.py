@@ -52,166 +52,23 @@ import logging
 import os
 import sys
 import threading
-import time
 from typing import Any, Callable
 from urllib.parse import unquote
 
-from . import _results, _schema
+from . import _schema
+from ._answer import _Answer
+from ._context import (INTERNAL_ERROR, INVALID_PARAMS, Context, McpError, ResourceNotFound,
+                       ToolError, _InputRequired, _now)
 from ._stdio import StdoutGuard
 
-from ._native import (
-    Call,
-    Event,
-    QueueFull,
-    RespondError,
-    ResultError,
-    ServerLayer,
-    Session,
-)
+from ._native import Call, Event, QueueFull, RespondError, ServerLayer, Session
 
 __all__ = ["Context", "McpError", "ResourceNotFound", "Server", "ToolError"]
 
-#: Tracebacks of failed handlers and answers the core refused go here (stderr by default).
-logger = logging.getLogger("picomcp")
-
-# JSON-RPC / MCP error codes the helper sends.
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
-
 _LEVELS = ("error", "warn", "info", "debug")
 
-
-class McpError(Exception):
-    """Raise from a handler to answer the request with a JSON-RPC error."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
-
-
-class ToolError(Exception):
-    """Raise from a tool to report a failed call: a result with ``isError: true``."""
-
-
-class ResourceNotFound(McpError):
-    """Raise from a resource handler: the resource does not exist (-32002)."""
-
-    def __init__(self, uri: str, message: str | None = None) -> None:
-        super().__init__(-32002, message or "Resource not found: %s" % uri, {"uri": uri})
-
-
-class _InputRequired(Exception):
-    """Raised by ``Context.ask`` in the 2026-07-28 era: the question goes back to the
-    client as an ``input_required`` result, and the answer arrives in the retry."""
-
-    def __init__(self, key: str, method: str, params: dict, capability: dict) -> None:
-        super().__init__(method)
-        self.requests = {key: {"method": method, "params": params}}
-        self.capability = capability
-
-
-# The input-request key and client capability of each question a server may ask.
-_ASKS = {
-    "sampling/createMessage": ("sampling", {"sampling": {}}),
-    "elicitation/create": ("elicitation", {"elicitation": {}}),
-    "roots/list": ("roots", {"roots": {}}),
-}
-
-
-def _now() -> int:
-    return int(time.monotonic() * 1000)
-
-
-
-class Context:
-    """What a handler may do about the request it serves."""
-
-    def __init__(self, server: "Server", request_id: int, method: str, params: dict) -> None:
-        self._server = server
-        self.request_id = request_id
-        self.method = method
-        self.params = params
-        #: The negotiated protocol revision (``"2025-11-25"``, ``"2026-07-28"``, ...).
-        self.version = server.session.version
-        #: What the ``@app.lifespan`` context manager yielded (``None`` without one).
-        self.lifespan = server.lifespan_value
-        self._cancelled = False  # set by the loop; read by handlers in worker threads
-        self._info: dict | None = None
-
-    def _on_loop(self) -> bool:
-        return threading.get_ident() == self._server._loop_thread
-
-    def _request_info(self) -> dict | None:
-        if self._on_loop():
-            return self._server.session.request_info(self.request_id)
-        if self._info is None:  # a worker thread: a snapshot taken when the call started
-            self._info = self._server._info_snapshot(self.request_id)
-        return self._info
-
-    @property
-    def session(self) -> Session:
-        """The core session (for anything the helper does not wrap)."""
-        return self._server.session
-
-    @property
-    def cancelled(self) -> bool:
-        """True once the client cancelled this request (answers are then dropped)."""
-        if self._cancelled:
-            return True
-        if not self._on_loop():
-            return False
-        info = self._server.session.request_info(self.request_id)
-        return info is None or info["cancelled"]
-
-    @property
-    def wants_progress(self) -> bool:
-        """True when the client asked for progress on this request."""
-        info = self._request_info()
-        return bool(info and info["has_progress_token"] and not info["cancelled"]
-                    and not self._cancelled)
-
-    def progress(self, progress: float, total: float | None = None,
-                 message: str | None = None) -> bool:
-        """Reports progress if the client asked for it; returns whether it was sent."""
-        if not self.wants_progress:
-            return False
-        self._server._on_loop_command(self.session.progress, self.request_id, progress,
-                                      total, message)
-        return True
-
-    async def ask(self, method: str, params: dict, *, timeout_ms: int | None = 60000) -> dict:
-        """Asks the client something (``sampling/createMessage``, ``elicitation/create``,
-        ``roots/list``) and returns its result.
-
-        Legacy era: a request to the client, awaited (``McpError`` for an error answer or
-        a timeout; ``picomcp.SendError`` when the client lacks the capability). 2026-07-28:
-        servers cannot send requests, so the first call ends the handler with an
-        ``input_required`` result (or -32021 when the request did not declare the
-        capability); the client retries with the answer in ``inputResponses``, the handler
-        runs again from the start, and this call returns that answer. Keep handlers that
-        ask free of side effects before the question.
-        """
-        key, capability = _ASKS.get(method, (method, {}))
-        info = self._request_info()
-        if info is not None and info["modern"]:
-            responses = self.params.get("inputResponses")
-            if responses is not None and not isinstance(responses, dict):
-                raise McpError(INVALID_PARAMS, "Invalid params: inputResponses must be an object")
-            answer = (responses or {}).get(key)
-            if isinstance(answer, dict):
-                return answer
-            raise _InputRequired(key, method, params, capability)
-        return await self._server.request(method, params, timeout_ms=timeout_ms)
-
-    def log(self, level: str, data: Any, logger: str | None = None) -> bool:
-        """Sends a log message tied to this request, if the client's level lets it through."""
-        if not self._server.logging:
-            return False
-        return bool(self._server._on_loop_command(self.session.log, level, data, logger,
-                                                  self.request_id))
-
+#: Tracebacks of failed handlers and answers the core refused go here (stderr by default).
+logger = logging.getLogger("picomcp")
 
 def _present(**fields: Any) -> dict:
     """The fields that have a value."""
@@ -307,10 +164,6 @@ class _Tables:
             [t.definition() for t in self.templates],
             [p.definition() for p in self.prompts],
             subscribe=True, logging=server.logging, page_size=server.page_size)
-
-
-def _text(t: str) -> dict:
-    return {"type": "text", "text": t}
 
 
 class Server:
@@ -913,94 +766,3 @@ class Server:
                           "Internal error: %s" % message)
         except Exception as e:
             self.diag("warn", "cannot answer request %d: %s" % (rid, e))
-
-
-class _Answer:
-    """A handler's return value, converted and handed to the core layer, which shapes the
-    result for the negotiated revision."""
-
-    def __init__(self, server: Server, tables: _Tables, call: Call) -> None:
-        self.server = server
-        self.layer = tables.layer
-        self.call = call
-        self.tables = tables
-
-    def _send(self, fn: Callable, *args, **kwargs) -> None:
-        s = self.server
-        try:
-            s._command(fn, s.session, self.call.id, *args, **kwargs)
-        except ResultError as e:
-            # An answer the core refuses (structured content against the outputSchema,
-            # a block the revision lacks): the call still gets an answer.
-            s.diag("error", "%s: the answer was refused: %s" % (self.call.name, e))
-            if self.call.kind != "tool":
-                s._answer_error(self.call.id, INTERNAL_ERROR, "Internal error: %s" % e)
-                return
-            try:
-                s._command(self.layer.respond_tool, s.session, self.call.id, self.call.index,
-                           [_text("Internal error: %s" % e)], is_error=True)
-            except Exception as e2:
-                s.diag("warn", "cannot answer request %d: %s" % (self.call.id, e2))
-        except RespondError as e:
-            s.diag("warn", "cannot answer request %d: %s" % (self.call.id, e))
-        except Exception as e:  # a value the core cannot take (not JSON, a bad block)
-            s.diag("error", "%s: cannot send the answer: %r" % (self.call.name, e))
-            s._answer_error(self.call.id, INTERNAL_ERROR, "Internal error: %s" % e)
-
-    def tool(self, out: Any) -> None:
-        """``str`` (or anything else but the below): one text block; ``list``: content
-        blocks; ``dict``: structured content, or a whole result when it has ``content`` or
-        ``structuredContent``; ``ToolError``: ``isError`` with its message."""
-        send = lambda *a, **k: self._send(self.layer.respond_tool, self.call.index, *a, **k)
-        if isinstance(out, ToolError):
-            send([_text(str(out))], is_error=True)
-        elif isinstance(out, list):
-            send(out)
-        elif isinstance(out, dict) and ("content" in out or "structuredContent" in out):
-            send(out.get("content"), out.get("structuredContent"),
-                 is_error=bool(out.get("isError")), meta=out.get("_meta"))
-        elif isinstance(out, dict):
-            send(None, out)
-        elif out is None:
-            send([])
-        else:
-            send([_text(str(out))])
-
-    def typed_tool(self, out: Any) -> None:
-        """A typed tool's return value, converted by ``picomcp._results.tool_result``."""
-        if isinstance(out, ToolError):
-            self.tool(out)
-            return
-        tool = self.tables.tools[self.call.index]
-        try:
-            content, structured, is_error, meta = _results.tool_result(out, tool.mime_type)
-        except Exception as e:  # a value with no JSON form
-            self.server._failed(Context(self.server, self.call.id, self.call.method, {}),
-                                e, self.tool, True)
-            return
-        self._send(self.layer.respond_tool, self.call.index, content, structured,
-                   is_error=is_error, meta=meta)
-
-    def read(self, body: Any) -> None:
-        """``str``: text; ``bytes``: a base64 blob; a ``list``: the contents as given;
-        anything else its JSON (``picomcp._results.read_contents``)."""
-        target = self.tables.resources if self.call.target == "resource" \
-            else self.tables.templates
-        res = target[self.call.index]
-        if res.sig is None and not isinstance(body, (list, bytes, bytearray, memoryview,
-                                                       _results.EmbeddedResource)):
-            body = str(body)  # the older style: str() of anything
-        try:
-            contents = _results.read_contents(body, self.call.uri, res.mime_type)
-        except TypeError as e:
-            self.server._answer_error(self.call.id, INTERNAL_ERROR, "Internal error: %s" % e)
-            return
-        self._send(self.layer.respond_read, contents)
-
-    def prompt(self, out: Any) -> None:
-        """A ``str`` (one user message), a ``list`` of messages (or strings), or a result
-        ``dict`` with ``messages``."""
-        self._send(self.layer.respond_prompt, self.call.index, _results.prompt_messages(out))
-
-    def completion(self, values: list) -> None:
-        self._send(self.layer.respond_completion, [str(v) for v in values], len(values))
