@@ -161,7 +161,7 @@ def test_arguments_are_converted_and_context_injected(harness):
 
     @app.tool
     def f(p: Point, c: Color, tags: tuple[str, ...], ctx: Context, n: Optional[int] = None,
-          m: Movie | None = None) -> str:
+          m: Optional[Movie] = None) -> str:
         seen.update(p=p, c=c, tags=tags, ctx=ctx, n=n, m=m)
         return "ok"
 
