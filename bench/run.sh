@@ -18,7 +18,9 @@
 #   bench/run.sh --no-build       use the binaries as built; --no-allocs skips valgrind
 #   bench/run.sh --allocs-only    only the allocation count
 #   bench/run.sh --bindings       the Python and Node demos (on the bindings) vs the official
-#                                 Python and TypeScript SDK servers, plus cold start
+#                                 Python and TypeScript SDK servers, plus cold start; also the
+#                                 typed Python echo (examples/python/echo_server.py) vs the
+#                                 official MCPServer and the no-library Python floor
 #
 # The previous demo binary against the new one (ping w64, 1 KiB echo w64), same run:
 #   bench/run.sh --baseline-demo /work/baseline/picomcp-demo --only rust,floor-rust \
@@ -72,8 +74,9 @@ if [ $BINDINGS = 1 ]; then
   bash bindings/node/build.sh
   (cd "$BENCH_HOME" && python3 run_all.py \
      --server ours-py="$PY $ROOT/examples/python/demo_server.py" \
+     --server ours-py-typed="$PY $ROOT/examples/python/echo_server.py" \
      --server ours-node="node $ROOT/examples/node/demo_server.mjs" \
-     --only ours-py,py-mcpserver,py-lowlevel,ours-node,ts-mcpserver,ts-lowlevel \
+     --only ours-py,ours-py-typed,py-mcpserver,py-lowlevel,floor-python,ours-node,ts-mcpserver,ts-lowlevel \
      --scenarios ping-w1,ping-w64,echo1k-w64 --reps "$REPS" --target-s 2 --cold 5 \
      --out "$ROOT/target/bench-bindings")
   python3 - "$ROOT/target/bench-bindings/summary.json" <<'PY'
@@ -87,6 +90,15 @@ for scen in ["ping-w1", "ping-w64", "echo1k-w64"]:
         o, b = cells.get(f"{ours}|{scen}"), cells.get(f"{ref}|{scen}")
         r.append(f"{o['req_per_s'] / b['req_per_s']:8.1f}" if o and b else "     n/a")
     print(f"{scen:12} {r[0]:>20} {r[1]:>23}")
+# The typed Python helper (examples/python/echo_server.py, written like the notes example)
+# against the official decorator API (MCPServer) and the no-library Python floor.
+print("\nscenario      ours-py-typed/py-mcpserver   ours-py-typed/floor-python")
+for scen in ["ping-w1", "ping-w64", "echo1k-w64"]:
+    r = []
+    for ref in ("py-mcpserver", "floor-python"):
+        o, b = cells.get(f"ours-py-typed|{scen}"), cells.get(f"{ref}|{scen}")
+        r.append(f"{o['req_per_s'] / b['req_per_s']:8.2f}" if o and b else "     n/a")
+    print(f"{scen:12} {r[0]:>28} {r[1]:>28}")
 PY
   exit 0
 fi

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextvars
 import functools
 import inspect
 import logging
@@ -60,6 +59,7 @@ from ._answer import _Answer
 from ._context import (INTERNAL_ERROR, INVALID_PARAMS, Context, McpError, ResourceNotFound,
                        ToolError, _InputRequired, _now)
 from ._stdio import StdoutGuard
+from ._workers import Workers
 
 from ._native import Call, Event, QueueFull, RespondError, ServerLayer, Session
 
@@ -98,7 +98,7 @@ class _Tool:
         self.fn = fn
         self.sig: _schema.Signature | None = None  # None: the (args, ctx) style
         self.mime_type: str | None = None
-        self.inline = False
+        self.threaded = False  # a plain def run in a worker thread
         self.name = name
         self.title = title
         self.description = description
@@ -123,7 +123,7 @@ class _Resource:
         self.template = template
         self.complete: dict[str, Callable] = {}
         self.sig: _schema.Signature | None = None  # None: the (uri, ctx, **vars) style
-        self.inline = False
+        self.threaded = False  # a plain def run in a worker thread
 
     def definition(self) -> dict:
         return _present(**{"uriTemplate" if self.template else "uri": self.uri},
@@ -141,7 +141,7 @@ class _Prompt:
         self.arguments = arguments or []
         self.complete: dict[str, Callable] = {}
         self.sig: _schema.Signature | None = None  # None: the (args, ctx) style
-        self.inline = False
+        self.threaded = False  # a plain def run in a worker thread
 
     def definition(self) -> dict:
         args = [dict(a, completable=a.get("name") in self.complete) for a in self.arguments]
@@ -197,7 +197,9 @@ class Server:
         self.hide_errors = hide_errors
         self.lifespan_value: Any = None
         self._lifespan: Callable | None = None
-        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
+        self._workers: Workers | None = None
+        self._jobs: dict[int, Context] = {}  # calls given to a worker thread
+        self._deferred = False  # inside _pump: one write for every answer
         self._loop_thread = threading.get_ident()
         self.tools: dict[str, _Tool] = {}
         self.resources: dict[str, _Resource] = {}
@@ -241,7 +243,7 @@ class Server:
                 out = _schema.output_schema(f)[0]
             doc = sig.description if sig else inspect.getdoc(f)
             t = _Tool(f, n, title, description or doc, schema, out, annotations)
-            t.sig, t.mime_type, t.inline = sig, mime_type, inline
+            t.sig, t.mime_type, t.threaded = sig, mime_type, not inline and _sync(f)
             self.tools[n] = t
             self._built = None
             return f
@@ -261,7 +263,7 @@ class Server:
             if not _legacy(fn, "uri"):
                 r.sig = _schema.describe(fn, Context, "resource %r" % uri, text_vars=True)
                 r.description = description or r.sig.description
-            r.inline = inline
+            r.threaded = not inline and _sync(fn)
             if template:
                 self.templates.append(r)
             else:
@@ -291,7 +293,7 @@ class Server:
                     name=k, description=v.get("description"),
                     required=k in p.sig.required) for k, v in props.items()]
             p.description = description or (p.sig.description if p.sig else inspect.getdoc(f))
-            p.inline = inline
+            p.threaded = not inline and _sync(f)
             self.prompts[n] = p
             self._built = None
             return f
@@ -420,8 +422,8 @@ class Server:
         also protects stdout; this does not). Enters the lifespan first."""
         self._loop_thread = threading.get_ident()
         if self.max_workers > 0:
-            self._executor = concurrent.futures.ThreadPoolExecutor(
-                self.max_workers, thread_name_prefix="picomcp-handler")
+            self._workers = Workers(asyncio.get_running_loop(), self.max_workers,
+                                    self._jobs_done)
         try:
             if self._lifespan is None:
                 return await self._serve(in_fd, out_fd)
@@ -430,10 +432,9 @@ class Server:
                 return await self._serve(in_fd, out_fd)
         finally:
             self.lifespan_value = None
-            if self._executor is not None:
-                # Handlers still blocked in a thread cannot be stopped: do not wait.
-                self._executor.shutdown(wait=False, cancel_futures=True)
-                self._executor = None
+            if self._workers is not None:
+                self._workers.shutdown()  # handlers blocked in a thread are not waited for
+                self._workers = None
 
     async def _serve(self, in_fd: int, out_fd: int) -> int:
         self._out_fd = out_fd
@@ -483,10 +484,14 @@ class Server:
                 if data and not taken:
                     # The session waits for us (a 2025-03-26 batch whose members are still
                     # running): let the handlers run, then offer the rest again.
-                    await self._wait(loop.create_future(), None if self._tasks else 0.01)
+                    busy = self._tasks or self._jobs
+                    await self._wait(loop.create_future(), None if busy else 0.01)
         # End of input: work already running still owes its answer.
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
+        while self._tasks or self._jobs:
+            if self._tasks:
+                await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
+            else:  # calls in worker threads: their answers wake the loop
+                await self._wait(loop.create_future(), 0.1)
         self._pump()
         self.diag("info", "end of input; exiting")
         return 0
@@ -554,22 +559,28 @@ class Server:
         except QueueFull:
             self._flush()
             result = fn(*args, **kwargs)
-        self._flush()
+        if not self._deferred:
+            self._flush()
         self._wake.set()  # deadlines may have changed: the loop recomputes them
         return result
 
     def _pump(self) -> None:
         """Takes every call and event through the core layer (dispatching calls), then
-        writes what is queued."""
-        while True:
-            tables = self._tables()
-            item = tables.layer.poll_event(self.session)
-            if item is None:
-                break
-            if isinstance(item, Call):
-                self._on_call(tables, item)
-            else:
-                self._on_event(item)
+        writes what is queued (once: the answers given meanwhile are not written one by one;
+        a full queue is written out by ``_command``)."""
+        self._deferred = True
+        try:
+            while True:
+                tables = self._tables()
+                item = tables.layer.poll_event(self.session)
+                if item is None:
+                    break
+                if isinstance(item, Call):
+                    self._on_call(tables, item)
+                else:
+                    self._on_event(item)
+        finally:
+            self._deferred = False
         self._flush()
 
     def _on_event(self, ev: Event) -> None:
@@ -580,7 +591,7 @@ class Server:
             # reaching us is not implemented.
             self._answer_error(ev.id, -32601, "Method not found")
         elif kind == "cancelled":
-            ctx = self._contexts.pop(ev.id, None)
+            ctx = self._contexts.pop(ev.id, None) or self._jobs.pop(ev.id, None)
             if ctx is not None:
                 ctx._cancelled = True  # seen by a handler in a worker thread
             task = self._tasks.pop(ev.id, None)
@@ -681,23 +692,21 @@ class Server:
         worker thread (unless ``inline`` or ``max_workers=0``), a coroutine as a task;
         either is cancelled with its request. ``tool_errors``: a failure is answered
         ``answer(error)`` (a tool result with ``isError``)."""
-        fn = handler.func if isinstance(handler, functools.partial) else handler
-        if entry is not None and not entry.inline and self._executor is not None \
-                and _sync(fn):
-            loop = asyncio.get_running_loop()
-            call = functools.partial(contextvars.copy_context().run, handler)
-            result: Any = loop.run_in_executor(self._executor, call)
-        else:
-            try:
-                result = handler()
-            except BaseException as e:
-                if not isinstance(e, Exception):
-                    raise
-                self._failed(ctx, e, answer, tool_errors)
-                return
-            if not inspect.isawaitable(result):
-                answer(result)
-                return
+        if entry is not None and entry.threaded and self._workers is not None:
+            self._jobs[ctx.request_id] = ctx
+            self._workers.submit((ctx, answer, tool_errors),
+                                 lambda: None if ctx._cancelled else handler())
+            return
+        try:
+            result = handler()
+        except BaseException as e:
+            if not isinstance(e, Exception):
+                raise
+            self._failed(ctx, e, answer, tool_errors)
+            return
+        if not inspect.isawaitable(result):
+            answer(result)
+            return
 
         async def finish() -> None:
             try:
@@ -716,6 +725,26 @@ class Server:
 
         self._contexts[ctx.request_id] = ctx
         self._tasks[ctx.request_id] = asyncio.get_running_loop().create_task(finish())
+
+    def _jobs_done(self, done: list) -> None:
+        """Calls given to worker threads finished: ``(item, ok, value)`` each, handed to
+        the loop in batches and written out at once."""
+        self._deferred = True
+        try:
+            for (ctx, answer, tool_errors), ok, value in done:
+                self._jobs.pop(ctx.request_id, None)
+                if ctx._cancelled:
+                    continue  # cancelled by the client: nothing more is sent
+                if ok:
+                    answer(value)
+                elif isinstance(value, Exception):
+                    self._failed(ctx, value, answer, tool_errors)
+                else:  # SystemExit, KeyboardInterrupt in a handler thread
+                    self._failed(ctx, RuntimeError(repr(value)), answer, tool_errors)
+        finally:
+            self._deferred = False
+        self._flush()
+        self._wake.set()
 
     def _failed(self, ctx: Context, e: Exception, answer: Callable, tool_errors: bool) -> None:
         """A handler raised: ``ToolError`` and any other exception of a tool are an
