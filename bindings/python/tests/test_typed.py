@@ -311,3 +311,34 @@ def test_stdout_is_protected_while_serving_and_restored_after():
     assert out.returncode == 0, out.stderr
     assert out.stdout == "before\nafter 0\n"
     assert "during" in out.stderr and "fd1" in out.stderr
+
+
+def test_progress_from_a_thread_and_cancelling_a_thread(harness):
+    app = Server("t", "1", log_level="error")
+    gate = threading.Event()
+    started = threading.Event()
+    seen = {}
+
+    @app.tool
+    def work(ctx: Context) -> str:
+        ctx.progress(1, 2, "half")
+        started.set()
+        gate.wait(10)
+        seen["cancelled"] = ctx.cancelled
+        return "done"
+
+    h = harness(app)
+    rid = h.client.send_request(0, "tools/call", {"name": "work", "arguments": {}},
+                                progress=True)
+    h.pump_until(lambda evs: any(e.kind == "progress" for e in evs), "progress")
+    assert started.wait(10)
+    h.client.cancel(rid, "no longer needed")
+    h._write()
+    # A later request is answered (after the cancel, which came first on the wire); the
+    # cancelled call never is, and its handler sees that it was cancelled.
+    assert h.request("ping").kind == "response"
+    gate.set()
+    h.pump_until(lambda evs: "cancelled" in seen, "the handler to finish")
+    assert seen["cancelled"] is True
+    assert h.join() == 0
+    assert h.answer_to(rid) is None
