@@ -70,6 +70,8 @@ fi
 M=$BENCH_HOME/mcpload/target/release/mcpload
 
 if [ $BINDINGS = 1 ]; then
+  BTIMING=(--reps "$REPS" --target-s 2 --cold 5)
+  [ $QUICK = 0 ] || BTIMING=(--reps 1 --target-s 0.5 --min-s 0.2 --min-n 300 --cold 2)
   PY=$(bindings/python/build.sh | tail -n 1)
   bash bindings/node/build.sh
   (cd "$BENCH_HOME" && python3 run_all.py \
@@ -77,7 +79,7 @@ if [ $BINDINGS = 1 ]; then
      --server ours-py-typed="$PY $ROOT/examples/python/echo_server.py" \
      --server ours-node="node $ROOT/examples/node/demo_server.mjs" \
      --only ours-py,ours-py-typed,py-mcpserver,py-lowlevel,floor-python,ours-node,ts-mcpserver,ts-lowlevel \
-     --scenarios ping-w1,ping-w64,echo1k-w64 --reps "$REPS" --target-s 2 --cold 5 \
+     --scenarios ping-w1,ping-w64,echo1k-w64 "${BTIMING[@]}" \
      --out "$ROOT/target/bench-bindings")
   python3 - "$ROOT/target/bench-bindings/summary.json" <<'PY'
 import json, sys
