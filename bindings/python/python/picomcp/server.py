@@ -244,8 +244,7 @@ class Server:
             doc = sig.description if sig else inspect.getdoc(f)
             t = _Tool(f, n, title, description or doc, schema, out, annotations)
             t.sig, t.mime_type, t.threaded = sig, mime_type, not inline and _sync(f)
-            self.tools[n] = t
-            self._built = None
+            self._add("tools", n, t)
             return f
         return deco(fn) if callable(fn) else deco
 
@@ -264,11 +263,7 @@ class Server:
                 r.sig = _schema.describe(fn, Context, "resource %r" % uri, text_vars=True)
                 r.description = description or r.sig.description
             r.threaded = not inline and _sync(fn)
-            if template:
-                self.templates.append(r)
-            else:
-                self.resources[uri] = r
-            self._built = None
+            self._add("templates" if template else "resources", uri, r)
             return fn
         return deco
 
@@ -294,8 +289,7 @@ class Server:
                     required=k in p.sig.required) for k, v in props.items()]
             p.description = description or (p.sig.description if p.sig else inspect.getdoc(f))
             p.threaded = not inline and _sync(f)
-            self.prompts[n] = p
-            self._built = None
+            self._add("prompts", n, p)
             return f
         return deco(fn) if callable(fn) else deco
 
@@ -311,6 +305,30 @@ class Server:
             self._built = None
             return fn
         return deco
+
+    def _add(self, kind: str, key: str, entry: Any) -> None:
+        """Registers a definition (``kind``: ``tools``, ``resources``, ``templates`` or
+        ``prompts``), checked by the core at once: a mistake (a name used twice, a broken
+        schema or template) raises the core's ``ConfigError`` here, with the same text in
+        every language."""
+        table = getattr(self, kind)
+        if isinstance(table, dict) and key in table:  # the core says what is wrong
+            ServerLayer(**{kind: [e.definition() for e in table.values()]
+                           + [entry.definition()]})
+        if isinstance(table, list):
+            table.append(entry)
+        else:
+            table[key] = entry
+        self._built = None
+        try:
+            self._tables()
+        except Exception:
+            if isinstance(table, list):
+                table.remove(entry)
+            else:
+                del table[key]
+            self._built = None
+            raise
 
     def lifespan(self, fn: Callable):
         """Registers ``fn(server)``, an async context manager (``@contextlib.
