@@ -24,5 +24,5 @@ mkdir -p "$out"
 rm -f "$out"/picomcp-*
 "$venv/bin/maturin" build --quiet --release --strip -m "$root/bindings/python/Cargo.toml" \
   -o "$out" "${extra[@]}" >&2
-"$venv/bin/maturin" sdist --quiet -m "$root/bindings/python/Cargo.toml" -o "$out" >&2
+"$venv/bin/maturin" sdist -m "$root/bindings/python/Cargo.toml" -o "$out" >&2
 ls "$out"/picomcp-*
