@@ -342,3 +342,19 @@ def test_progress_from_a_thread_and_cancelling_a_thread(harness):
     assert seen["cancelled"] is True
     assert h.join() == 0
     assert h.answer_to(rid) is None
+
+
+def test_field_defaults_are_passed_as_values(harness):
+    app = Server("t", "1", log_level="error")
+
+    @app.tool
+    def f(a: int = Field(4, ge=1, description="A"),
+          b: Annotated[str, Field(description="B")] = "x") -> str:
+        return "%r %r" % (a, b)
+
+    assert app.tools["f"].input_schema["properties"] == {
+        "a": {"type": "integer", "minimum": 1, "description": "A", "default": 4},
+        "b": {"type": "string", "description": "B", "default": "x"}}
+    h = harness(app)
+    assert h.call("f", {}).result["content"][0]["text"] == "4 'x'"
+    assert h.call("f", {"a": 0}).result["isError"]  # the core checks minimum

@@ -368,6 +368,7 @@ class Signature:
         self.context: str | None = None
         self.params: list = []  # (name, convert)
         self.var_kw = False
+        self.fill: dict = {}  # defaults given as Field(default): passed explicitly
         props: dict = {}
         required: list = []
         defs: dict = {}
@@ -394,6 +395,13 @@ class Signature:
             if isinstance(default, Field):
                 schema = default.apply(schema)
                 default = default.default
+                if default is not _MISSING:
+                    self.fill[p.name] = default  # Python would pass the Field itself
+            elif type(default).__name__ == "FieldInfo":  # x: int = pydantic.Field(3, ge=1)
+                schema = _meta_schema(default, schema)
+                default = _MISSING if default.is_required() else default.default
+                if default is not _MISSING:
+                    self.fill[p.name] = default
             if p.name in docs and "description" not in schema:
                 schema = dict(schema, description=docs[p.name])
             if default is _MISSING:
@@ -426,6 +434,8 @@ class Signature:
             if self.var_kw:  # **kwargs takes what the schema did not name
                 for k, v in arguments.items():
                     kw.setdefault(k, v)
+        for name, value in self.fill.items():
+            kw.setdefault(name, value)
         if self.context is not None:
             kw[self.context] = ctx
         return kw

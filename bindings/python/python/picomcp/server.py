@@ -666,17 +666,12 @@ class Server:
                 self._run(ctx, functools.partial(res.fn, call.uri, ctx, **call.vars), res,
                           answer.read)
                 return
-            try:
-                kw = {}
-                for name, conv, _ in res.sig.params:
-                    if name in call.vars:
-                        kw[name] = conv(unquote(call.vars[name]))
-            except (ValueError, KeyError):
+            try:  # variables decoded, then converted from text to their annotations
+                kw = res.sig.kwargs({k: unquote(v) for k, v in call.vars.items()}, ctx)
+            except (ValueError, KeyError):  # no resource has that URI
                 self._answer_error(call.id, -32002, "Resource not found: %s" % call.uri,
                                    {"uri": call.uri})
                 return
-            if res.sig.context is not None:
-                kw[res.sig.context] = ctx
             self._run(ctx, functools.partial(res.fn, **kw), res, answer.read)
         elif kind == "prompt":
             prompt = tables.prompts[call.index]
@@ -684,16 +679,11 @@ class Server:
                 self._run(ctx, functools.partial(prompt.fn, dict(call.arguments), ctx), prompt,
                           answer.prompt)
                 return
-            try:
-                kw = {}
-                for name, conv, _ in prompt.sig.params:
-                    if name in call.arguments:
-                        kw[name] = conv(call.arguments[name])
+            try:  # prompt arguments are text: converted to their annotations
+                kw = prompt.sig.kwargs(call.arguments, ctx)
             except (ValueError, KeyError) as e:
                 self._answer_error(call.id, INVALID_PARAMS, "Invalid params: %s" % e)
                 return
-            if prompt.sig.context is not None:
-                kw[prompt.sig.context] = ctx
             self._run(ctx, functools.partial(prompt.fn, **kw), prompt, answer.prompt)
         else:
             target = (tables.prompts if call.target == "prompt" else tables.templates)[call.index]
