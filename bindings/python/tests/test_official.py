@@ -103,7 +103,7 @@ def _check_faults(d: dict, stderr: str, pydantic: bool) -> None:
     r = ok(d["returns_dict"][0])
     assert r["structuredContent"] == {"k": [1, 2]} and json.loads(text(r)) == {"k": [1, 2]}
     assert [b["text"] for b in ok(d["returns_list"][0])["content"]] == [
-        "one", '{"two": 2}', "3"]
+        "one", '{"two":2}', "3"]
     assert ok(d["returns_none"][0])["content"] == []
     model = ok(d["returns_model"][0])["structuredContent"]
     assert model == ({"name": "m", "size": 3} if pydantic else {"x": 1, "y": 2})

@@ -238,7 +238,7 @@ def test_typed_templates_prompts_and_lifespan(harness):
     ev = h.request("resources/read", {"uri": "note://x"})
     assert (ev.kind, ev.code) == ("error_response", -32002)
     c = h.request("resources/read", {"uri": "file:///a%20b"}).result["contents"][0]
-    assert c["text"] == '{"name": "a b"}' and c["mimeType"] == "application/json"
+    assert c["text"] == '{"name":"a b"}' and c["mimeType"] == "application/json"
     p = h.request("prompts/list").result["prompts"][0]
     assert p["arguments"] == [{"name": "code", "required": True},
                               {"name": "times", "required": False}]

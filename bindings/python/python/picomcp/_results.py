@@ -126,6 +126,11 @@ def jsonable(value: Any) -> Any:
     raise TypeError("cannot convert %s to JSON" % type(value).__name__)
 
 
+def _json(value: Any) -> str:
+    """Compact JSON text, as the core writes structured content."""
+    return json.dumps(jsonable(value), ensure_ascii=False, separators=(",", ":"))
+
+
 def is_structured(value: Any) -> bool:
     """A value that becomes ``structuredContent``: a dict (not a content block), a
     dataclass or a pydantic model."""
@@ -151,7 +156,7 @@ def block(item: Any, mime_type: str | None = None) -> dict:
             return Audio(bytes(item), mime).block()
         return {"type": "resource", "resource": {
             "uri": "data:", "mimeType": mime, "blob": _b64(bytes(item))}}
-    return {"type": "text", "text": json.dumps(jsonable(item), ensure_ascii=False)}
+    return {"type": "text", "text": _json(item)}
 
 
 def tool_result(value: Any, mime_type: str | None = None) -> tuple:
@@ -197,7 +202,7 @@ def read_contents(body: Any, uri: str, mime_type: str | None) -> list:
         item["text"] = body
     else:
         item["mimeType"] = mime_type or "application/json"
-        item["text"] = json.dumps(jsonable(body), ensure_ascii=False)
+        item["text"] = _json(body)
     return [item]
 
 
