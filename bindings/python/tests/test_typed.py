@@ -4,14 +4,15 @@ stdout protection. The official client runs the same things in test_official.py.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
 import enum
+import json
 import subprocess
 import sys
 import textwrap
 import threading
+import time
 from typing import Annotated, Any, Literal, Optional, TypedDict, Union
 
 import pytest
@@ -358,3 +359,36 @@ def test_field_defaults_are_passed_as_values(harness):
     h = harness(app)
     assert h.call("f", {}).result["content"][0]["text"] == "4 'x'"
     assert h.call("f", {"a": 0}).result["isError"]  # the core checks minimum
+
+
+def test_a_cancelled_blocked_thread_does_not_keep_the_process_alive():
+    script = textwrap.dedent('''
+        import time
+        from picomcp import Server
+        app = Server("t", "1")
+
+        @app.tool
+        def stuck() -> str:
+            time.sleep(60)
+            return "late"
+
+        raise SystemExit(app.run([]))
+    ''')
+    msgs = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "stuck", "arguments": {}}},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}},
+        {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+    ]
+    stdin = "".join(json.dumps(m) + "\n" for m in msgs)
+    t0 = time.monotonic()
+    out = subprocess.run([sys.executable, "-c", script], input=stdin, capture_output=True,
+                         text=True, timeout=50)
+    assert out.returncode == 0, out.stderr
+    assert time.monotonic() - t0 < 30  # not the 60 s of the stuck handler
+    ids = [json.loads(line).get("id") for line in out.stdout.splitlines()]
+    assert ids == [1, 3]  # the cancelled call is never answered

@@ -1,17 +1,17 @@
 """Plain ``def`` handlers in a bounded pool of threads, cheaply.
 
-Calls wait in one queue; at most ``max_workers`` runner threads take them one after
-another, and a new runner starts only when every runner is busy in a handler, so a burst
-of quick calls is run by one thread without a hand-off per call, while a handler that
-blocks never holds up the others (another runner takes them). Finished calls are handed
-back to the event loop in batches: one wake-up for however many finished meanwhile.
+Calls wait in one queue served by at most ``max_workers`` daemon threads. A new thread
+starts only when every thread is inside a handler, so a burst of quick calls is run by
+one thread without a hand-off per call, while a handler that blocks never holds up the
+others (another thread takes them). Finished calls go back to the event loop in batches:
+one wake-up for however many finished meanwhile. The threads are daemons: a handler still
+blocked when the server exits does not keep the process alive.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
-import concurrent.futures
 import threading
 from typing import Any, Callable
 
@@ -22,30 +22,39 @@ class Workers:
         self._loop = loop
         self._max = max_workers
         self._deliver = deliver  # deliver([(item, ok, value or exception), ...]), on the loop
-        self._lock = threading.Lock()
+        self._cond = threading.Condition(threading.Lock())
         self._pending: collections.deque = collections.deque()
         self._done: collections.deque = collections.deque()
-        self._runners = 0  # runner jobs started and not yet returned
-        self._busy = 0     # runners inside a handler
+        self._threads = 0  # started and not stopped
+        self._busy = 0     # inside a handler
+        self._idle = 0     # waiting for work
         self._scheduled = False
-        self._executor = concurrent.futures.ThreadPoolExecutor(
-            max_workers, thread_name_prefix="picomcp-handler")
+        self._stopped = False
 
     def submit(self, item: Any, fn: Callable[[], Any]) -> None:
-        with self._lock:
+        with self._cond:
             self._pending.append((item, fn))
-            spawn = self._runners == self._busy and self._runners < self._max
-            if spawn:
-                self._runners += 1
+            if self._threads == self._busy and self._threads < self._max:
+                self._threads += 1
+                spawn = True
+            else:
+                spawn = False
+                if self._idle:
+                    self._cond.notify()
         if spawn:
-            self._executor.submit(self._run)
+            threading.Thread(target=self._run, name="picomcp-handler-%d" % self._threads,
+                             daemon=True).start()
 
     def _run(self) -> None:
-        lock = self._lock
+        cond = self._cond
         while True:
-            with lock:
-                if not self._pending:
-                    self._runners -= 1
+            with cond:
+                while not self._pending and not self._stopped:
+                    self._idle += 1
+                    cond.wait()
+                    self._idle -= 1
+                if self._stopped:
+                    self._threads -= 1
                     return
                 item, fn = self._pending.popleft()
                 self._busy += 1
@@ -53,7 +62,7 @@ class Workers:
                 out = (item, True, fn())
             except BaseException as e:  # handed to the loop, which answers the request
                 out = (item, False, e)
-            with lock:
+            with cond:
                 self._busy -= 1
                 self._done.append(out)
                 wake = not self._scheduled
@@ -62,18 +71,18 @@ class Workers:
                 try:
                     self._loop.call_soon_threadsafe(self._drain)
                 except RuntimeError:  # the loop is closed: nobody waits for the answer
-                    return
+                    pass
 
     def _drain(self) -> None:
-        with self._lock:
+        with self._cond:
             done = list(self._done)
             self._done.clear()
             self._scheduled = False
         self._deliver(done)
 
     def shutdown(self) -> None:
-        """Stops taking calls; handlers still blocked in a thread cannot be stopped and
-        are not waited for."""
-        with self._lock:
+        """Stops the threads once their handler returns; calls not started are dropped."""
+        with self._cond:
+            self._stopped = True
             self._pending.clear()
-        self._executor.shutdown(wait=False, cancel_futures=True)
+            self._cond.notify_all()
