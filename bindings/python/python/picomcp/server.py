@@ -49,6 +49,7 @@ import functools
 import inspect
 import logging
 import os
+import stat
 import sys
 import threading
 from typing import Any, Callable
@@ -466,7 +467,7 @@ class Server:
         self._wake = asyncio.Event()
 
         def reader() -> None:
-            # A thread, not loop.add_reader: stdin may be a file or a tty as well as a pipe.
+            # A thread for a file or a tty, which the event loop cannot wait for.
             while True:
                 try:
                     data = os.read(in_fd, 65536)
@@ -477,7 +478,26 @@ class Server:
                 if not data:
                     return
 
-        threading.Thread(target=reader, daemon=True).start()
+        def readable() -> None:
+            # A pipe or socket: the loop waits for it (no thread hand-off per chunk); one
+            # chunk at a time, armed again once the chunk is taken.
+            loop.remove_reader(in_fd)
+            try:
+                data = os.read(in_fd, 65536)
+            except BlockingIOError:
+                loop.add_reader(in_fd, readable)
+                return
+            except OSError as e:
+                self.diag("error", "cannot read stdin: %s" % e)
+                data = b""
+            chunks.put_nowait(data)
+
+        mode = os.fstat(in_fd).st_mode
+        polled = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+        if polled:
+            loop.add_reader(in_fd, readable)
+        else:
+            threading.Thread(target=reader, daemon=True).start()
         for fn in self._startup:
             started = fn(self)
             if inspect.isawaitable(started):
@@ -493,6 +513,8 @@ class Server:
                 self.session.handle_eof(_now())
                 self._pump()
                 break
+            if polled:
+                loop.add_reader(in_fd, readable)
             while data:
                 taken = self.session.handle_bytes(_now(), data)
                 data = data[taken:]
