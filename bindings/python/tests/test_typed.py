@@ -115,6 +115,8 @@ def test_undescribable_parameter_is_an_error_naming_it():
         Server("t", "1").tool(g)
     with pytest.raises(TypeError, match="tool 'h': .*parameter 'x'"):
         Server("t", "1").tool(h)
+    with pytest.raises(TypeError, match="resource 'n://{id}': parameter 'note_id' is not"):
+        Server("t", "1").resource("n://{id}")(lambda note_id: "")
 
 
 def test_explicit_input_schema_wins_and_bare_decorator_registers():

@@ -49,6 +49,7 @@ import functools
 import inspect
 import logging
 import os
+import re
 import stat
 import sys
 import threading
@@ -263,6 +264,12 @@ class Server:
             if not _legacy(fn, "uri"):
                 r.sig = _schema.describe(fn, Context, "resource %r" % uri, text_vars=True)
                 r.description = description or r.sig.description
+                names = set(re.findall(r"([A-Za-z0-9_%.]+)(?::\d+|\*)?(?=[,}])",
+                                       "".join(re.findall(r"\{[^}]*\}", uri))))
+                missing = [n for n in r.sig.required if n not in names]
+                if missing:
+                    raise TypeError("resource %r: parameter %r is not a variable of the URI"
+                                    % (uri, missing[0]))
             r.threaded = not inline and _sync(fn)
             self._add("templates" if template else "resources", uri, r)
             return fn
