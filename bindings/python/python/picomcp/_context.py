@@ -61,9 +61,11 @@ def _now() -> int:
     return int(time.monotonic() * 1000)
 
 
-
 class Context:
-    """What a handler may do about the request it serves."""
+    """What a handler may do about the request it serves. A typed handler gets it by
+    annotating a parameter ``Context`` (any name); the older style gets it as ``ctx``.
+    ``progress``, ``log`` and ``cancelled`` work from worker threads too; ``ask`` needs
+    an ``async def`` handler."""
 
     def __init__(self, server: Server, request_id: int, method: str, params: dict) -> None:
         self._server = server
