@@ -22,7 +22,7 @@ if [ "${1:-}" = "--zig" ]; then
 fi
 mkdir -p "$out"
 rm -f "$out"/picomcp-*
-"$venv/bin/maturin" build --quiet --release --strip -m "$root/bindings/python/Cargo.toml" \
+PATH="$venv/bin:$PATH" "$venv/bin/maturin" build --quiet --release --strip -m "$root/bindings/python/Cargo.toml" \
   -o "$out" "${extra[@]}" >&2
 "$venv/bin/maturin" sdist -m "$root/bindings/python/Cargo.toml" -o "$out" >&2
 ls "$out"/picomcp-*
