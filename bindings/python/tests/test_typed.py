@@ -394,3 +394,31 @@ def test_a_cancelled_blocked_thread_does_not_keep_the_process_alive():
     assert time.monotonic() - t0 < 30  # not the 60 s of the stuck handler
     ids = [json.loads(line).get("id") for line in out.stdout.splitlines()]
     assert ids == [1, 3]  # the cancelled call is never answered
+
+
+def test_the_pool_is_bounded(harness):
+    app = Server("t", "1", log_level="error", max_workers=1)
+    gate = threading.Event()
+    started = threading.Event()
+
+    @app.tool
+    def hold() -> str:
+        started.set()
+        gate.wait(10)
+        return "held"
+
+    @app.tool
+    def quick() -> str:
+        return "quick"
+
+    h = harness(app)
+    held = h.client.send_request(0, "tools/call", {"name": "hold", "arguments": {}})
+    h._write()
+    assert started.wait(10)
+    waiting = h.client.send_request(0, "tools/call", {"name": "quick", "arguments": {}})
+    assert h.request("ping").kind == "response"  # the loop is free
+    assert h.answer_to(waiting) is None  # the one thread is busy
+    gate.set()
+    h.pump_until(lambda evs: h.answer_to(waiting) is not None, "quick")
+    assert h.answer_to(waiting).result["content"][0]["text"] == "quick"
+    h.pump_until(lambda evs: h.answer_to(held) is not None, "hold")
