@@ -367,8 +367,10 @@ class Server:
 
     def notify(self, change: str, uri: str | None = None) -> int:
         """Announces a change (``"notifications/tools/list_changed"``, ...,
-        ``"notifications/resources/updated"`` with ``uri``) to whoever asked for it."""
-        return self._command(self._serving().notify, change, uri)
+        ``"notifications/resources/updated"`` with ``uri``) to whoever asked for it.
+        Returns how many were sent; from a worker thread it is handed to the loop and
+        returns 1."""
+        return self._on_loop_command(self._serving().notify, change, uri)
 
     def is_subscribed(self, uri: str) -> bool:
         return self.session is not None and self.session.is_subscribed(uri)
