@@ -17,7 +17,8 @@ from typing import Annotated, Any, Literal, Optional, TypedDict, Union
 
 import pytest
 
-from picomcp import Context, Field, ResourceNotFound, Server, ToolResult
+from picomcp import (Audio, Context, EmbeddedResource, Field, ResourceLink, ResourceNotFound,
+                     Server, ToolResult)
 from picomcp._schema import schema_of
 
 from test_server import Harness
@@ -186,6 +187,9 @@ def test_results(harness):
     app.tool(lambda: None, name="n")
     app.tool(lambda: ToolResult("x", {"s": 1}, is_error=True), name="whole")
     app.tool(name="png", mime_type="image/png")(lambda: b"\x89PNG")
+    app.tool(name="helpers")(lambda: [
+        Audio(b"\x00\x01"), EmbeddedResource("note://1", "# one", mime_type="text/markdown"),
+        ResourceLink("note://2", "two", mime_type="text/markdown")])
     h = harness(app)
     r = h.call("d").result
     assert r["structuredContent"] == {"a": 1} and r["content"][0]["text"] == '{"a":1}'
@@ -196,6 +200,13 @@ def test_results(harness):
     assert r["isError"] and r["structuredContent"] == {"s": 1}
     assert h.call("png").result["content"][0] == {"type": "image", "data": "iVBORw==",
                                                    "mimeType": "image/png"}
+    blocks = h.call("helpers").result["content"]
+    assert blocks == [
+        {"type": "audio", "data": "AAE=", "mimeType": "audio/wav"},
+        {"type": "resource", "resource": {"uri": "note://1", "mimeType": "text/markdown",
+                                          "text": "# one"}},
+        {"type": "resource_link", "uri": "note://2", "name": "two",
+         "mimeType": "text/markdown"}]
 
 
 def test_raising_tool_is_an_error_result_and_hide_errors(harness):
