@@ -17,10 +17,13 @@
 #   bench/run.sh --scenarios ping-w64,echo1k-w64   other scenarios (see run_all.py)
 #   bench/run.sh --no-build       use the binaries as built; --no-allocs skips valgrind
 #   bench/run.sh --allocs-only    only the allocation count
-#   bench/run.sh --bindings       the Python and Node demos (on the bindings) and the Node echo
-#                                 written with zod (examples/node/echo_server.mjs) vs the official
-#                                 Python and TypeScript SDK servers, plus cold start and peak RSS
-#                                 (--only ours-node,ours-notes,ts-mcpserver,ts-lowlevel: Node only)
+#   bench/run.sh --bindings       the Python and Node demos (on the bindings) vs the official
+#                                 Python and TypeScript SDK servers, plus cold start and peak RSS;
+#                                 also the typed Python echo (examples/python/echo_server.py) vs
+#                                 the official MCPServer and the no-library Python floor, and the
+#                                 Node echo written with zod (examples/node/echo_server.mjs) vs
+#                                 McpServer with zod (--only ours-node,ours-notes,ts-mcpserver,
+#                                 ts-lowlevel: Node only)
 #
 # The previous demo binary against the new one (ping w64, 1 KiB echo w64), same run:
 #   bench/run.sh --baseline-demo /work/baseline/picomcp-demo --only rust,floor-rust \
@@ -61,7 +64,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 if [ $BINDINGS = 1 ] && [ "$ONLY" = rust,c,python,node,floor-rust,floor-python,floor-node,rmcp-pipes ]; then
-  ONLY=ours-py,py-mcpserver,py-lowlevel,ours-node,ours-notes,ts-mcpserver,ts-lowlevel
+  ONLY=ours-py,ours-py-typed,py-mcpserver,py-lowlevel,floor-python,ours-node,ours-notes,ts-mcpserver,ts-lowlevel
 fi
 [ -z "$BASELINE" ] || [ -x "$BASELINE" ] || { echo "bench/run.sh: $BASELINE is not an executable" >&2; exit 2; }
 has() { [[ ",$ONLY," == *",$1,"* ]]; }
@@ -80,17 +83,18 @@ fi
 M=$BENCH_HOME/mcpload/target/release/mcpload
 
 if [ $BINDINGS = 1 ]; then
-  # --only picks among ours-py,py-mcpserver,py-lowlevel,ours-node,ours-notes,ts-mcpserver,
-  # ts-lowlevel (ours-notes: examples/node/echo_server.mjs, a zod-typed tool as a user
+  # --only picks among ours-py,ours-py-typed,py-mcpserver,py-lowlevel,floor-python,
+  # ours-node,ours-notes,ts-mcpserver,ts-lowlevel (ours-notes: examples/node/echo_server.mjs, a zod-typed tool as a user
   # writes it, against ts-mcpserver, McpServer with zod); --quick: 1 short repetition.
   PY=$ROOT/target/python/venv/bin/python
-  if [ $BUILD = 1 ] && has ours-py; then PY=$(bindings/python/build.sh | tail -n 1); fi
+  if [ $BUILD = 1 ] && { has ours-py || has ours-py-typed; }; then PY=$(bindings/python/build.sh | tail -n 1); fi
   [ $BUILD = 0 ] || bash bindings/node/build.sh
   TIMING=(--reps "$REPS" --target-s 2 --cold 5)
   [ $QUICK = 0 ] || TIMING=(--reps 1 --target-s 0.5 --min-s 0.2 --min-n 300 --cold 2)
   rm -rf "$ROOT/target/bench-bindings"
   (cd "$BENCH_HOME" && python3 run_all.py \
      --server ours-py="$PY $ROOT/examples/python/demo_server.py" \
+     --server ours-py-typed="$PY $ROOT/examples/python/echo_server.py" \
      --server ours-node="node $ROOT/examples/node/demo_server.mjs" \
      --server ours-notes="node $ROOT/examples/node/echo_server.mjs" \
      --only "$ONLY" \
@@ -100,7 +104,11 @@ if [ $BINDINGS = 1 ]; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 cells = d["cells"]
-pairs = (("ours-py", "py-lowlevel"), ("ours-node", "ts-lowlevel"), ("ours-notes", "ts-mcpserver"))
+# The demos against the SDKs' low-level servers; the typed Python echo (written like the
+# notes example) against the official decorator API and the no-library Python floor; the
+# zod-typed Node echo against McpServer with zod.
+pairs = (("ours-py", "py-lowlevel"), ("ours-node", "ts-lowlevel"), ("ours-py-typed", "py-mcpserver"),
+         ("ours-py-typed", "floor-python"), ("ours-notes", "ts-mcpserver"))
 print("\nscenario     " + "".join(f"{o + '/' + r:>26}" for o, r in pairs) + "   (req/s ratios, same run)")
 for scen in ["ping-w1", "ping-w64", "echo1k-w64"]:
     row = []

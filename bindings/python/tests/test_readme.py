@@ -15,16 +15,44 @@ def blocks():
 
 
 def test_session_example_runs():
-    out = subprocess.run([sys.executable, "-c", blocks()[1]], capture_output=True,
+    out = subprocess.run([sys.executable, "-c", blocks()[2]], capture_output=True,
                          text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert "client: negotiated 2026-07-28" in out.stdout
     assert "'tools': []" in out.stdout
 
 
-def test_server_example_serves_stdio(tmp_path):
+NOTES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "examples", "python",
+                     "notes_server.py")
+
+
+def test_notes_example_is_the_readme_example():
+    with open(NOTES, encoding="utf-8") as f:
+        assert blocks()[0] == f.read()
+
+
+def test_notes_example_serves_stdio():
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "add_note", "arguments": {"title": "a", "body": "b"}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": "note://1"}},
+    ]
+    stdin = "".join(json.dumps(m) + "\n" for m in lines)
+    out = subprocess.run([sys.executable, NOTES], input=stdin, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    by_id = {m["id"]: m for m in map(json.loads, out.stdout.splitlines()) if "id" in m}
+    assert by_id[2]["result"]["structuredContent"] == {"id": 1, "title": "a", "body": "b"}
+    assert by_id[3]["result"]["contents"][0]["text"] == "# a\n\nb"
+
+
+def test_older_style_server_example_serves_stdio(tmp_path):
     script = tmp_path / "server.py"
-    script.write_text(blocks()[0], encoding="utf-8")
+    script.write_text(blocks()[1], encoding="utf-8")
     lines = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},

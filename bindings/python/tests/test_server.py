@@ -325,15 +325,25 @@ def test_lists_are_answered_by_the_core(serve):
     assert h.join() == 0
 
 
-def test_a_broken_definition_fails_at_start_up():
+def test_a_broken_definition_fails_at_registration():
+    """The core checks every definition as it is registered; its text, as in every
+    language."""
     app = Server("broken", "1.0.0")
 
-    @app.tool(input_schema={"type": "string"})  # not an object schema
-    def bad(args, ctx):
+    @app.tool(description="fine")
+    def good(args, ctx):
         return ""
 
-    with pytest.raises(ConfigError, match="inputSchema"):
-        app.capabilities
+    with pytest.raises(ConfigError, match=r"tool 1: inputSchema: must be an object schema"):
+        @app.tool(input_schema={"type": "string"})  # not an object schema
+        def bad(args, ctx):
+            return ""
+    with pytest.raises(ConfigError, match="tool 1: name: used by an earlier entry too"):
+        app.tool(name="good")(lambda args, ctx: "")
+    with pytest.raises(ConfigError, match="resource template 0: uriTemplate"):
+        app.resource("note://{id")(lambda uri, ctx: "")
+    assert list(app.tools) == ["good"] and app.templates == []
+    assert app.capabilities["tools"] == {"listChanged": True}
 
 
 @pytest.mark.parametrize("version, as_tool_error", [

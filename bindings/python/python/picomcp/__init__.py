@@ -15,10 +15,10 @@ Two layers:
 
       app = Server("my-server", "1.0.0")
 
-      @app.tool(description="Returns its text", input_schema={
-          "type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
-      def echo(args, ctx):
-          return args["text"]
+      @app.tool
+      def echo(text: str) -> str:
+          "Returns its text."
+          return text
 
       app.run()
 """
@@ -40,9 +40,18 @@ from ._native import (
     features,
     roots_contain,
 )
-from .server import Context, McpError, Server, ToolError
+from ._results import Audio, EmbeddedResource, Image, ResourceLink, ToolResult
+from ._schema import Field
+from .server import Context, McpError, ResourceNotFound, Server, ToolError
 
 __all__ = [
+    "Audio",
+    "EmbeddedResource",
+    "Field",
+    "Image",
+    "ResourceLink",
+    "ResourceNotFound",
+    "ToolResult",
     "FEATURES",
     "PROTOCOL_VERSIONS",
     "Call",

@@ -10,7 +10,22 @@ text) stay in the core server layer (``picomcp.ServerLayer``). What the helper a
 handler callables, their async dispatch and the conversion of their return values, and an
 asyncio loop that reads stdin, runs handlers (plain or ``async def``) and writes stdout.
 
-Handlers take ``(args, ctx)``:
+Handlers are typed functions (the documented way)::
+
+    @app.tool
+    def add(a: int, b: int = 1) -> int:
+        "Adds two numbers."
+        return a + b
+
+The ``inputSchema`` comes from the signature and docstring (``picomcp._schema``), checked
+arguments are converted to the declared types, a parameter annotated ``Context`` is
+injected, and the return value is converted by ``picomcp._results``. A typed tool that
+raises answers ``isError: true`` with the exception's message (the traceback goes to
+stderr through ``logging``). Plain ``def`` handlers run in a bounded thread pool
+(``max_workers``), so the loop keeps answering ``ping`` and cancellations meanwhile;
+``async def`` handlers run on the loop.
+
+The older style, ``fn(args, ctx)`` with an explicit ``input_schema``, still works:
 
 - a tool returns a ``str`` (one text block), a ``list`` of content blocks, a ``dict`` of
   structured content (checked against its ``outputSchema``, also sent as JSON text), or a
@@ -29,191 +44,34 @@ stdout carries protocol messages only; diagnostics go to stderr.
 from __future__ import annotations
 
 import asyncio
-import base64
+import concurrent.futures
+import functools
 import inspect
+import logging
 import os
+import re
+import stat
 import sys
 import threading
-import time
 from typing import Any, Callable
+from urllib.parse import unquote
 
-from ._native import (
-    Call,
-    Event,
-    QueueFull,
-    RespondError,
-    ResultError,
-    ServerLayer,
-    Session,
-)
+from . import _schema
+from ._answer import _Answer
+from ._defs import _legacy, _present, _Prompt, _Resource, _sync, _Tool
+from ._context import (INTERNAL_ERROR, INVALID_PARAMS, Context, McpError, ResourceNotFound,
+                       ToolError, _InputRequired, _now)
+from ._stdio import StdoutGuard
+from ._workers import Workers
 
-__all__ = ["Context", "McpError", "Server", "ToolError"]
+from ._native import Call, Event, QueueFull, RespondError, ServerLayer, Session
 
-# JSON-RPC / MCP error codes the helper sends.
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
+__all__ = ["Context", "McpError", "ResourceNotFound", "Server", "ToolError"]
 
 _LEVELS = ("error", "warn", "info", "debug")
 
-
-class McpError(Exception):
-    """Raise from a handler to answer the request with a JSON-RPC error."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
-
-
-class ToolError(Exception):
-    """Raise from a tool to report a failed call: a result with ``isError: true``."""
-
-
-class _InputRequired(Exception):
-    """Raised by ``Context.ask`` in the 2026-07-28 era: the question goes back to the
-    client as an ``input_required`` result, and the answer arrives in the retry."""
-
-    def __init__(self, key: str, method: str, params: dict, capability: dict) -> None:
-        super().__init__(method)
-        self.requests = {key: {"method": method, "params": params}}
-        self.capability = capability
-
-
-# The input-request key and client capability of each question a server may ask.
-_ASKS = {
-    "sampling/createMessage": ("sampling", {"sampling": {}}),
-    "elicitation/create": ("elicitation", {"elicitation": {}}),
-    "roots/list": ("roots", {"roots": {}}),
-}
-
-
-def _now() -> int:
-    return int(time.monotonic() * 1000)
-
-
-
-class Context:
-    """What a handler may do about the request it serves."""
-
-    def __init__(self, server: "Server", request_id: int, method: str, params: dict) -> None:
-        self._server = server
-        self.request_id = request_id
-        self.method = method
-        self.params = params
-        #: The negotiated protocol revision (``"2025-11-25"``, ``"2026-07-28"``, ...).
-        self.version = server.session.version
-        self._last_progress: float | None = None
-
-    @property
-    def session(self) -> Session:
-        """The core session (for anything the helper does not wrap)."""
-        return self._server.session
-
-    @property
-    def cancelled(self) -> bool:
-        """True once the client cancelled this request (answers are then dropped)."""
-        info = self._server.session.request_info(self.request_id)
-        return info is None or info["cancelled"]
-
-    @property
-    def wants_progress(self) -> bool:
-        """True when the client asked for progress on this request."""
-        info = self._server.session.request_info(self.request_id)
-        return bool(info and info["has_progress_token"] and not info["cancelled"])
-
-    def progress(self, progress: float, total: float | None = None,
-                 message: str | None = None) -> bool:
-        """Reports progress if the client asked for it; returns whether it was sent."""
-        if not self.wants_progress:
-            return False
-        self._server._command(self.session.progress, self.request_id, progress, total, message)
-        return True
-
-    async def ask(self, method: str, params: dict, *, timeout_ms: int | None = 60000) -> dict:
-        """Asks the client something (``sampling/createMessage``, ``elicitation/create``,
-        ``roots/list``) and returns its result.
-
-        Legacy era: a request to the client, awaited (``McpError`` for an error answer or
-        a timeout; ``picomcp.SendError`` when the client lacks the capability). 2026-07-28:
-        servers cannot send requests, so the first call ends the handler with an
-        ``input_required`` result (or -32021 when the request did not declare the
-        capability); the client retries with the answer in ``inputResponses``, the handler
-        runs again from the start, and this call returns that answer. Keep handlers that
-        ask free of side effects before the question.
-        """
-        key, capability = _ASKS.get(method, (method, {}))
-        info = self.session.request_info(self.request_id)
-        if info is not None and info["modern"]:
-            responses = self.params.get("inputResponses")
-            if responses is not None and not isinstance(responses, dict):
-                raise McpError(INVALID_PARAMS, "Invalid params: inputResponses must be an object")
-            answer = (responses or {}).get(key)
-            if isinstance(answer, dict):
-                return answer
-            raise _InputRequired(key, method, params, capability)
-        return await self._server.request(method, params, timeout_ms=timeout_ms)
-
-    def log(self, level: str, data: Any, logger: str | None = None) -> bool:
-        """Sends a log message tied to this request, if the client's level lets it through."""
-        if not self._server.logging:
-            return False
-        return bool(self._server._command(self.session.log, level, data, logger, self.request_id))
-
-
-def _present(**fields: Any) -> dict:
-    """The fields that have a value."""
-    return {k: v for k, v in fields.items() if v is not None}
-
-
-class _Tool:
-    def __init__(self, fn, name, title, description, input_schema, output_schema, annotations):
-        self.fn = fn
-        self.name = name
-        self.title = title
-        self.description = description
-        self.input_schema = input_schema
-        self.output_schema = output_schema
-        self.annotations = annotations
-
-    def definition(self) -> dict:
-        return _present(name=self.name, title=self.title, description=self.description or None,
-                        inputSchema=self.input_schema, outputSchema=self.output_schema,
-                        annotations=self.annotations)
-
-
-class _Resource:
-    def __init__(self, fn, uri, name, title, description, mime_type, template):
-        self.fn = fn
-        self.uri = uri
-        self.name = name
-        self.title = title
-        self.description = description
-        self.mime_type = mime_type
-        self.template = template
-        self.complete: dict[str, Callable] = {}
-
-    def definition(self) -> dict:
-        return _present(**{"uriTemplate" if self.template else "uri": self.uri},
-                        name=self.name, title=self.title, description=self.description,
-                        mimeType=self.mime_type,
-                        completable=bool(self.complete) if self.template else None)
-
-
-class _Prompt:
-    def __init__(self, fn, name, title, description, arguments):
-        self.fn = fn
-        self.name = name
-        self.title = title
-        self.description = description
-        self.arguments = arguments or []
-        self.complete: dict[str, Callable] = {}
-
-    def definition(self) -> dict:
-        args = [dict(a, completable=a.get("name") in self.complete) for a in self.arguments]
-        return _present(name=self.name, title=self.title, description=self.description,
-                        arguments=args or None)
-
+#: Tracebacks of failed handlers and answers the core refused go here (stderr by default).
+logger = logging.getLogger("picomcp")
 
 class _Tables:
     """The registries in the order the core layer was given them: a ``Call.index`` is an
@@ -229,11 +87,7 @@ class _Tables:
             [r.definition() for r in self.resources],
             [t.definition() for t in self.templates],
             [p.definition() for p in self.prompts],
-            subscribe=True, logging=server.logging)
-
-
-def _text(t: str) -> dict:
-    return {"type": "text", "text": t}
+            subscribe=True, logging=server.logging, page_size=server.page_size)
 
 
 class Server:
@@ -248,7 +102,8 @@ class Server:
     def __init__(self, name: str, version: str, *, instructions: str | None = None,
                  versions: list | None = None, max_line: int = 1 << 20,
                  logging: bool = True, inbound_slots: int = 64, outbound_slots: int = 16,
-                 log_level: str = "warn") -> None:
+                 log_level: str = "warn", max_workers: int = 8, page_size: int = 100,
+                 hide_errors: bool = False) -> None:
         self.name = name
         self.version = version
         self.instructions = instructions
@@ -258,12 +113,25 @@ class Server:
         self.inbound_slots = inbound_slots
         self.outbound_slots = outbound_slots
         self.log_level = log_level
+        #: Threads for plain ``def`` handlers (0: run them on the event loop).
+        self.max_workers = max_workers
+        #: Items per page of the ``*/list`` answers (the core pages them).
+        self.page_size = page_size
+        #: When true, a tool that raises answers "Internal error" without its message.
+        self.hide_errors = hide_errors
+        self.lifespan_value: Any = None
+        self._lifespan: Callable | None = None
+        self._workers: Workers | None = None
+        self._jobs: dict[int, Context] = {}  # calls given to a worker thread
+        self._deferred = False  # inside _pump: one write for every answer
+        self._loop_thread = threading.get_ident()
         self.tools: dict[str, _Tool] = {}
         self.resources: dict[str, _Resource] = {}
         self.templates: list[_Resource] = []
         self.prompts: dict[str, _Prompt] = {}
         self.session: Session = None  # type: ignore[assignment]  # set by run()
         self._tasks: dict[int, asyncio.Task] = {}
+        self._contexts: dict[int, Context] = {}
         self._asks: dict[int, asyncio.Future] = {}
         self._startup: list[Callable] = []
         self._out_fd = 1
@@ -271,44 +139,89 @@ class Server:
 
     # ---- registration ----
 
-    def tool(self, name: str | None = None, *, description: str | None = None,
-             input_schema: dict | None = None, output_schema: dict | None = None,
-             title: str | None = None, annotations: dict | None = None):
-        """Registers ``fn(args, ctx)`` as a tool (name defaults to the function's)."""
-        def deco(fn):
-            n = name or fn.__name__
-            schema = input_schema or {"type": "object"}
-            self.tools[n] = _Tool(fn, n, title, description or inspect.getdoc(fn),
-                                  schema, output_schema, annotations)
-            self._built = None
-            return fn
-        return deco
+    def tool(self, fn: Callable | str | None = None, *, name: str | None = None,
+             description: str | None = None, input_schema: dict | None = None,
+             output_schema: dict | None = None, title: str | None = None,
+             annotations: dict | None = None, mime_type: str | None = None,
+             inline: bool = False):
+        """Registers a tool: ``@app.tool`` or ``@app.tool(...)`` (name defaults to the
+        function's).
+
+        A typed function gets its ``inputSchema`` from its signature and docstring and
+        its ``outputSchema`` from its return annotation (an object type); a signature
+        that cannot be described raises ``TypeError`` here, naming the parameter.
+        ``input_schema=`` overrides the derived schema. ``fn(args, ctx)`` (unannotated)
+        is the older style: it gets the arguments as a dict. ``mime_type`` is the type of
+        returned ``bytes``. ``inline=True`` runs a plain ``def`` on the event loop instead
+        of a worker thread (for quick handlers that never block)."""
+        if isinstance(fn, str):  # @app.tool("name", ...)
+            fn, name = None, fn
+
+        def deco(f):
+            n = name or f.__name__
+            legacy = _legacy(f, "args")
+            sig = None if legacy else _schema.describe(f, Context, "tool %r" % n)
+            schema = input_schema or (sig.schema if sig else {"type": "object"})
+            out = output_schema
+            if out is None and sig is not None:
+                out = _schema.output_schema(f)[0]
+            doc = sig.description if sig else inspect.getdoc(f)
+            t = _Tool(f, n, title, description or doc, schema, out, annotations)
+            t.sig, t.mime_type, t.threaded = sig, mime_type, not inline and _sync(f)
+            self._add("tools", n, t)
+            return f
+        return deco(fn) if callable(fn) else deco
 
     def resource(self, uri: str, *, name: str | None = None, title: str | None = None,
-                 description: str | None = None, mime_type: str | None = None):
-        """Registers ``fn(uri, ctx)`` as the reader of one resource, or of a resource
-        template when ``uri`` contains ``{variables}`` (then ``fn(uri, ctx, **variables)``)."""
+                 description: str | None = None, mime_type: str | None = None,
+                 inline: bool = False):
+        """Registers the reader of one resource, or of a resource template when ``uri``
+        contains ``{variables}``: a typed ``fn(id: int, ctx: Context)`` gets each variable
+        decoded and converted to its annotation (a value that does not convert is
+        ``ResourceNotFound``); the older ``fn(uri, ctx, **variables)`` gets them as
+        matched."""
         def deco(fn):
             template = "{" in uri
             r = _Resource(fn, uri, name or fn.__name__, title, description, mime_type, template)
-            if template:
-                self.templates.append(r)
-            else:
-                self.resources[uri] = r
-            self._built = None
+            if not _legacy(fn, "uri"):
+                r.sig = _schema.describe(fn, Context, "resource %r" % uri, text_vars=True)
+                r.description = description or r.sig.description
+                names = set(re.findall(r"([A-Za-z0-9_%.]+)(?::\d+|\*)?(?=[,}])",
+                                       "".join(re.findall(r"\{[^}]*\}", uri))))
+                missing = [n for n in r.sig.required if n not in names]
+                if missing:
+                    raise TypeError("resource %r: parameter %r is not a variable of the URI"
+                                    % (uri, missing[0]))
+            r.threaded = not inline and _sync(fn)
+            self._add("templates" if template else "resources", uri, r)
             return fn
         return deco
 
-    def prompt(self, name: str | None = None, *, description: str | None = None,
-               arguments: list | None = None, title: str | None = None):
-        """Registers ``fn(args, ctx)`` as a prompt. ``arguments`` is the listed argument
-        array (``[{"name": "x", "required": True}]``); the core checks the required ones."""
-        def deco(fn):
-            n = name or fn.__name__
-            self.prompts[n] = _Prompt(fn, n, title, description or inspect.getdoc(fn), arguments)
-            self._built = None
-            return fn
-        return deco
+    def prompt(self, fn: Callable | str | None = None, *, name: str | None = None,
+               description: str | None = None, arguments: list | None = None,
+               title: str | None = None, inline: bool = False):
+        """Registers a prompt: a typed ``fn(topic: str, n: int = 3)`` lists its parameters
+        as the prompt's arguments (required when they have no default) and returns a
+        ``str`` (one user message) or a list of messages. The older ``fn(args, ctx)`` takes
+        ``arguments``, the listed array (``[{"name": "x", "required": True}]``). The core
+        checks the required ones."""
+        if isinstance(fn, str):
+            fn, name = None, fn
+
+        def deco(f):
+            n = name or f.__name__
+            p = _Prompt(f, n, title, description, arguments)
+            if not _legacy(f, "args"):
+                p.sig = _schema.describe(f, Context, "prompt %r" % n, text_vars=True)
+                props = p.sig.schema["properties"]
+                p.arguments = arguments or [_present(
+                    name=k, description=v.get("description"),
+                    required=k in p.sig.required) for k, v in props.items()]
+            p.description = description or (p.sig.description if p.sig else inspect.getdoc(f))
+            p.threaded = not inline and _sync(f)
+            self._add("prompts", n, p)
+            return f
+        return deco(fn) if callable(fn) else deco
 
     def completion(self, ref: str, argument: str):
         """Registers ``fn(value, context_args) -> list[str]`` to complete ``argument`` of
@@ -322,6 +235,37 @@ class Server:
             self._built = None
             return fn
         return deco
+
+    def _add(self, kind: str, key: str, entry: Any) -> None:
+        """Registers a definition (``kind``: ``tools``, ``resources``, ``templates`` or
+        ``prompts``), checked by the core at once: a mistake (a name used twice, a broken
+        schema or template) raises the core's ``ConfigError`` here, with the same text in
+        every language."""
+        table = getattr(self, kind)
+        if isinstance(table, dict) and key in table:  # the core says what is wrong
+            ServerLayer(**{kind: [e.definition() for e in table.values()]
+                           + [entry.definition()]})
+        if isinstance(table, list):
+            table.append(entry)
+        else:
+            table[key] = entry
+        self._built = None
+        try:
+            self._tables()
+        except Exception:
+            if isinstance(table, list):
+                table.remove(entry)
+            else:
+                del table[key]
+            self._built = None
+            raise
+
+    def lifespan(self, fn: Callable):
+        """Registers ``fn(server)``, an async context manager (``@contextlib.
+        asynccontextmanager``) entered before serving and left after; what it yields is
+        ``ctx.lifespan`` in every handler."""
+        self._lifespan = fn
+        return fn
 
     def on_startup(self, fn: Callable):
         """Registers ``fn(server)`` to run once serving starts (an ``async def`` runs as a
@@ -345,8 +289,10 @@ class Server:
 
     def notify(self, change: str, uri: str | None = None) -> int:
         """Announces a change (``"notifications/tools/list_changed"``, ...,
-        ``"notifications/resources/updated"`` with ``uri``) to whoever asked for it."""
-        return self._command(self._serving().notify, change, uri)
+        ``"notifications/resources/updated"`` with ``uri``) to whoever asked for it.
+        Returns how many were sent; from a worker thread it is handed to the loop and
+        returns 1."""
+        return self._on_loop_command(self._serving().notify, change, uri)
 
     def is_subscribed(self, uri: str) -> bool:
         return self.session is not None and self.session.is_subscribed(uri)
@@ -388,7 +334,13 @@ class Server:
             sys.stderr.write("%s: %s\nusage: %s [--max-line BYTES] [--log-level %s]\n"
                              % (self.name, e, self.name, "|".join(_LEVELS)))
             return 2
-        return asyncio.run(self.serve())
+        # While serving, only the protocol writes to the real stdout (picomcp._stdio).
+        guard = StdoutGuard()
+        out_fd = guard.protect()
+        try:
+            return asyncio.run(self.serve(0, out_fd))
+        finally:
+            guard.restore()
 
     def _parse_args(self, argv: list) -> None:
         it = iter(argv)
@@ -416,19 +368,37 @@ class Server:
             sys.stderr.flush()
 
     async def serve(self, in_fd: int = 0, out_fd: int = 1) -> int:
-        """Serves one connection on the file descriptors ``in_fd``/``out_fd``."""
+        """Serves one connection on the file descriptors ``in_fd``/``out_fd`` (``run()``
+        also protects stdout; this does not). Enters the lifespan first."""
+        self._loop_thread = threading.get_ident()
+        if self.max_workers > 0:
+            self._workers = Workers(asyncio.get_running_loop(), self.max_workers,
+                                    self._jobs_done)
+        try:
+            if self._lifespan is None:
+                return await self._serve(in_fd, out_fd)
+            async with self._lifespan(self) as value:
+                self.lifespan_value = value
+                return await self._serve(in_fd, out_fd)
+        finally:
+            self.lifespan_value = None
+            if self._workers is not None:
+                self._workers.shutdown()  # handlers blocked in a thread are not waited for
+                self._workers = None
+
+    async def _serve(self, in_fd: int, out_fd: int) -> int:
         self._out_fd = out_fd
         self.session = Session(
             "server", self.name, self.version, self.capabilities,
             instructions=self.instructions, versions=self.versions,
             max_line=self.max_line, inbound_slots=self.inbound_slots,
             outbound_slots=self.outbound_slots, now_ms=_now())
-        loop = asyncio.get_running_loop()
+        loop = self._loop = asyncio.get_running_loop()
         chunks: asyncio.Queue = asyncio.Queue(maxsize=4)
         self._wake = asyncio.Event()
 
         def reader() -> None:
-            # A thread, not loop.add_reader: stdin may be a file or a tty as well as a pipe.
+            # A thread for a file or a tty, which the event loop cannot wait for.
             while True:
                 try:
                     data = os.read(in_fd, 65536)
@@ -439,7 +409,26 @@ class Server:
                 if not data:
                     return
 
-        threading.Thread(target=reader, daemon=True).start()
+        def readable() -> None:
+            # A pipe or socket: the loop waits for it (no thread hand-off per chunk); one
+            # chunk at a time, armed again once the chunk is taken.
+            loop.remove_reader(in_fd)
+            try:
+                data = os.read(in_fd, 65536)
+            except BlockingIOError:
+                loop.add_reader(in_fd, readable)
+                return
+            except OSError as e:
+                self.diag("error", "cannot read stdin: %s" % e)
+                data = b""
+            chunks.put_nowait(data)
+
+        mode = os.fstat(in_fd).st_mode
+        polled = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+        if polled:
+            loop.add_reader(in_fd, readable)
+        else:
+            threading.Thread(target=reader, daemon=True).start()
         for fn in self._startup:
             started = fn(self)
             if inspect.isawaitable(started):
@@ -455,6 +444,8 @@ class Server:
                 self.session.handle_eof(_now())
                 self._pump()
                 break
+            if polled:
+                loop.add_reader(in_fd, readable)
             while data:
                 taken = self.session.handle_bytes(_now(), data)
                 data = data[taken:]
@@ -464,10 +455,14 @@ class Server:
                 if data and not taken:
                     # The session waits for us (a 2025-03-26 batch whose members are still
                     # running): let the handlers run, then offer the rest again.
-                    await self._wait(loop.create_future(), None if self._tasks else 0.01)
+                    busy = self._tasks or self._jobs
+                    await self._wait(loop.create_future(), None if busy else 0.01)
         # End of input: work already running still owes its answer.
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
+        while self._tasks or self._jobs:
+            if self._tasks:
+                await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
+            else:  # calls in worker threads: their answers wake the loop
+                await self._wait(loop.create_future(), 0.1)
         self._pump()
         self.diag("info", "end of input; exiting")
         return 0
@@ -504,6 +499,30 @@ class Server:
                 return
             view = view[n:]
 
+    def _on_loop_command(self, fn: Callable, *args):
+        """``_command`` from any thread: a worker thread hands it to the loop (fire and
+        forget, so it returns True)."""
+        if threading.get_ident() == self._loop_thread:
+            return self._command(fn, *args)
+
+        def run() -> None:
+            try:
+                self._command(fn, *args)
+            except Exception as e:  # the request ended meanwhile, say
+                self.diag("debug", "dropped a command from a handler thread: %s" % e)
+        self._loop.call_soon_threadsafe(run)
+        return True
+
+    def _info_snapshot(self, rid: int) -> dict | None:
+        """``request_info`` read on the loop, for a handler in a worker thread."""
+        fut = concurrent.futures.Future()
+        self._loop.call_soon_threadsafe(
+            lambda: fut.set_result(self.session.request_info(rid)))
+        try:
+            return fut.result(timeout=5)
+        except concurrent.futures.TimeoutError:
+            return None
+
     def _command(self, fn: Callable, *args, **kwargs):
         """Runs a session command; a full transmit queue is written out once first."""
         try:
@@ -511,22 +530,28 @@ class Server:
         except QueueFull:
             self._flush()
             result = fn(*args, **kwargs)
-        self._flush()
+        if not self._deferred:
+            self._flush()
         self._wake.set()  # deadlines may have changed: the loop recomputes them
         return result
 
     def _pump(self) -> None:
         """Takes every call and event through the core layer (dispatching calls), then
-        writes what is queued."""
-        while True:
-            tables = self._tables()
-            item = tables.layer.poll_event(self.session)
-            if item is None:
-                break
-            if isinstance(item, Call):
-                self._on_call(tables, item)
-            else:
-                self._on_event(item)
+        writes what is queued (once: the answers given meanwhile are not written one by one;
+        a full queue is written out by ``_command``)."""
+        self._deferred = True
+        try:
+            while True:
+                tables = self._tables()
+                item = tables.layer.poll_event(self.session)
+                if item is None:
+                    break
+                if isinstance(item, Call):
+                    self._on_call(tables, item)
+                else:
+                    self._on_event(item)
+        finally:
+            self._deferred = False
         self._flush()
 
     def _on_event(self, ev: Event) -> None:
@@ -537,6 +562,9 @@ class Server:
             # reaching us is not implemented.
             self._answer_error(ev.id, -32601, "Method not found")
         elif kind == "cancelled":
+            ctx = self._contexts.pop(ev.id, None) or self._jobs.pop(ev.id, None)
+            if ctx is not None:
+                ctx._cancelled = True  # seen by a handler in a worker thread
             task = self._tasks.pop(ev.id, None)
             if task is not None:
                 # After the task's first step (already scheduled), so that a handler
@@ -575,51 +603,67 @@ class Server:
         kind = call.kind
         if kind == "tool":
             tool = tables.tools[call.index]
+            if tool.sig is not None:
+                kw = tool.sig.kwargs(call.arguments, ctx)
+                fn = functools.partial(tool.fn, **kw)
+                self._run(ctx, fn, tool, answer.typed_tool, tool_errors=True)
+                return
             args = dict(call.arguments)
             for name, value in call.defaults.items():
                 args.setdefault(name, value)
-            self._run(ctx, lambda: tool.fn(args, ctx), answer.tool, tool_errors=True)
+            self._run(ctx, functools.partial(tool.fn, args, ctx), tool, answer.tool,
+                      tool_errors=True)
         elif kind == "read":
-            if call.target == "resource":
-                res = tables.resources[call.index]
-                self._run(ctx, lambda: res.fn(call.uri, ctx), answer.read)
-            else:
-                res = tables.templates[call.index]
-                self._run(ctx, lambda: res.fn(call.uri, ctx, **call.vars), answer.read)
+            res = (tables.resources if call.target == "resource" else tables.templates)[call.index]
+            if res.sig is None:
+                self._run(ctx, functools.partial(res.fn, call.uri, ctx, **call.vars), res,
+                          answer.read)
+                return
+            try:  # variables decoded, then converted from text to their annotations
+                kw = res.sig.kwargs({k: unquote(v) for k, v in call.vars.items()}, ctx)
+            except (ValueError, KeyError):  # no resource has that URI
+                self._answer_error(call.id, -32002, "Resource not found: %s" % call.uri,
+                                   {"uri": call.uri})
+                return
+            self._run(ctx, functools.partial(res.fn, **kw), res, answer.read)
         elif kind == "prompt":
             prompt = tables.prompts[call.index]
-            self._run(ctx, lambda: prompt.fn(dict(call.arguments), ctx), answer.prompt)
+            if prompt.sig is None:
+                self._run(ctx, functools.partial(prompt.fn, dict(call.arguments), ctx), prompt,
+                          answer.prompt)
+                return
+            try:  # prompt arguments are text: converted to their annotations
+                kw = prompt.sig.kwargs(call.arguments, ctx)
+            except (ValueError, KeyError) as e:
+                self._answer_error(call.id, INVALID_PARAMS, "Invalid params: %s" % e)
+                return
+            self._run(ctx, functools.partial(prompt.fn, **kw), prompt, answer.prompt)
         else:
             target = (tables.prompts if call.target == "prompt" else tables.templates)[call.index]
             fn = target.complete.get(call.argument)
             context = call.context
             chosen = context.get("arguments") if isinstance(context, dict) else None
             chosen = chosen if isinstance(chosen, dict) else {}
-            self._run(ctx, lambda: list(fn(call.value, chosen)) if fn else [],
+            self._run(ctx, lambda: list(fn(call.value, chosen)) if fn else [], None,
                       answer.completion)
 
-    def _run(self, ctx: Context, handler: Callable, answer: Callable,
+    def _run(self, ctx: Context, handler: Callable, entry: Any, answer: Callable,
              tool_errors: bool = False) -> None:
-        """Calls a handler and answers with ``answer(value)``; a coroutine becomes a task,
-        cancelled with its request. ``tool_errors``: a ``ToolError`` is answered
+        """Calls a handler and answers with ``answer(value)``. A plain function runs in a
+        worker thread (unless ``inline`` or ``max_workers=0``), a coroutine as a task;
+        either is cancelled with its request. ``tool_errors``: a failure is answered
         ``answer(error)`` (a tool result with ``isError``)."""
+        if entry is not None and entry.threaded and self._workers is not None:
+            self._jobs[ctx.request_id] = ctx
+            self._workers.submit((ctx, answer, tool_errors),
+                                 lambda: None if ctx._cancelled else handler())
+            return
         try:
             result = handler()
-        except ToolError as e:
-            if tool_errors:
-                answer(e)
-            else:
-                self._answer_error(ctx.request_id, INTERNAL_ERROR, "Internal error: %s" % e)
-            return
-        except _InputRequired as e:
-            self._input_required(ctx.request_id, e)
-            return
-        except McpError as e:
-            self._answer_error(ctx.request_id, e.code, e.message, e.data)
-            return
-        except Exception as e:  # a bug in a handler must not take the server down
-            self.diag("error", "%s failed: %r" % (ctx.method, e))
-            self._answer_error(ctx.request_id, INTERNAL_ERROR, "Internal error: %s" % e)
+        except BaseException as e:
+            if not isinstance(e, Exception):
+                raise
+            self._failed(ctx, e, answer, tool_errors)
             return
         if not inspect.isawaitable(result):
             answer(result)
@@ -630,25 +674,61 @@ class Server:
                 value = await result
             except asyncio.CancelledError:
                 return  # cancelled by the client: nothing more is sent
-            except ToolError as e:
-                if tool_errors:
-                    answer(e)
-                else:
-                    self._answer_error(ctx.request_id, INTERNAL_ERROR, "Internal error: %s" % e)
-            except _InputRequired as e:
-                self._input_required(ctx.request_id, e)
-            except McpError as e:
-                self._answer_error(ctx.request_id, e.code, e.message, e.data)
             except Exception as e:
-                self.diag("error", "%s failed: %r" % (ctx.method, e))
-                self._answer_error(ctx.request_id, INTERNAL_ERROR, "Internal error: %s" % e)
+                self._failed(ctx, e, answer, tool_errors)
             else:
-                answer(value)
+                if not ctx._cancelled:
+                    answer(value)
             finally:
                 self._tasks.pop(ctx.request_id, None)
+                self._contexts.pop(ctx.request_id, None)
                 self._wake.set()  # the session may take input again (a finished batch)
 
+        self._contexts[ctx.request_id] = ctx
         self._tasks[ctx.request_id] = asyncio.get_running_loop().create_task(finish())
+
+    def _jobs_done(self, done: list) -> None:
+        """Calls given to worker threads finished: ``(item, ok, value)`` each, handed to
+        the loop in batches and written out at once."""
+        self._deferred = True
+        try:
+            for (ctx, answer, tool_errors), ok, value in done:
+                self._jobs.pop(ctx.request_id, None)
+                if ctx._cancelled:
+                    continue  # cancelled by the client: nothing more is sent
+                if ok:
+                    answer(value)
+                elif isinstance(value, Exception):
+                    self._failed(ctx, value, answer, tool_errors)
+                else:  # SystemExit, KeyboardInterrupt in a handler thread
+                    self._failed(ctx, RuntimeError(repr(value)), answer, tool_errors)
+        finally:
+            self._deferred = False
+        self._flush()
+        self._wake.set()
+
+    def _failed(self, ctx: Context, e: Exception, answer: Callable, tool_errors: bool) -> None:
+        """A handler raised: ``ToolError`` and any other exception of a tool are an
+        ``isError`` result (the message hidden with ``hide_errors``), ``McpError`` a
+        JSON-RPC error; the traceback of an unexpected one goes to ``logging``."""
+        if isinstance(e, _InputRequired):
+            self._input_required(ctx.request_id, e)
+            return
+        if isinstance(e, McpError):
+            self._answer_error(ctx.request_id, e.code, e.message, e.data)
+            return
+        if not isinstance(e, ToolError):
+            what = ctx.params.get("name") or ctx.params.get("uri") or ""
+            logger.error("%s %s failed", ctx.method, what, exc_info=e)
+        if tool_errors:
+            if isinstance(e, ToolError):
+                answer(e)
+            elif self.hide_errors:
+                answer(ToolError("Internal error"))
+            else:
+                answer(ToolError(str(e) or type(e).__name__))
+        else:
+            self._answer_error(ctx.request_id, INTERNAL_ERROR, "Internal error: %s" % e)
 
     def _input_required(self, rid: int, e: _InputRequired) -> None:
         try:
@@ -676,81 +756,3 @@ class Server:
                           "Internal error: %s" % message)
         except Exception as e:
             self.diag("warn", "cannot answer request %d: %s" % (rid, e))
-
-
-class _Answer:
-    """A handler's return value, converted and handed to the core layer, which shapes the
-    result for the negotiated revision."""
-
-    def __init__(self, server: Server, tables: _Tables, call: Call) -> None:
-        self.server = server
-        self.layer = tables.layer
-        self.call = call
-        self.tables = tables
-
-    def _send(self, fn: Callable, *args, **kwargs) -> None:
-        s = self.server
-        try:
-            s._command(fn, s.session, self.call.id, *args, **kwargs)
-        except ResultError as e:
-            # An answer the core refuses (structured content against the outputSchema,
-            # a block the revision lacks): the call still gets an answer.
-            s.diag("error", "%s: the answer was refused: %s" % (self.call.name, e))
-            if self.call.kind != "tool":
-                s._answer_error(self.call.id, INTERNAL_ERROR, "Internal error: %s" % e)
-                return
-            try:
-                s._command(self.layer.respond_tool, s.session, self.call.id, self.call.index,
-                           [_text("Internal error: %s" % e)], is_error=True)
-            except Exception as e2:
-                s.diag("warn", "cannot answer request %d: %s" % (self.call.id, e2))
-        except RespondError as e:
-            s.diag("warn", "cannot answer request %d: %s" % (self.call.id, e))
-        except Exception as e:  # a value the core cannot take (not JSON, a bad block)
-            s.diag("error", "%s: cannot send the answer: %r" % (self.call.name, e))
-            s._answer_error(self.call.id, INTERNAL_ERROR, "Internal error: %s" % e)
-
-    def tool(self, out: Any) -> None:
-        """``str`` (or anything else but the below): one text block; ``list``: content
-        blocks; ``dict``: structured content, or a whole result when it has ``content`` or
-        ``structuredContent``; ``ToolError``: ``isError`` with its message."""
-        send = lambda *a, **k: self._send(self.layer.respond_tool, self.call.index, *a, **k)
-        if isinstance(out, ToolError):
-            send([_text(str(out))], is_error=True)
-        elif isinstance(out, list):
-            send(out)
-        elif isinstance(out, dict) and ("content" in out or "structuredContent" in out):
-            send(out.get("content"), out.get("structuredContent"),
-                 is_error=bool(out.get("isError")), meta=out.get("_meta"))
-        elif isinstance(out, dict):
-            send(None, out)
-        elif out is None:
-            send([])
-        else:
-            send([_text(str(out))])
-
-    def read(self, body: Any) -> None:
-        """``str``: text; ``bytes``: a base64 blob; a ``list``: the contents as given."""
-        if isinstance(body, list):
-            contents = body
-        else:
-            item: dict = {"uri": self.call.uri}
-            target = self.tables.resources if self.call.target == "resource" \
-                else self.tables.templates
-            mime = target[self.call.index].mime_type
-            if mime:
-                item["mimeType"] = mime
-            if isinstance(body, (bytes, bytearray, memoryview)):
-                item["blob"] = base64.b64encode(bytes(body)).decode("ascii")
-            else:
-                item["text"] = str(body)
-            contents = [item]
-        self._send(self.layer.respond_read, contents)
-
-    def prompt(self, out: Any) -> None:
-        """A ``list`` of messages, or a result ``dict`` with ``messages``."""
-        messages = out.get("messages", []) if isinstance(out, dict) else out
-        self._send(self.layer.respond_prompt, self.call.index, messages)
-
-    def completion(self, values: list) -> None:
-        self._send(self.layer.respond_completion, [str(v) for v in values], len(values))

@@ -1,0 +1,54 @@
+"""A notes server on picomcp: typed tools, structured output, a template and a prompt."""
+import itertools
+from dataclasses import dataclass
+
+from picomcp import ResourceNotFound, Server
+
+app = Server("notes", "1.0.0")
+notes: dict = {}
+ids = itertools.count(1)
+
+
+@dataclass
+class Note:
+    id: int
+    title: str
+    body: str
+
+
+@dataclass
+class Found:
+    notes: list[Note]
+
+
+@app.tool
+def add_note(title: str, body: str) -> Note:
+    """Adds a note and returns it."""
+    n = next(ids)
+    notes[n] = Note(n, title, body)
+    return notes[n]
+
+
+@app.tool
+def search_notes(query: str, limit: int = 10) -> Found:
+    """Finds the notes whose title or body contains `query` (any case)."""
+    q = query.lower()
+    return Found([n for n in notes.values() if q in (n.title + n.body).lower()][:limit])
+
+
+@app.resource("note://{id}", mime_type="text/markdown")
+def note(id: int) -> str:
+    """One note, as Markdown."""
+    if id not in notes:
+        raise ResourceNotFound(f"note://{id}")
+    return f"# {notes[id].title}\n\n{notes[id].body}"
+
+
+@app.prompt
+def summarize(topic: str) -> str:
+    """Asks for a summary of the notes about a topic."""
+    return f"Summarize my notes about {topic}. Use search_notes first."
+
+
+if __name__ == "__main__":
+    app.run()
