@@ -398,10 +398,11 @@ fn no_server_stream_after_a_failed_initialize() {
 #[test]
 fn delete_only_with_a_session_id() {
     let (mut sid, mut ver) = ([0u8; 64], [0u8; 16]);
-    let c = client(&mut sid, &mut ver);
     let mut out = [0u8; 512];
-    assert!(c.write_delete(&[], &mut out).unwrap().is_none());
-    drop(c);
+    {
+        let c = client(&mut sid, &mut ver);
+        assert!(c.write_delete(&[], &mut out).unwrap().is_none());
+    }
     let mut c = initialized(&mut sid, &mut ver);
     let s = c.write_delete(&[], &mut out).unwrap().unwrap();
     assert_eq!(

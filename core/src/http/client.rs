@@ -76,7 +76,8 @@
 
 use crate::InsufficientSize;
 use crate::error::ErrorCode;
-use crate::http::codec::{Cursor, ResponseBody, ResponseHeadView, write_request};
+use crate::http::Cursor;
+use crate::http::codec::{ResponseBody, ResponseHeadView, write_request};
 use crate::http::headers::{self, message_headers};
 use crate::http::{Header, Method, reason_phrase};
 use crate::json::Json;

@@ -64,6 +64,7 @@ pub use client::{
 pub use server::ServerConnection;
 
 use crate::InsufficientSize;
+use crate::http::Cursor;
 use crate::http::reason_phrase;
 
 /// The limits of one connection. Reaching any of them is a typed error
@@ -242,55 +243,6 @@ pub fn write_error_response(
     c.put(reason.as_bytes());
     c.put(b"\n");
     c.finish()
-}
-
-/// Appends to `out`, or counts the size the whole output needs.
-pub(crate) struct Cursor<'o> {
-    out: &'o mut [u8],
-    at: usize,
-    overflow: bool,
-}
-
-impl<'o> Cursor<'o> {
-    pub(crate) fn new(out: &'o mut [u8]) -> Self {
-        Cursor {
-            out,
-            at: 0,
-            overflow: false,
-        }
-    }
-
-    pub(crate) fn put(&mut self, bytes: &[u8]) {
-        let end = self.at.saturating_add(bytes.len());
-        if !self.overflow && end <= self.out.len() {
-            self.out[self.at..end].copy_from_slice(bytes);
-        } else {
-            self.overflow = true;
-        }
-        self.at = end;
-    }
-
-    pub(crate) fn put_decimal(&mut self, mut n: u64) {
-        let mut d = [0u8; 20];
-        let mut i = d.len();
-        loop {
-            i -= 1;
-            d[i] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        self.put(&d[i..]);
-    }
-
-    pub(crate) fn finish(self) -> Result<usize, InsufficientSize> {
-        if self.overflow {
-            Err(InsufficientSize { required: self.at })
-        } else {
-            Ok(self.at)
-        }
-    }
 }
 
 /// `HTTP/1.1 NNN Reason\r\n` (a status outside 100..=999 is written as 500).

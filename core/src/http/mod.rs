@@ -26,6 +26,8 @@ pub mod endpoint;
 pub mod headers;
 pub mod sse;
 
+use crate::InsufficientSize;
+
 /// The request methods the MCP endpoint tells apart; anything else is [`Method::Other`]
 /// (answered 405 by the endpoint).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -184,5 +186,54 @@ pub fn reason_phrase(status: u16) -> &'static str {
         503 => "Service Unavailable",
         505 => "HTTP Version Not Supported",
         _ => "",
+    }
+}
+
+/// Appends to `out`, or counts the size the whole output needs.
+pub(crate) struct Cursor<'o> {
+    out: &'o mut [u8],
+    at: usize,
+    overflow: bool,
+}
+
+impl<'o> Cursor<'o> {
+    pub(crate) fn new(out: &'o mut [u8]) -> Self {
+        Cursor {
+            out,
+            at: 0,
+            overflow: false,
+        }
+    }
+
+    pub(crate) fn put(&mut self, bytes: &[u8]) {
+        let end = self.at.saturating_add(bytes.len());
+        if !self.overflow && end <= self.out.len() {
+            self.out[self.at..end].copy_from_slice(bytes);
+        } else {
+            self.overflow = true;
+        }
+        self.at = end;
+    }
+
+    pub(crate) fn put_decimal(&mut self, mut n: u64) {
+        let mut d = [0u8; 20];
+        let mut i = d.len();
+        loop {
+            i -= 1;
+            d[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        self.put(&d[i..]);
+    }
+
+    pub(crate) fn finish(self) -> Result<usize, InsufficientSize> {
+        if self.overflow {
+            Err(InsufficientSize { required: self.at })
+        } else {
+            Ok(self.at)
+        }
     }
 }

@@ -12,42 +12,12 @@
 //! assert_eq!(&out[..n], b"id: s1-7\ndata: {\"jsonrpc\":\"2.0\"}\n\n");
 //! ```
 
+use super::Cursor;
 use crate::InsufficientSize;
-
-/// Appends `parts` to `out` at `*at`, or reports the size the whole event needs.
-struct Cursor<'o> {
-    out: &'o mut [u8],
-    at: usize,
-    overflow: bool,
-}
-
-impl Cursor<'_> {
-    fn put(&mut self, bytes: &[u8]) {
-        let end = self.at + bytes.len();
-        if end <= self.out.len() && !self.overflow {
-            self.out[self.at..end].copy_from_slice(bytes);
-        } else {
-            self.overflow = true;
-        }
-        self.at = end;
-    }
-
-    fn finish(self) -> Result<usize, InsufficientSize> {
-        if self.overflow {
-            Err(InsufficientSize { required: self.at })
-        } else {
-            Ok(self.at)
-        }
-    }
-}
 
 /// The bytes [`write_event`] needs for this event.
 pub fn event_len(id: Option<&str>, event: Option<&str>, data: &[u8]) -> usize {
-    let mut probe = Cursor {
-        out: &mut [],
-        at: 0,
-        overflow: true,
-    };
+    let mut probe = Cursor::new(&mut []);
     put_event(&mut probe, id, event, data);
     probe.at
 }
@@ -61,11 +31,7 @@ pub fn write_event(
     event: Option<&str>,
     data: &[u8],
 ) -> Result<usize, InsufficientSize> {
-    let mut c = Cursor {
-        out,
-        at: 0,
-        overflow: false,
-    };
+    let mut c = Cursor::new(out);
     put_event(&mut c, id, event, data);
     c.finish()
 }
@@ -101,11 +67,7 @@ fn put_event(c: &mut Cursor<'_>, id: Option<&str>, event: Option<&str>, data: &[
 
 /// Writes a comment line (`: text`), the keep-alive that proxies and clients ignore.
 pub fn write_comment(out: &mut [u8], text: &str) -> Result<usize, InsufficientSize> {
-    let mut c = Cursor {
-        out,
-        at: 0,
-        overflow: false,
-    };
+    let mut c = Cursor::new(out);
     c.put(b": ");
     c.put(one_line(text));
     c.put(b"\n\n");
@@ -120,29 +82,14 @@ pub fn write_retry(
     id: Option<&str>,
     retry_ms: u32,
 ) -> Result<usize, InsufficientSize> {
-    let mut c = Cursor {
-        out,
-        at: 0,
-        overflow: false,
-    };
+    let mut c = Cursor::new(out);
     if let Some(id) = id {
         c.put(b"id: ");
         c.put(one_line(id));
         c.put(b"\n");
     }
     c.put(b"retry: ");
-    let mut digits = [0u8; 10];
-    let mut n = retry_ms;
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    c.put(&digits[i..]);
+    c.put_decimal(u64::from(retry_ms));
     c.put(b"\ndata: \n\n");
     c.finish()
 }
