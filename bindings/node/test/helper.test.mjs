@@ -270,3 +270,20 @@ test('registration errors: the texts shared with the Python helper (tests/helper
     })
   }
 })
+
+test('call errors: the texts shared with the Python helper (tests/helpers/registration_errors.json, calls)', T, () => {
+  const { calls } = JSON.parse(readFileSync(join(ROOT, '..', '..', 'tests', 'helpers', 'registration_errors.json'), 'utf8'))
+  const source = `
+    import { Server } from PICOMCP
+    const app = new Server('s', '1', { logLevel: 'error' })
+    app.tool(${JSON.stringify(calls.tool.name)}, { inputSchema: ${JSON.stringify(calls.tool.inputSchema)} }, () => 'x')
+    process.exitCode = await app.run()`
+  const { byId, status } = runServer(source, [...init(calls.version), ...calls.cases.map((c, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: c.params }))])
+  calls.cases.forEach((c, i) => {
+    const { error } = byId[i + 1]
+    assert.equal(error.code, c.code)
+    if (c.message) assert.equal(error.message, c.message)
+    else assert.ok(error.message.startsWith(c.message_prefix), `${error.message} starts with ${c.message_prefix}`)
+  })
+  assert.equal(status, 0)
+})

@@ -334,13 +334,13 @@ def test_a_broken_definition_fails_at_registration():
     def good(args, ctx):
         return ""
 
-    with pytest.raises(ConfigError, match=r"tool 1: inputSchema: must be an object schema"):
+    with pytest.raises(ConfigError, match=r'^tool "bad": inputSchema: must be an object schema'):
         @app.tool(input_schema={"type": "string"})  # not an object schema
         def bad(args, ctx):
             return ""
-    with pytest.raises(ConfigError, match="tool 1: name: used by an earlier entry too"):
+    with pytest.raises(ConfigError, match='^tool "good": name: used by an earlier entry too$'):
         app.tool(name="good")(lambda args, ctx: "")
-    with pytest.raises(ConfigError, match="resource template 0: uriTemplate"):
+    with pytest.raises(ConfigError, match='^resource template "note://{id": uriTemplate'):
         app.resource("note://{id")(lambda uri, ctx: "")
     assert list(app.tools) == ["good"] and app.templates == []
     assert app.capabilities["tools"] == {"listChanged": True}

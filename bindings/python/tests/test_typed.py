@@ -110,13 +110,14 @@ def test_undescribable_parameter_is_an_error_naming_it():
 
     def h(x: Local):
         pass
-    with pytest.raises(TypeError, match="tool 'f': cannot describe parameter 'bad'"):
+    with pytest.raises(TypeError, match="tool \"f\": cannot describe parameter 'bad'"):
         Server("t", "1").tool(f)
-    with pytest.raises(TypeError, match="tool 'g': cannot describe parameter 'k'"):
+    with pytest.raises(TypeError, match="tool \"g\": cannot describe parameter 'k'"):
         Server("t", "1").tool(g)
-    with pytest.raises(TypeError, match="tool 'h': .*parameter 'x'"):
+    with pytest.raises(TypeError, match="tool \"h\": .*parameter 'x'"):
         Server("t", "1").tool(h)
-    with pytest.raises(TypeError, match="resource 'n://{id}': parameter 'note_id' is not"):
+    with pytest.raises(TypeError,
+                       match="resource template \"n://{id}\": parameter 'note_id' is not"):
         Server("t", "1").resource("n://{id}")(lambda note_id: "")
 
 

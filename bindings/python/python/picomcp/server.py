@@ -47,6 +47,7 @@ import asyncio
 import concurrent.futures
 import functools
 import inspect
+import json
 import logging
 import os
 import re
@@ -64,7 +65,7 @@ from ._context import (INTERNAL_ERROR, INVALID_PARAMS, Context, McpError, Resour
 from ._stdio import StdoutGuard
 from ._workers import Workers
 
-from ._native import Call, Event, QueueFull, RespondError, ServerLayer, Session
+from ._native import Call, ConfigError, Event, QueueFull, RespondError, ServerLayer, Session
 
 __all__ = ["Context", "McpError", "ResourceNotFound", "Server", "ToolError"]
 
@@ -72,6 +73,33 @@ _LEVELS = ("error", "warn", "info", "debug")
 
 #: Tracebacks of failed handlers and answers the core refused go here (stderr by default).
 logger = logging.getLogger("picomcp")
+
+#: The ``ServerLayer`` keyword of each registry.
+_KEYWORDS = {"tools": "tools", "resources": "resources", "templates": "resource_templates",
+             "prompts": "prompts"}
+
+
+def _where(noun: str, key: Any) -> str:
+    """How a registration error names its entry, as in every language: ``tool "add"``."""
+    return "%s %s" % (noun, json.dumps(key, ensure_ascii=False))
+
+
+def _not_callable(where: str, fn: Any) -> TypeError:
+    return TypeError("%s: the handler must be a function, not %s" % (where, type(fn).__name__))
+
+
+def _check(where: str, index: int, build: Callable) -> Any:
+    """Runs ``build`` (a core catalog check); its error, the entry at ``index`` named by
+    ``where`` instead of by its index, is raised again (the Node helper's text)."""
+    try:
+        return build()
+    except (ConfigError, TypeError, ValueError) as e:
+        if type(e) not in (ConfigError, TypeError, ValueError):
+            raise  # a subclass may take other arguments: as it is
+        prefix = r"^(?:\w+\[%d\](?:\.|: )|(?:tool|resource template|resource|prompt) %d: )" \
+            % (index, index)
+        raise type(e)("%s: %s" % (where, re.sub(prefix, "", str(e), count=1))) from None
+
 
 class _Tables:
     """The registries in the order the core layer was given them: a ``Call.index`` is an
@@ -158,9 +186,12 @@ class Server:
             fn, name = None, fn
 
         def deco(f):
+            if not callable(f):
+                raise _not_callable(_where("tool", name) if name else "tool", f)
             n = name or f.__name__
+            where = _where("tool", n)
             legacy = _legacy(f, "args")
-            sig = None if legacy else _schema.describe(f, Context, "tool %r" % n)
+            sig = None if legacy else _schema.describe(f, Context, where)
             schema = input_schema or (sig.schema if sig else {"type": "object"})
             out = output_schema
             if out is None and sig is not None:
@@ -168,7 +199,7 @@ class Server:
             doc = sig.description if sig else inspect.getdoc(f)
             t = _Tool(f, n, title, description or doc, schema, out, annotations)
             t.sig, t.mime_type, t.threaded = sig, mime_type, not inline and _sync(f)
-            self._add("tools", n, t)
+            self._add("tools", n, t, where)
             return f
         return deco(fn) if callable(fn) else deco
 
@@ -182,18 +213,21 @@ class Server:
         matched."""
         def deco(fn):
             template = "{" in uri
+            where = _where("resource template" if template else "resource", uri)
+            if not callable(fn):
+                raise _not_callable(where, fn)
             r = _Resource(fn, uri, name or fn.__name__, title, description, mime_type, template)
             if not _legacy(fn, "uri"):
-                r.sig = _schema.describe(fn, Context, "resource %r" % uri, text_vars=True)
+                r.sig = _schema.describe(fn, Context, where, text_vars=True)
                 r.description = description or r.sig.description
                 names = set(re.findall(r"([A-Za-z0-9_%.]+)(?::\d+|\*)?(?=[,}])",
                                        "".join(re.findall(r"\{[^}]*\}", uri))))
                 missing = [n for n in r.sig.required if n not in names]
                 if missing:
-                    raise TypeError("resource %r: parameter %r is not a variable of the URI"
-                                    % (uri, missing[0]))
+                    raise TypeError("%s: parameter %r is not a variable of the URI"
+                                    % (where, missing[0]))
             r.threaded = not inline and _sync(fn)
-            self._add("templates" if template else "resources", uri, r)
+            self._add("templates" if template else "resources", uri, r, where)
             return fn
         return deco
 
@@ -209,17 +243,20 @@ class Server:
             fn, name = None, fn
 
         def deco(f):
+            if not callable(f):
+                raise _not_callable(_where("prompt", name) if name else "prompt", f)
             n = name or f.__name__
+            where = _where("prompt", n)
             p = _Prompt(f, n, title, description, arguments)
             if not _legacy(f, "args"):
-                p.sig = _schema.describe(f, Context, "prompt %r" % n, text_vars=True)
+                p.sig = _schema.describe(f, Context, where, text_vars=True)
                 props = p.sig.schema["properties"]
                 p.arguments = arguments or [_present(
                     name=k, description=v.get("description"),
                     required=k in p.sig.required) for k, v in props.items()]
             p.description = description or (p.sig.description if p.sig else inspect.getdoc(f))
             p.threaded = not inline and _sync(f)
-            self._add("prompts", n, p)
+            self._add("prompts", n, p, where)
             return f
         return deco(fn) if callable(fn) else deco
 
@@ -236,22 +273,26 @@ class Server:
             return fn
         return deco
 
-    def _add(self, kind: str, key: str, entry: Any) -> None:
+    def _add(self, kind: str, key: str, entry: Any, where: str) -> None:
         """Registers a definition (``kind``: ``tools``, ``resources``, ``templates`` or
-        ``prompts``), checked by the core at once: a mistake (a name used twice, a broken
-        schema or template) raises the core's ``ConfigError`` here, with the same text in
-        every language."""
+        ``prompts``), checked by the core at once, alone first (a one-entry catalog, as
+        the Node helper does): a mistake (a broken schema or template, a name used twice)
+        raises the core's ``ConfigError`` here, the entry named by ``where``
+        (``tool "add": inputSchema: ...``), with the same text in every language."""
         table = getattr(self, kind)
+        definition = entry.definition()
+        _check(where, 0, lambda: ServerLayer(**{_KEYWORDS[kind]: [definition]}))
+        index = len(table)  # the new entry's index in the whole table
         if isinstance(table, dict) and key in table:  # the core says what is wrong
-            ServerLayer(**{kind: [e.definition() for e in table.values()]
-                           + [entry.definition()]})
+            _check(where, index, lambda: ServerLayer(**{_KEYWORDS[kind]: [
+                e.definition() for e in table.values()] + [definition]}))
         if isinstance(table, list):
             table.append(entry)
         else:
             table[key] = entry
         self._built = None
         try:
-            self._tables()
+            _check(where, index, self._tables)
         except Exception:
             if isinstance(table, list):
                 table.remove(entry)
