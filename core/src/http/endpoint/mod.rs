@@ -593,6 +593,13 @@ impl<'e> Endpoint<'e> {
             last_io: now,
             ..StreamSlot::EMPTY
         };
+        if self.config.response_mode == ResponseMode::Sse
+            && self.slots[slot].state == SlotState::Legacy
+        {
+            // Decided now: the head (and priming event) can go before any message.
+            self.streams[i].mode = Mode::Sse;
+            self.prime(i);
+        }
         Ok(i)
     }
 
