@@ -382,6 +382,8 @@ def main():
     ]):
         targets["roots"]["r%02d" % i] = bytes([rules]) + "\n".join(roots).encode() + b"\0" + t.encode()
 
+    targets["http_codec"] = http_codec_seeds()
+
     total = 0
     for target, seeds in targets.items():
         d = os.path.join(HERE, "seeds", target)
@@ -399,6 +401,55 @@ def main():
             total += len(data)
         print("%-16s %4d seeds" % (target, len(seen)))
     print("total %.0f KiB" % (total / 1024))
+
+
+HTTP_MALFORMED = os.path.join(ROOT, "core", "tests", "http_malformed.txt")
+
+
+def http_unescape(text):
+    out = bytearray()
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and i + 1 < len(text):
+            e = text[i + 1]
+            if e == "x":
+                out.append(int(text[i + 2:i + 4], 16))
+                i += 4
+                continue
+            out += {"r": b"\r", "n": b"\n", "t": b"\t", "\\": b"\\"}[e]
+            i += 2
+            continue
+        out += c.encode()
+        i += 1
+    return bytes(out)
+
+
+def http_codec_seeds():
+    """`[flags] [split seed] stream` (fuzz/src/http_codec.rs): the malformed-request
+    corpus, well-formed requests (pipelined, chunked, HTTP/1.0), responses and SSE."""
+    seeds = {}
+    with open(HTTP_MALFORMED, encoding="utf-8") as f:
+        for i, line in enumerate(l for l in f.read().splitlines() if l and not l.startswith("#")):
+            status, req = line.split(" ", 1)
+            seeds["bad_%02d_%s" % (i, status)] = bytes([i % 16, i]) + http_unescape(req)
+    good = [
+        b"POST /mcp HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{\"a\":1}",
+        b"POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\n\r\nAGET /b HTTP/1.1\r\nHost: h\r\n\r\n"
+        b"POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n2;x=y\r\nCC\r\n0\r\nT: 1\r\n\r\n"
+        b"DELETE /d HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n",
+        b"GET /1 HTTP/1.0\r\nConnection: keep-alive\r\n\r\nHEAD /2 HTTP/1.0\r\n\r\n",
+        b"POST / HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n{}",
+        b"\r\n\r\nGET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /b HTTP/1.1\nHost: h\n\n",
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+        b"1b\r\nid: s-1\ndata: {\"jsonrpc\":1}\n\n\r\n0\r\n\r\n",
+        b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}",
+        b"\xef\xbb\xbf: c\r\nid: 1\revent: e\ndata: a\r\ndata\n\nretry: 300\n\ndata: z\n\n",
+    ]
+    for i, g in enumerate(good):
+        for flags in (0, 1, 2, 4 | 8, 16 | 3):
+            seeds["good_%02d_%02x" % (i, flags)] = bytes([flags, i + 7]) + g
+    return seeds
 
 
 if __name__ == "__main__":

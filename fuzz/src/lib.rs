@@ -14,10 +14,12 @@
 //! - `server_session` / `client_session`: `[config] [chunk seed] command...` (see
 //!   [`session`]).
 //! - `server_layer`: `[mode] [answer seed] line...` (see [`server_layer`]).
+//! - `http_codec`: `[flags] [split seed] stream...` (see [`http_codec`]).
 
 pub mod float;
 pub mod canonical;
 pub mod framing;
+pub mod http_codec;
 pub mod json_scanner;
 pub mod jsonrpc_parse;
 pub mod server_layer;

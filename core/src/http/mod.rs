@@ -73,6 +73,13 @@ pub struct Header<'a> {
 }
 
 impl<'a> Header<'a> {
+    /// An empty header (no name, no value): the filler of a header array, e.g. the one
+    /// [`codec::ServerConnection::poll_request`] writes into (`[Header::EMPTY; 32]`).
+    pub const EMPTY: Header<'a> = Header {
+        name: "",
+        value: b"",
+    };
+
     /// The value as UTF-8 text, or `None` when it is not.
     pub fn value_str(&self) -> Option<&'a str> {
         core::str::from_utf8(self.value).ok()
