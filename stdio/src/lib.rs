@@ -46,6 +46,7 @@ use std::time::Instant;
 use picomcp::session::{Event, Phase, Session};
 
 mod background_writer;
+pub mod http;
 pub use background_writer::BackgroundWriter;
 
 const CHUNK: usize = 64 * 1024;

@@ -359,6 +359,11 @@ impl<'e> Endpoint<'e> {
             .is_some_and(|e| e.state != SlotState::Free)
     }
 
+    /// The number of slots (the size of the host's session pool).
+    pub fn slot_count(&self) -> usize {
+        self.slots.len()
+    }
+
     /// Legacy sessions open now.
     pub fn sessions(&self) -> usize {
         self.slots
