@@ -114,13 +114,11 @@ fn statuses_follow_the_error() {
 #[test]
 fn progress_streams_and_a_dropped_stream_frees_the_slot() {
     let mut h = Host::new();
-    let body = format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"slow","arguments":{{}},"_meta":{{"progressToken":1,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
-    );
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"progressToken":1,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
     let r = modern(
         &mut h,
         &[("Mcp-Method", "tools/call"), ("Mcp-Name", "slow")],
-        &body,
+        body,
     );
     let s = r.open.expect("waiting");
     assert!((0..8).any(|s| h.ep.slot_in_use(s)));

@@ -128,7 +128,7 @@ impl<'e> Endpoint<'e> {
     pub(super) fn prime(&mut self, i: usize) {
         let s = self.streams[i];
         let version = self.slots[s.slot as usize].version;
-        if s.modern || !version.is_some_and(|v| v >= ProtocolVersion::V2025_11_25) {
+        if s.modern || version.is_none_or(|v| v < ProtocolVersion::V2025_11_25) {
             return;
         }
         let retry = self.config.retry_ms;
