@@ -93,3 +93,26 @@ fn ten_thousand_abandoned_sessions_stay_bounded_and_a_live_client_is_served() {
     assert!(h.ep.stats().sessions_evicted >= 9_990);
     assert_eq!(h.post(Some(&live), &call(1, "echo")).status, 200);
 }
+
+#[test]
+fn batches_only_in_2025_03_26() {
+    let mut h = Host::new();
+    let sid = h.open("2025-03-26");
+    let batch = r#"[{"jsonrpc":"2.0","id":"a","method":"ping"},{"jsonrpc":"2.0","method":"notifications/roots/list_changed"},{"jsonrpc":"2.0","id":"b","method":"ping"}]"#;
+    let r = h.post(Some(&sid), batch);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let v = r.json();
+    let ids: Vec<_> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].clone())
+        .collect();
+    assert_eq!(ids, vec![serde_json::json!("a"), serde_json::json!("b")]);
+    let notes = r#"[{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}]"#;
+    assert_eq!(h.post(Some(&sid), notes).status, 202);
+    let later = h.open("2025-06-18");
+    let r = h.post(Some(&later), batch);
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(r.json()["error"]["code"], -32600);
+}

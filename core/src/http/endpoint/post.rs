@@ -106,6 +106,14 @@ impl<'e> Endpoint<'e> {
             Message::Batch(b) => {
                 let slot = self.session_of(now, req)?;
                 self.check_version(req)?;
+                if self.slots[slot].version != Some(ProtocolVersion::V2025_03_26) {
+                    return Err(Refusal {
+                        status: 400,
+                        id: None,
+                        code: ErrorCode::INVALID_REQUEST,
+                        message: "Invalid Request: batches are allowed only in protocol version 2025-03-26",
+                    });
+                }
                 let mut ids = [0u64; MAX_IDS];
                 let mut n = 0;
                 for m in b.iter() {

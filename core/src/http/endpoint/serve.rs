@@ -33,7 +33,15 @@ impl<'e> Endpoint<'e> {
             Message::Response(r) => self.answer(slot, raw_of(r.id.as_json())),
             Message::Error(e) => match e.id {
                 Some(id) => self.answer(slot, raw_of(id.as_json())),
-                None => self.current.filter(|&c| ours(&self.streams[c])),
+                // An error about the whole message (no id to echo): it ends the answer.
+                None => self
+                    .current
+                    .filter(|&c| ours(&self.streams[c]))
+                    .inspect(|&c| {
+                        let s = &mut self.streams[c];
+                        s.waiting = 0;
+                        s.finished = s.kind == Kind::Post;
+                    }),
             },
             Message::Batch(b) => {
                 let mut target = None;
