@@ -486,6 +486,7 @@ impl<'e> Endpoint<'e> {
                 if now.saturating_sub(self.slots[slot].last) < idle || self.has_attached(slot) =>
             {
                 self.slots[slot].last = now;
+                self.slots[slot].used = true;
                 Ok(slot)
             }
             Some(slot) => {
@@ -537,7 +538,8 @@ impl<'e> Endpoint<'e> {
 
     /// A slot for a new session or stateless request: a free one, else an expired one,
     /// else (evicted) the least recently used legacy session without a connected stream
-    /// that never made a request after `initialize`, else the least recently used one.
+    /// that was never used after `initialize` (not even `notifications/initialized`),
+    /// else the least recently used one.
     /// So a flood of sessions opened and abandoned evicts its own kind first.
     fn allocate_slot(&mut self, now: u64) -> Option<usize> {
         if let Some(i) = self.slots.iter().position(|e| e.state == SlotState::Free) {

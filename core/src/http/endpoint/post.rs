@@ -90,7 +90,6 @@ impl<'e> Endpoint<'e> {
                 };
                 let slot = self.session_of(now, req).map_err(echo)?;
                 self.check_version(req).map_err(echo)?;
-                self.slots[slot].used = true;
                 let i = self.open_stream(now, slot, Kind::Post).map_err(echo)?;
                 let s = &mut self.streams[i];
                 s.ids[0] = streams::hash(r.id.as_raw());

@@ -28,7 +28,8 @@ pub struct SlotEntry {
     pub(crate) id: [u8; SESSION_ID_LEN],
     pub(crate) last: u64,
     pub(crate) version: Option<ProtocolVersion>,
-    /// A request came after `initialize`: evicted only after every unused session.
+    /// Any request or notification came after `initialize`: evicted only after every
+    /// unused session.
     pub(crate) used: bool,
 }
 
