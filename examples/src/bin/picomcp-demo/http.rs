@@ -10,10 +10,12 @@ use picomcp_stdio::http::{HttpOptions, Service, serve};
 
 use crate::{INBOUND_SLOTS, OUTBOUND_SLOTS, Server, catalog};
 
-/// Sessions served at once: legacy sessions plus 2026-07-28 requests in flight.
-const SLOTS: usize = 64;
-/// Response streams open at once.
-const STREAMS: usize = 128;
+/// Sessions served at once: legacy sessions plus 2026-07-28 requests in flight. Each
+/// holds about 5 × `--max-line` bytes of session storage once used, so this bounds the
+/// server's memory (about 170 MB at the default 1 MiB; `--max-line 65536` makes it 11 MB).
+const SLOTS: usize = 32;
+/// Response streams open at once (each `--max-line` + 4 KiB, touched only as used).
+const STREAMS: usize = 64;
 
 struct Slot {
     session: Session<'static>,
