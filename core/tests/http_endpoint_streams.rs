@@ -147,3 +147,30 @@ fn messages_without_a_stream_are_counted() {
     h.notify(slot);
     assert_eq!(h.ep.stats().unroutable, 1);
 }
+
+#[test]
+fn sse_polling_ends_the_connection_and_the_answer_waits_for_resumption() {
+    let mut h = Host::new();
+    let sid = h.open("2025-11-25");
+    let slot = (0..8).find(|&s| h.ep.slot_in_use(s)).unwrap();
+    let r = h.post(Some(&sid), &call(4, "slow"));
+    assert_eq!(r.status, 0, "undecided: nothing sent yet");
+    let hs = r.open.unwrap();
+    assert_eq!(h.ep.interrupt(slot), 1);
+    let cut = h.more(hs);
+    assert_eq!(cut.status, 200);
+    assert!(cut.body.contains("retry: 1000"), "{}", cut.body);
+    assert!(cut.open.is_none(), "the connection ends");
+    let prime = cut.ids()[0].clone();
+    h.release();
+    let resumed = h.request(Method::Get, &get(&sid, Some(&prime)), "");
+    assert_eq!(resumed.status, 200);
+    let ev = resumed.events();
+    assert_eq!(ev.last().unwrap()["id"], 4, "{}", resumed.body);
+    assert!(resumed.open.is_none(), "answered: the stream ends");
+    // Before 2025-11-25 there is no id to resume from: nothing is interrupted.
+    let old = h.open("2025-06-18");
+    let _ = h.post(Some(&old), &call(5, "slow"));
+    let slot = (0..8).filter(|&s| h.ep.slot_in_use(s)).last().unwrap();
+    assert_eq!(h.ep.interrupt(slot), 0);
+}

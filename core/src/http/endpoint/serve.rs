@@ -225,6 +225,13 @@ impl<'e> Endpoint<'e> {
         if let Some(k) = s.comment {
             return Poll::Body(&KEEP_ALIVE[k as usize..]);
         }
+        if s.sent >= s.len && s.interrupt && !s.finished && !s.closed {
+            // SSE polling: this connection ends; the stream waits for `Last-Event-ID`.
+            let s = &mut self.streams[i];
+            s.interrupt = false;
+            s.attached = false;
+            return Poll::End;
+        }
         if s.sent < s.len {
             self.streams[i].last_io = now;
             let at = i * self.per_stream;
@@ -235,6 +242,40 @@ impl<'e> Endpoint<'e> {
             return Poll::End;
         }
         Poll::Wait
+    }
+
+    /// SSE polling (2025-11-25): ends the connections of the POST streams of the legacy
+    /// session in `slot` that still wait for their response, without ending the streams.
+    /// An undecided answer becomes SSE with its priming event (an id and the `retry`
+    /// hint); [`Poll::End`] comes once what is pending is out, and the client resumes
+    /// with `GET` and `Last-Event-ID`, where the rest of the stream, response included,
+    /// is waiting. Lets a server free connections during long work. Streams without an
+    /// event id to resume from (before 2025-11-25) are left alone. Returns how many.
+    pub fn interrupt(&mut self, slot: usize) -> usize {
+        let mut n = 0;
+        for i in 0..self.streams.len() {
+            let s = self.streams[i];
+            if !s.live
+                || s.slot as usize != slot
+                || s.kind != Kind::Post
+                || s.modern
+                || s.finished
+                || s.closed
+                || !s.attached
+            {
+                continue;
+            }
+            if s.mode == Mode::Undecided {
+                self.streams[i].mode = Mode::Sse;
+                self.prime(i);
+            }
+            let s = &mut self.streams[i];
+            if s.mode == Mode::Sse && (s.first_seq == 0 || s.next_seq > 1) {
+                s.interrupt = true;
+                n += 1;
+            }
+        }
+        n
     }
 
     /// Marks `n` bytes of the last [`Poll::Body`] of `h` as written.

@@ -68,6 +68,8 @@ pub struct StreamSlot {
     pub(crate) comment: Option<u8>,
     /// When the stream was opened (the oldest detached stream is reclaimed first).
     pub(crate) opened: u64,
+    /// End this connection once what is pending is out, keeping the stream (SSE polling).
+    pub(crate) interrupt: bool,
 }
 
 impl StreamSlot {
@@ -95,6 +97,7 @@ impl StreamSlot {
         last_io: 0,
         comment: None,
         opened: 0,
+        interrupt: false,
     };
 
     pub(crate) fn waits_for(&self, hash: u64) -> Option<usize> {
