@@ -171,6 +171,6 @@ fn sse_polling_ends_the_connection_and_the_answer_waits_for_resumption() {
     // Before 2025-11-25 there is no id to resume from: nothing is interrupted.
     let old = h.open("2025-06-18");
     let _ = h.post(Some(&old), &call(5, "slow"));
-    let slot = (0..8).filter(|&s| h.ep.slot_in_use(s)).last().unwrap();
+    let slot = (0..8).rev().find(|&s| h.ep.slot_in_use(s)).unwrap();
     assert_eq!(h.ep.interrupt(slot), 0);
 }
