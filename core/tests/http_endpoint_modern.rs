@@ -130,3 +130,65 @@ fn progress_streams_and_a_dropped_stream_frees_the_slot() {
     h.release();
     assert!(h.ep.stats().unroutable >= 1);
 }
+
+#[test]
+fn mcp_param_headers_mirror_annotated_arguments() {
+    use picomcp::http::endpoint::{EndpointConfig, ParamHeader};
+    const PARAMS: &[ParamHeader<'static>] = &[
+        ParamHeader {
+            tool: "echo",
+            property: "city",
+            header: "City",
+        },
+        ParamHeader {
+            tool: "echo",
+            property: "n",
+            header: "N",
+        },
+    ];
+    let config = EndpointConfig {
+        param_headers: PARAMS,
+        ..http_common::endpoint_config()
+    };
+    let mut h = Host::with(config, 8, 16);
+    let body = |args: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{args},{META}}}}}"#
+        )
+    };
+    let base = [("Mcp-Method", "tools/call"), ("Mcp-Name", "echo")];
+    let with = |extra: &[(&'static str, &'static str)]| {
+        let mut v = base.to_vec();
+        v.extend_from_slice(extra);
+        v
+    };
+    let ok = body(r#"{"city":"Zürich","n":42}"#);
+    let r = modern(
+        &mut h,
+        &with(&[
+            ("Mcp-Param-City", "=?base64?WsO8cmljaA==?="),
+            ("mcp-param-n", "42.0"),
+        ]),
+        &ok,
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let r = modern(
+        &mut h,
+        &with(&[("Mcp-Param-City", "Zurich"), ("Mcp-Param-N", "42")]),
+        &ok,
+    );
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (400, (-32020).into())
+    );
+    let r = modern(
+        &mut h,
+        &with(&[("Mcp-Param-City", "=?base64?WsO8cmljaA==?=")]),
+        &ok,
+    );
+    assert_eq!(r.status, 400, "a present argument needs its header");
+    let null = body(r#"{"city":null}"#);
+    assert_eq!(modern(&mut h, &base, &null).status, 200, "null: no header");
+    let r = modern(&mut h, &with(&[("Mcp-Param-City", "x")]), &null);
+    assert_eq!(r.status, 400, "null: the header must be absent");
+}

@@ -92,6 +92,21 @@ pub struct EndpointConfig<'a> {
     pub get_stream: bool,
     /// The revisions served (what `MCP-Protocol-Version` may name).
     pub versions: Versions,
+    /// The `x-mcp-header` annotations of the served tools: each `Mcp-Param-{header}` is
+    /// checked against the argument it mirrors (MODERN §13.2). Default none.
+    pub param_headers: &'a [ParamHeader<'a>],
+}
+
+/// One `x-mcp-header` annotation: tool `tool`'s top-level argument `property` travels
+/// in the header `Mcp-Param-{header}` of 2026-07-28 requests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParamHeader<'a> {
+    /// The tool's name.
+    pub tool: &'a str,
+    /// The argument (a property of the `inputSchema`'s root).
+    pub property: &'a str,
+    /// `{Name}` of `Mcp-Param-{Name}` (the annotation's value).
+    pub header: &'a str,
 }
 
 impl Default for EndpointConfig<'_> {
@@ -108,6 +123,7 @@ impl Default for EndpointConfig<'_> {
             response_mode: ResponseMode::Auto,
             get_stream: true,
             versions: Versions::ALL,
+            param_headers: &[],
         }
     }
 }

@@ -262,6 +262,9 @@ impl<'e> Endpoint<'e> {
                 }
             }
         }
+        if name_key == Some("name") && is_method(r.method, Method::ToolsCall) {
+            self.check_params(req, r)?;
+        }
         let Some(slot) = self.allocate_slot(now) else {
             return Err(refuse(503, "Service Unavailable: no free session slot"));
         };
@@ -281,6 +284,53 @@ impl<'e> Endpoint<'e> {
             fresh: true,
             stream: Some(self.handle(i)),
         })
+    }
+
+    /// The `Mcp-Param-{Name}` headers of a 2026-07-28 `tools/call` against its arguments
+    /// (MODERN §13.2), for the annotations in [`EndpointConfig::param_headers`]: a value
+    /// present and not `null` needs its header, equal after sentinel decoding (integers
+    /// compared as numbers); an absent or `null` one must have none.
+    fn check_params<'r>(
+        &self,
+        req: &Request<'r>,
+        r: jsonrpc::Request<'r>,
+    ) -> Result<(), Refusal<'r>> {
+        let params = r.params;
+        let Some(tool) = params.and_then(|p| p.get("name")).and_then(|n| n.as_str()) else {
+            return Ok(());
+        };
+        let args = params.and_then(|p| p.get("arguments"));
+        for p in self
+            .config
+            .param_headers
+            .iter()
+            .filter(|p| tool.eq_str(p.tool))
+        {
+            let value = args
+                .and_then(|a| a.get(p.property))
+                .filter(|v| !v.is_null());
+            let header = req
+                .headers
+                .iter()
+                .find(|h| {
+                    h.name.len() == 10 + p.header.len()
+                        && h.name[..10].eq_ignore_ascii_case("mcp-param-")
+                        && h.name[10..].eq_ignore_ascii_case(p.header)
+                })
+                .map(|h| h.value);
+            let ok = match (value, header) {
+                (None, None) => true,
+                (Some(v), Some(h)) => param_matches(h, v),
+                _ => false,
+            };
+            if !ok {
+                return Err(header_error(
+                    r.id,
+                    "Header mismatch: an Mcp-Param header does not match the arguments",
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// GET: the session's server-to-client stream, or the resumption of any of its
@@ -347,6 +397,27 @@ impl<'e> Endpoint<'e> {
         self.streams[i].mode = Mode::Sse;
         self.prime(i);
         Ok(Outcome::Stream(self.handle(i)))
+    }
+}
+
+/// An `Mcp-Param-*` value against the argument: a string as is, an integer numerically,
+/// a boolean as `true`/`false` (MODERN §13.3).
+fn param_matches(header: &[u8], v: Json<'_>) -> bool {
+    if let Some(s) = v.as_str() {
+        return header_matches(header, s);
+    }
+    let mut buf = [0u8; 512];
+    let Some(text) =
+        super::checks::decode_header(header, &mut buf).and_then(|d| core::str::from_utf8(d).ok())
+    else {
+        return false;
+    };
+    if let Some(b) = v.as_bool() {
+        return text == if b { "true" } else { "false" };
+    }
+    match (v.as_f64(), text.parse::<f64>()) {
+        (Some(a), Ok(b)) => v.kind() == crate::json::JsonKind::Number && a == b,
+        _ => false,
     }
 }
 
