@@ -383,6 +383,7 @@ def main():
         targets["roots"]["r%02d" % i] = bytes([rules]) + "\n".join(roots).encode() + b"\0" + t.encode()
 
     targets["http_codec"] = http_codec_seeds()
+    targets["http_endpoint"] = http_endpoint_seeds()
 
     total = 0
     for target, seeds in targets.items():
@@ -423,6 +424,29 @@ def http_unescape(text):
         out += c.encode()
         i += 1
     return bytes(out)
+
+
+def http_endpoint_seeds():
+    """Requests separated by 0xFF, each `[op] body` (fuzz/src/http_endpoint.rs): a legacy
+    session's life (initialize, initialized, a call, GET, resumption, DELETE), the
+    2026-07-28 stateless call, and refusals."""
+    init = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"%s","capabilities":{},"clientInfo":{"name":"f","version":"1"}}}'
+    note = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+    call = b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","arguments":{},"_meta":{"progressToken":7}}}'
+    modern = (b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x","arguments":{},'
+              b'"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}')
+    join = lambda recs: b"\xff".join(bytes([op]) + body for op, body in recs)
+    seeds = {}
+    for v in (b"2025-03-26", b"2025-06-18", b"2025-11-25"):
+        seeds["life_" + v.decode()] = join([
+            (0, init % v), (32, note), (32, call), (33, b""), (4, b"\x40"), (32, call),
+            (5, b""), (33, b"1-1"), (34, b""), (32, call)])
+    seeds["batch"] = join([(0, init % b"2025-03-26"), (32, note), (32, b"[" + call + b"," + note + b"]")])
+    seeds["modern"] = join([(128, modern), (128 | 64, modern), (128, b"{}"), (5, b"")])
+    seeds["refused"] = join([(8, init % b"2025-06-18"), (16, init % b"2025-06-18"), (3, b""),
+                             (64, call), (0, b"{bad"), (1, b""), (2, b"")])
+    seeds["flood"] = join([(0, init % b"2025-06-18")] * 12 + [(4, b"\x7f")])
+    return seeds
 
 
 def http_codec_seeds():

@@ -329,7 +329,7 @@ fn finish_line(line: &[u8], max_depth: usize) -> Option<Frame<'_>> {
 /// `std`); only an invalid line is checked a second time by `core` to find where it breaks.
 /// On bare-metal targets `core::str::from_utf8` alone, which costs no extra flash.
 #[inline]
-fn to_str(line: &[u8]) -> Result<&str, usize> {
+pub(crate) fn to_str(line: &[u8]) -> Result<&str, usize> {
     #[cfg(not(target_os = "none"))]
     if let Ok(s) = simdutf8::basic::from_utf8(line) {
         return Ok(s);

@@ -15,11 +15,14 @@
 //!   [`session`]).
 //! - `server_layer`: `[mode] [answer seed] line...` (see [`server_layer`]).
 //! - `http_codec`: `[flags] [split seed] stream...` (see [`http_codec`]).
+//! - `http_endpoint`: requests separated by `0xFF`, each `[op] body...` (see
+//!   [`http_endpoint`]).
 
 pub mod float;
 pub mod canonical;
 pub mod framing;
 pub mod http_codec;
+pub mod http_endpoint;
 pub mod json_scanner;
 pub mod jsonrpc_parse;
 pub mod server_layer;

@@ -1,7 +1,8 @@
 //! `picomcp-stdio`: a blocking driver for std programs. It runs a [`Session`] of the
 //! sans-IO core (`picomcp`) over any byte stream (stdin and stdout, a child process's
 //! pipes), with timeouts. It only calls the session's public API; it never parses or
-//! tracks protocol state itself. It lives beside the core, not in it, so that the core
+//! tracks protocol state itself. [`http`] serves the same sessions over Streamable HTTP
+//! (the core's codec and endpoint, a thread per connection). It lives beside the core, not in it, so that the core
 //! stays free of threads and I/O: a device build never compiles it, and the core's `std`
 //! feature holds only std conversions.
 //!
@@ -46,6 +47,7 @@ use std::time::Instant;
 use picomcp::session::{Event, Phase, Session};
 
 mod background_writer;
+pub mod http;
 pub use background_writer::BackgroundWriter;
 
 const CHUNK: usize = 64 * 1024;

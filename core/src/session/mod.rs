@@ -74,7 +74,7 @@ mod inbound;
 #[cfg(feature = "legacy")]
 mod legacy;
 mod lifecycle;
-mod meta;
+pub(crate) mod meta;
 mod modern;
 mod names;
 mod outbound;
@@ -399,6 +399,52 @@ impl<'s> Session<'s> {
         taken
     }
 
+    /// Feeds one whole message (or a 2025-03-26 batch) that arrived framed by something
+    /// other than a newline, such as the body of an HTTP POST. Unlike
+    /// [`handle_bytes`](Self::handle_bytes) the message may contain raw newlines (JSON
+    /// whitespace: pretty-printed JSON is a legal body); it goes through the same parse
+    /// path as a line. A message longer than [`Limits::max_line`] or not UTF-8 is refused
+    /// as a line would be (an error reply and a [`Violation`] event).
+    ///
+    /// # Errors
+    /// [`Busy`] when the transmit or event queue has no room for the message's replies
+    /// and events: drain both and offer it again. Nothing was taken.
+    pub fn handle_message(&mut self, now: u64, message: &[u8]) -> Result<(), Busy> {
+        use crate::framing::Frame;
+        self.core.saw_time(now);
+        if self.core.life.is_closed() {
+            return Ok(());
+        }
+        let max_line = self.decoder.max_line();
+        let depth = self.core.limits.max_depth;
+        let is_batch = message.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
+        let len = if message.len() > max_line {
+            0
+        } else {
+            message.len()
+        };
+        if !self.core.has_room(&self.events, len, is_batch) {
+            return Err(Busy);
+        }
+        let frame = if message.len() > max_line {
+            Frame::TooLong {
+                limit: max_line,
+                id: crate::jsonrpc::peek_id(&message[..max_line], depth),
+            }
+        } else {
+            match crate::framing::to_str(message) {
+                Ok(text) => Frame::Line(text),
+                Err(valid) => Frame::InvalidUtf8 {
+                    line: message,
+                    id: crate::jsonrpc::peek_id(&message[..valid], depth),
+                },
+            }
+        };
+        self.core.stats.lines_in += 1;
+        self.core.on_frame(&mut self.events, now, frame);
+        Ok(())
+    }
+
     /// The peer closed its side of the stream. A final line without `\n` is processed,
     /// then [`Event::Closed`] is queued.
     pub fn handle_eof(&mut self, now: u64) {
@@ -539,6 +585,17 @@ impl<'s> Session<'s> {
             self.core.close_listens();
         }
         self.core.close(&mut self.events, CloseReason::Local);
+    }
+}
+
+/// [`Session::handle_message`] could not take the message now: the transmit or event
+/// queue is too full for its replies and events. Drain both and offer it again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Busy;
+
+impl core::fmt::Display for Busy {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("the session's queues are full; drain them and retry")
     }
 }
 

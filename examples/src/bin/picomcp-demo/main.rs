@@ -34,6 +34,7 @@ mod ask;
 mod catalog;
 mod content;
 mod diag;
+mod http;
 mod tools;
 
 use std::io::Write as _;
@@ -84,23 +85,28 @@ const MAX_TIMERS: usize = INBOUND_SLOTS;
 /// How often `test://watched-resource` "changes".
 const WATCH_PERIOD_MS: u64 = 3000;
 
-const USAGE: &str = "usage: picomcp-demo [--max-line BYTES] [--log-level error|warn|info|debug]
+const USAGE: &str =
+    "usage: picomcp-demo [--max-line BYTES] [--log-level error|warn|info|debug] [--http ADDR]
 
 An MCP server on stdin/stdout (newline-delimited JSON-RPC) that exits with status 0 at
-the end of its input.
+the end of its input; with --http, the same server over Streamable HTTP instead.
 
-  --max-line BYTES   longest accepted line (default 1048576)
+  --max-line BYTES   longest accepted line or HTTP body (default 1048576)
+  --http ADDR        serve http://ADDR/mcp (e.g. 127.0.0.1:8080; bind loopback unless
+                     the deployment says otherwise)
   --log-level LEVEL  stderr diagnostics: error, warn, info or debug (default warn)";
 
 struct Args {
     max_line: usize,
     log_level: diag::Level,
+    http: Option<String>,
 }
 
 fn parse_args() -> Result<Option<Args>, String> {
     let mut args = Args {
         max_line: Limits::DEFAULT.max_line,
         log_level: diag::Level::Warn,
+        http: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -130,6 +136,7 @@ fn parse_args() -> Result<Option<Args>, String> {
                 }
                 args.max_line = n;
             }
+            "--http" => args.http = Some(value()?),
             "--log-level" => {
                 let v = value()?;
                 args.log_level = diag::Level::parse(&v)
@@ -163,8 +170,9 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let mut caps_buf = [0u8; picomcp::server::CAPABILITIES_MAX];
-    let caps = match layer.capabilities(&mut caps_buf) {
+    // 'static: the HTTP server starts sessions with this configuration for its life.
+    let caps_buf = Box::leak(Box::new([0u8; picomcp::server::CAPABILITIES_MAX]));
+    let caps = match layer.capabilities(caps_buf) {
         Ok(c) => c,
         Err(e) => {
             diag!(Error, "capabilities: {e}");
@@ -179,6 +187,15 @@ fn main() -> ExitCode {
         max_line: args.max_line,
         ..Limits::DEFAULT
     };
+    if let Some(addr) = &args.http {
+        return match http::run(addr, config, args.max_line) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                diag!(Error, "cannot serve HTTP on {addr}: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let storage = Storage::owned(
         args.max_line,
         INBOUND_SLOTS,
@@ -259,10 +276,15 @@ struct Server {
 
 impl Server {
     fn new() -> Self {
+        Server::new_at(0)
+    }
+
+    /// A server whose clock starts at `now` (an HTTP session starts at any time).
+    fn new_at(now: u64) -> Self {
         Server {
             timers: [None; MAX_TIMERS],
             asks: [None; OUTBOUND_SLOTS],
-            next_update: WATCH_PERIOD_MS,
+            next_update: now + WATCH_PERIOD_MS,
         }
     }
 

@@ -1,1 +1,0 @@
-//! The Streamable HTTP endpoint (in progress).

@@ -1,0 +1,431 @@
+//! The request side: POST (both eras) and GET, from headers and body to a slot and a
+//! stream, or to a refusal.
+
+use super::checks::{accepts, header_matches, is_json};
+use super::sessions::{self, ENTROPY_LEN, SlotState};
+use super::streams::{self, Kind, MAX_IDS, Mode};
+use super::{Endpoint, Outcome, Refusal, is_method, raw_of, refuse};
+use crate::error::ErrorCode;
+use crate::http::Request;
+use crate::json::Json;
+use crate::jsonrpc::{self, Id, Message};
+use crate::protocol::{Method, ProtocolVersion};
+use crate::session::meta::{KEY_VERSION, modern_claim};
+
+fn header_error<'r>(id: Id<'r>, message: &'static str) -> Refusal<'r> {
+    Refusal {
+        status: 400,
+        id: Some(id),
+        code: ErrorCode::HEADER_MISMATCH,
+        message,
+    }
+}
+
+/// The progress token of a request, hashed (0: none).
+fn progress_of(params: Option<Json<'_>>) -> u64 {
+    params
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get("progressToken"))
+        .map_or(0, |t| streams::hash(raw_of(t)))
+}
+
+impl<'e> Endpoint<'e> {
+    pub(super) fn post<'r>(
+        &mut self,
+        now: u64,
+        req: &Request<'r>,
+        entropy: &[u8; ENTROPY_LEN],
+    ) -> Result<Outcome<'static>, Refusal<'r>> {
+        if !accepts(req.headers_named("accept"), "application/json")
+            || !accepts(req.headers_named("accept"), "text/event-stream")
+        {
+            return Err(refuse(
+                406,
+                "Not Acceptable: Accept must list application/json and text/event-stream",
+            ));
+        }
+        if !req.header("content-type").is_some_and(is_json) {
+            return Err(refuse(
+                415,
+                "Unsupported Media Type: Content-Type must be application/json",
+            ));
+        }
+        if req.body.len() > self.config.max_body {
+            return Err(refuse(413, "Content Too Large"));
+        }
+        let Ok(text) = core::str::from_utf8(req.body) else {
+            let id = jsonrpc::peek_id(req.body, self.config.limits.max_depth);
+            return Err(parse_refusal(
+                id,
+                jsonrpc::ParseErrorKind::InvalidUtf8.code(),
+            ));
+        };
+        let limits = self.config.limits;
+        let message = match jsonrpc::parse(text, &limits) {
+            Ok(m) => m,
+            Err(e) => {
+                return Err(Refusal {
+                    status: 400,
+                    id: e.id,
+                    code: e.code(),
+                    message: e.kind.message(),
+                });
+            }
+        };
+        let header_version = req.header("mcp-protocol-version");
+        let modern_header = header_version
+            .is_some_and(|v| v.trim_ascii() == ProtocolVersion::V2026_07_28.as_str().as_bytes());
+        match message {
+            Message::Request(r) => {
+                let claim = modern_claim(r.params);
+                if claim || modern_header {
+                    return self.post_modern(now, req, r, modern_header);
+                }
+                if is_method(r.method, Method::Initialize) {
+                    return self.post_initialize(now, r, entropy);
+                }
+                let echo = |mut e: Refusal<'r>| {
+                    e.id = Some(r.id);
+                    e
+                };
+                let slot = self.session_of(now, req).map_err(echo)?;
+                self.check_version(req).map_err(echo)?;
+                let i = self.open_stream(now, slot, Kind::Post).map_err(echo)?;
+                let s = &mut self.streams[i];
+                s.ids[0] = streams::hash(r.id.as_raw());
+                s.waiting = 1;
+                s.progress = progress_of(r.params);
+                self.current = Some(i);
+                Ok(Outcome::Deliver {
+                    slot,
+                    fresh: false,
+                    stream: Some(self.handle(i)),
+                })
+            }
+            Message::Batch(b) => {
+                let slot = self.session_of(now, req)?;
+                self.check_version(req)?;
+                if self.slots[slot].version != Some(ProtocolVersion::V2025_03_26) {
+                    return Err(Refusal {
+                        status: 400,
+                        id: None,
+                        code: ErrorCode::INVALID_REQUEST,
+                        message: "Invalid Request: batches are allowed only in protocol version 2025-03-26",
+                    });
+                }
+                let mut ids = [0u64; MAX_IDS];
+                let mut n = 0;
+                for m in b.iter() {
+                    if let Ok(Message::Request(r)) = m {
+                        if n == MAX_IDS {
+                            return Err(Refusal {
+                                status: 400,
+                                id: None,
+                                code: ErrorCode::INVALID_REQUEST,
+                                message: "Invalid Request: too many requests in one batch",
+                            });
+                        }
+                        ids[n] = streams::hash(r.id.as_raw());
+                        n += 1;
+                    }
+                }
+                if n == 0 {
+                    return Ok(Outcome::Deliver {
+                        slot,
+                        fresh: false,
+                        stream: None,
+                    });
+                }
+                let i = self.open_stream(now, slot, Kind::Post)?;
+                self.streams[i].ids = ids;
+                self.streams[i].waiting = n as u8;
+                self.current = Some(i);
+                Ok(Outcome::Deliver {
+                    slot,
+                    fresh: false,
+                    stream: Some(self.handle(i)),
+                })
+            }
+            // Notifications and responses: 2026-07-28 defines none from the client on
+            // HTTP (accepted, nothing to deliver); a legacy one goes to its session.
+            _ if modern_header && req.header("mcp-session-id").is_none() => Ok(Outcome::Respond {
+                head: super::Head::accepted(),
+                body: &[],
+            }),
+            _ => {
+                let slot = self.session_of(now, req)?;
+                self.check_version(req)?;
+                Ok(Outcome::Deliver {
+                    slot,
+                    fresh: false,
+                    stream: None,
+                })
+            }
+        }
+    }
+
+    fn post_initialize<'r>(
+        &mut self,
+        now: u64,
+        r: jsonrpc::Request<'r>,
+        entropy: &[u8; ENTROPY_LEN],
+    ) -> Result<Outcome<'static>, Refusal<'r>> {
+        let Some(slot) = self.allocate_slot(now) else {
+            return Err(refuse(503, "Service Unavailable: no free session slot"));
+        };
+        let i = self.open_stream(now, slot, Kind::Post)?;
+        let e = &mut self.slots[slot];
+        e.state = SlotState::Initializing;
+        e.id = sessions::mint(entropy);
+        e.last = now;
+        e.used = false;
+        e.version = None;
+        let s = &mut self.streams[i];
+        s.initialize = true;
+        s.ids[0] = streams::hash(r.id.as_raw());
+        s.waiting = 1;
+        self.current = Some(i);
+        Ok(Outcome::Deliver {
+            slot,
+            fresh: true,
+            stream: Some(self.handle(i)),
+        })
+    }
+
+    /// A 2026-07-28 request: the headers against the body, then a slot lent for the life
+    /// of this POST.
+    fn post_modern<'r>(
+        &mut self,
+        now: u64,
+        req: &Request<'r>,
+        r: jsonrpc::Request<'r>,
+        modern_header: bool,
+    ) -> Result<Outcome<'static>, Refusal<'r>> {
+        let claimed = r
+            .params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(KEY_VERSION))
+            .and_then(|v| v.as_str());
+        match (claimed, req.header("mcp-protocol-version")) {
+            (Some(c), Some(h)) if header_matches(h, c) => {}
+            (None, Some(_)) if is_method(r.method, Method::ServerDiscover) => {}
+            (_, None) => {
+                return Err(header_error(
+                    r.id,
+                    "Header mismatch: MCP-Protocol-Version header is required",
+                ));
+            }
+            _ => {
+                return Err(header_error(
+                    r.id,
+                    "Header mismatch: MCP-Protocol-Version header does not match the body",
+                ));
+            }
+        }
+        let _ = modern_header;
+        match req.header("mcp-method") {
+            Some(m) if header_matches(m, r.method) => {}
+            Some(_) => {
+                return Err(header_error(
+                    r.id,
+                    "Header mismatch: Mcp-Method does not match the body",
+                ));
+            }
+            None => {
+                return Err(header_error(
+                    r.id,
+                    "Header mismatch: Mcp-Method header is required",
+                ));
+            }
+        }
+        let name_key = match Method::from_json_str(r.method) {
+            Some(Method::ToolsCall | Method::PromptsGet) => Some("name"),
+            Some(Method::ResourcesRead) => Some("uri"),
+            _ => None,
+        };
+        if let Some(key) = name_key {
+            let body = r.params.and_then(|p| p.get(key)).and_then(|v| v.as_str());
+            match (body, req.header("mcp-name")) {
+                (Some(b), Some(h)) if header_matches(h, b) => {}
+                (None, None) => {}
+                (Some(_), None) => {
+                    return Err(header_error(
+                        r.id,
+                        "Header mismatch: Mcp-Name header is required",
+                    ));
+                }
+                _ => {
+                    return Err(header_error(
+                        r.id,
+                        "Header mismatch: Mcp-Name does not match the body",
+                    ));
+                }
+            }
+        }
+        if name_key == Some("name") && is_method(r.method, Method::ToolsCall) {
+            self.check_params(req, r)?;
+        }
+        let Some(slot) = self.allocate_slot(now) else {
+            return Err(refuse(503, "Service Unavailable: no free session slot"));
+        };
+        let i = self.open_stream(now, slot, Kind::Post)?;
+        let e = &mut self.slots[slot];
+        e.state = SlotState::Stateless;
+        e.last = now;
+        e.version = Some(ProtocolVersion::V2026_07_28);
+        let s = &mut self.streams[i];
+        s.modern = true;
+        s.ids[0] = streams::hash(r.id.as_raw());
+        s.waiting = 1;
+        s.progress = progress_of(r.params);
+        self.current = Some(i);
+        Ok(Outcome::Deliver {
+            slot,
+            fresh: true,
+            stream: Some(self.handle(i)),
+        })
+    }
+
+    /// The `Mcp-Param-{Name}` headers of a 2026-07-28 `tools/call` against its arguments
+    /// (MODERN §13.2), for the annotations in [`EndpointConfig::param_headers`]: a value
+    /// present and not `null` needs its header, equal after sentinel decoding (integers
+    /// compared as numbers); an absent or `null` one must have none.
+    fn check_params<'r>(
+        &self,
+        req: &Request<'r>,
+        r: jsonrpc::Request<'r>,
+    ) -> Result<(), Refusal<'r>> {
+        let params = r.params;
+        let Some(tool) = params.and_then(|p| p.get("name")).and_then(|n| n.as_str()) else {
+            return Ok(());
+        };
+        let args = params.and_then(|p| p.get("arguments"));
+        for p in self
+            .config
+            .param_headers
+            .iter()
+            .filter(|p| tool.eq_str(p.tool))
+        {
+            let value = args
+                .and_then(|a| a.get(p.property))
+                .filter(|v| !v.is_null());
+            let header = req
+                .headers
+                .iter()
+                .find(|h| {
+                    h.name.len() == 10 + p.header.len()
+                        && h.name[..10].eq_ignore_ascii_case("mcp-param-")
+                        && h.name[10..].eq_ignore_ascii_case(p.header)
+                })
+                .map(|h| h.value);
+            let ok = match (value, header) {
+                (None, None) => true,
+                (Some(v), Some(h)) => param_matches(h, v),
+                _ => false,
+            };
+            if !ok {
+                return Err(header_error(
+                    r.id,
+                    "Header mismatch: an Mcp-Param header does not match the arguments",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// GET: the session's server-to-client stream, or the resumption of any of its
+    /// streams with `Last-Event-ID`.
+    pub(super) fn get<'r>(
+        &mut self,
+        now: u64,
+        req: &Request<'r>,
+    ) -> Result<Outcome<'static>, Refusal<'r>> {
+        if !self.config.get_stream {
+            return Err(refuse(
+                405,
+                "Method Not Allowed: no server-to-client stream",
+            ));
+        }
+        if !accepts(req.headers_named("accept"), "text/event-stream") {
+            return Err(refuse(
+                406,
+                "Not Acceptable: Accept must list text/event-stream",
+            ));
+        }
+        let slot = self.session_of(now, req)?;
+        self.check_version(req)?;
+        if let Some(last) = req.header("last-event-id") {
+            let found = streams::parse_event_id(last).and_then(|(number, seq)| {
+                let i = self.streams.iter().position(|s| {
+                    s.live && !s.modern && s.number == number && s.slot as usize == slot
+                })?;
+                Some((i, seq))
+            });
+            match found {
+                Some((i, _)) if self.streams[i].attached => {
+                    return Err(refuse(409, "Conflict: the stream is already being read"));
+                }
+                Some((i, seq)) => {
+                    let at = i * self.per_stream;
+                    let region = &self.bytes[at..at + self.per_stream];
+                    let s = &mut self.streams[i];
+                    s.rewind_after(region, seq);
+                    s.attached = true;
+                    s.head_sent = false;
+                    s.mode = Mode::Sse;
+                    s.last_io = now;
+                    return Ok(Outcome::Stream(self.handle(i)));
+                }
+                None => self.stats.resume_misses += 1,
+            }
+        }
+        let existing = self
+            .streams
+            .iter()
+            .position(|s| s.live && s.kind == Kind::Get && s.slot as usize == slot);
+        if let Some(i) = existing {
+            if self.streams[i].attached {
+                return Err(refuse(409, "Conflict: only one GET stream per session"));
+            }
+            let s = &mut self.streams[i];
+            s.attached = true;
+            s.head_sent = false;
+            s.last_io = now;
+            return Ok(Outcome::Stream(self.handle(i)));
+        }
+        let i = self.open_stream(now, slot, Kind::Get)?;
+        self.streams[i].mode = Mode::Sse;
+        self.prime(i);
+        Ok(Outcome::Stream(self.handle(i)))
+    }
+}
+
+/// An `Mcp-Param-*` value against the argument: a string as is, an integer numerically,
+/// a boolean as `true`/`false` (MODERN §13.3).
+fn param_matches(header: &[u8], v: Json<'_>) -> bool {
+    if let Some(s) = v.as_str() {
+        return header_matches(header, s);
+    }
+    let mut buf = [0u8; 512];
+    let Some(text) =
+        super::checks::decode_header(header, &mut buf).and_then(|d| core::str::from_utf8(d).ok())
+    else {
+        return false;
+    };
+    if let Some(b) = v.as_bool() {
+        return text == if b { "true" } else { "false" };
+    }
+    match (v.as_f64(), text.parse::<f64>()) {
+        (Some(a), Ok(b)) => v.kind() == crate::json::JsonKind::Number && a == b,
+        _ => false,
+    }
+}
+
+fn parse_refusal(id: Option<Id<'_>>, code: ErrorCode) -> Refusal<'_> {
+    Refusal {
+        status: 400,
+        id,
+        code,
+        message: "Parse error",
+    }
+}

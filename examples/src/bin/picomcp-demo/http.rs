@@ -1,0 +1,96 @@
+//! `--http ADDR`: the same server over Streamable HTTP (path `/mcp`). One [`Session`]
+//! and one [`Server`] (the demo's per-session state: timers, questions to the client)
+//! per slot of the pool; the core's endpoint decides which slot serves a request and
+//! the std driver (`picomcp_stdio::http`) does the sockets. Nothing here knows HTTP.
+
+use picomcp::Limits;
+use picomcp::http::endpoint::{EndpointConfig, EndpointStorage};
+use picomcp::session::{Config, Session, Storage};
+use picomcp_stdio::http::{HttpOptions, Service, serve};
+
+use crate::{INBOUND_SLOTS, OUTBOUND_SLOTS, Server, catalog};
+
+/// Sessions served at once: legacy sessions plus 2026-07-28 requests in flight. Each
+/// holds about 5 × `--max-line` bytes of session storage once used, so this bounds the
+/// server's memory (about 170 MB at the default 1 MiB; `--max-line 65536` makes it 11 MB).
+const SLOTS: usize = 32;
+/// Response streams open at once (each `--max-line` + 4 KiB, touched only as used).
+const STREAMS: usize = 64;
+
+struct Slot {
+    session: Session<'static>,
+    server: Server,
+}
+
+struct Demo {
+    config: Config<'static>,
+    max_line: usize,
+    slots: Vec<Option<Slot>>,
+    scratch: Vec<u8>,
+}
+
+impl Service for Demo {
+    fn reset(&mut self, slot: usize, now: u64) {
+        let storage = Storage::owned(
+            self.max_line,
+            INBOUND_SLOTS,
+            OUTBOUND_SLOTS,
+            self.config.info_len(),
+        );
+        self.slots[slot] = Session::new(&self.config, storage, now)
+            .ok()
+            .map(|session| Slot {
+                session,
+                server: Server::new_at(now),
+            });
+    }
+
+    fn session(&mut self, slot: usize) -> Option<&mut Session<'static>> {
+        self.slots.get_mut(slot)?.as_mut().map(|s| &mut s.session)
+    }
+
+    fn run(&mut self, slot: usize, now: u64) {
+        let Some(Some(Slot { session, server })) = self.slots.get_mut(slot) else {
+            return;
+        };
+        while let Ok(Some(event)) = session.poll_event_copied(&mut self.scratch) {
+            server.on_event(session, event, now);
+        }
+        server.tick(session, now);
+    }
+
+    fn tick(&mut self, slot: usize, now: u64) -> Option<u64> {
+        let Some(Some(Slot { session, server })) = self.slots.get_mut(slot) else {
+            return None;
+        };
+        server.tick(session, now);
+        while let Ok(Some(event)) = session.poll_event_copied(&mut self.scratch) {
+            server.on_event(session, event, now);
+        }
+        server.next_wake(session.is_subscribed(catalog::WATCHED_URI))
+    }
+}
+
+/// Serves forever on `addr`; returns only when it cannot bind.
+pub(crate) fn run(addr: &str, config: Config<'static>, max_line: usize) -> std::io::Result<()> {
+    let endpoint = EndpointConfig {
+        max_body: max_line,
+        limits: Limits {
+            max_line,
+            ..Limits::DEFAULT
+        },
+        versions: config.versions,
+        ..EndpointConfig::default()
+    };
+    let storage = EndpointStorage::owned(SLOTS, STREAMS, max_line + 4096);
+    let demo = Demo {
+        config,
+        max_line,
+        slots: (0..SLOTS).map(|_| None).collect(),
+        scratch: vec![0; max_line],
+    };
+    let mut options = HttpOptions::default();
+    options.codec.max_body = max_line;
+    diag!(Info, "serving Streamable HTTP on http://{addr}/mcp");
+    serve(addr, endpoint, storage, demo, options)
+}
