@@ -1,8 +1,10 @@
 //! The header rules of the endpoint, each a pure function of header values: `Host` and
 //! `Origin` against the allowlist, `Accept`, `Content-Type`, and the 2026-07-28
 //! `Mcp-Method` / `Mcp-Name` headers against the body (with the `=?base64?…?=` sentinel
-//! of MODERN §13.3 decoded before comparing).
+//! of MODERN §13.3 decoded before comparing, by the rules both roles share in
+//! [`crate::http::headers`]).
 
+use crate::http::headers;
 use crate::json::JsonStr;
 
 /// The host names every endpoint accepts while the allowlist is on: loopback only.
@@ -84,57 +86,17 @@ pub fn is_json(value: &[u8]) -> bool {
         .is_some_and(|m| m.eq_ignore_ascii_case(b"application/json"))
 }
 
-/// Decodes the `=?base64?…?=` sentinel into `buf`; any other value is returned as is.
-/// `None` when the sentinel's base64 is invalid or does not fit.
-pub fn decode_header<'b>(value: &'b [u8], buf: &'b mut [u8]) -> Option<&'b [u8]> {
-    let Some(inner) = value
-        .strip_prefix(b"=?base64?")
-        .and_then(|v| v.strip_suffix(b"?="))
-    else {
-        return Some(value);
-    };
-    let mut n = 0;
-    let mut acc: u32 = 0;
-    let mut bits = 0;
-    let mut pad = false;
-    for &c in inner {
-        let d = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            b'=' => {
-                pad = true;
-                continue;
-            }
-            _ => return None,
-        };
-        if pad {
-            return None;
-        }
-        acc = (acc << 6) | u32::from(d);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            *buf.get_mut(n)? = (acc >> bits) as u8;
-            n += 1;
-            acc &= (1 << bits) - 1;
-        }
-    }
-    Some(&buf[..n])
+/// The text of an MCP header value: the `=?base64?…?=` sentinel decoded, a plain value
+/// checked ([`headers::decode_value`]); `None` when it is invalid or longer than 512
+/// bytes decoded.
+pub fn decode_header<'b>(value: &[u8], buf: &'b mut [u8; 512]) -> Option<&'b str> {
+    headers::decode_value(value, buf).ok()
 }
 
 /// True when a header value (after sentinel decoding) equals the JSON string `s`.
 pub fn header_matches(value: &[u8], s: JsonStr<'_>) -> bool {
     let mut buf = [0u8; 512];
-    let Some(decoded) = decode_header(value, &mut buf) else {
-        return false;
-    };
-    match core::str::from_utf8(decoded) {
-        Ok(text) => s.eq_str(text),
-        Err(_) => false,
-    }
+    decode_header(value, &mut buf).is_some_and(|text| s.eq_str(text))
 }
 
 #[cfg(test)]
@@ -171,14 +133,14 @@ mod tests {
 
     #[test]
     fn base64_sentinel() {
-        let mut buf = [0u8; 32];
+        let mut buf = [0u8; 512];
         assert_eq!(
             decode_header(b"=?base64?WsO8cmljaA==?=", &mut buf),
-            Some("Zürich".as_bytes())
+            Some("Zürich")
         );
-        let mut buf = [0u8; 32];
-        assert_eq!(decode_header(b"plain", &mut buf), Some(&b"plain"[..]));
-        let mut buf = [0u8; 32];
+        assert_eq!(decode_header(b"plain", &mut buf), Some("plain"));
         assert_eq!(decode_header(b"=?base64?%%?=", &mut buf), None);
+        // Characters the encoding never sends plain are refused (MODERN §13.2).
+        assert_eq!(decode_header(b"a\x01b", &mut buf), None);
     }
 }

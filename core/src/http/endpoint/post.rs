@@ -6,7 +6,7 @@ use super::sessions::{self, ENTROPY_LEN, SlotState};
 use super::streams::{self, Kind, MAX_IDS, Mode};
 use super::{Endpoint, Outcome, Refusal, is_method, raw_of, refuse};
 use crate::error::ErrorCode;
-use crate::http::Request;
+use crate::http::{Request, headers};
 use crate::json::Json;
 use crate::jsonrpc::{self, Id, Message};
 use crate::protocol::{Method, ProtocolVersion};
@@ -238,11 +238,7 @@ impl<'e> Endpoint<'e> {
                 ));
             }
         }
-        let name_key = match Method::from_json_str(r.method) {
-            Some(Method::ToolsCall | Method::PromptsGet) => Some("name"),
-            Some(Method::ResourcesRead) => Some("uri"),
-            _ => None,
-        };
+        let name_key = r.method.as_plain().and_then(headers::name_param);
         if let Some(key) = name_key {
             let body = r.params.and_then(|p| p.get(key)).and_then(|v| v.as_str());
             match (body, req.header("mcp-name")) {
@@ -407,9 +403,7 @@ fn param_matches(header: &[u8], v: Json<'_>) -> bool {
         return header_matches(header, s);
     }
     let mut buf = [0u8; 512];
-    let Some(text) =
-        super::checks::decode_header(header, &mut buf).and_then(|d| core::str::from_utf8(d).ok())
-    else {
+    let Some(text) = super::checks::decode_header(header, &mut buf) else {
         return false;
     };
     if let Some(b) = v.as_bool() {
