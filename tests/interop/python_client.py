@@ -359,7 +359,7 @@ async def run_checks(client: Client, run: Run, modern: bool, progress_log: list[
         await run.check_if(no_logging, "logging/setLevel", set_level)
 
 
-async def main_async(mode: str, argv: list[str], expect_version: str | None, report: Report) -> None:
+async def main_async(mode: str, argv: list[str] | str, expect_version: str | None, report: Report) -> None:
     t0 = time.monotonic()
     progress_log: list[tuple[float, Any]] = []
 
@@ -368,7 +368,9 @@ async def main_async(mode: str, argv: list[str], expect_version: str | None, rep
         if isinstance(message, types.ProgressNotification):
             progress_log.append((time.monotonic(), message.params.progress))
 
-    params = StdioServerParameters(command=argv[0], args=argv[1:], env=dict(os.environ), cwd=os.getcwd())
+    # A URL is the SDK's Streamable HTTP transport; a command line is stdio.
+    params = argv if isinstance(argv, str) else StdioServerParameters(
+        command=argv[0], args=argv[1:], env=dict(os.environ), cwd=os.getcwd())
     client = Client(params, mode=mode, cache=None, message_handler=message_handler,
                     client_info=types.Implementation(name="picomcp-interop-python", version="0.1.0"))
     connected = False
@@ -416,13 +418,18 @@ def main() -> int:
                          "DiscoverResult does not validate)")
     ap.add_argument("--timeout-scale", type=float, default=1.0, metavar="N",
                     help="multiply every timeout (and the run's budget) by N, for slow servers")
+    ap.add_argument("--url", help="a Streamable HTTP server (http://HOST:PORT/mcp) instead of a server command")
     ap.add_argument("server", nargs=argparse.REMAINDER, help="server command and its arguments")
     ns = ap.parse_args()
     if ns.timeout_scale > 0:
         scale_timeouts(ns.timeout_scale)
     argv = ns.server[1:] if ns.server[:1] == ["--"] else ns.server
-    if not argv:
-        ap.error("missing SERVER_CMD")
+    if ns.url and argv:
+        ap.error("--url and a server command exclude each other")
+    if ns.url:
+        argv = ns.url
+    elif not argv:
+        ap.error("missing SERVER_CMD or --url")
     # Keep the SDK's own log noise (e.g. dropped late responses) off unless asked.
     logging.basicConfig(level=os.environ.get("INTEROP_LOG", "WARNING"), stream=sys.stderr)
 
