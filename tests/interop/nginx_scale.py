@@ -64,12 +64,18 @@ http {{
 
 
 def nginx() -> str:
+    """Debian's nginx, installed (nginx-light) when missing; with sudo when not root, and
+    after `apt-get update` when the package lists are stale."""
     found = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
     if found:
         return found
     print("installing nginx (Debian package nginx-light)", flush=True)
-    subprocess.run(["apt-get", "install", "-y", "-q", "nginx-light"], check=True,
-                   stdout=subprocess.DEVNULL, env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
+    sudo = [] if os.geteuid() == 0 else ["sudo"]
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    install = [*sudo, "apt-get", "install", "-y", "-q", "--no-install-recommends", "nginx-light"]
+    if subprocess.run(install, stdout=subprocess.DEVNULL, env=env).returncode != 0:
+        subprocess.run([*sudo, "apt-get", "update", "-q"], stdout=subprocess.DEVNULL, env=env)
+        subprocess.run(install, check=True, stdout=subprocess.DEVNULL, env=env)
     return shutil.which("nginx") or "/usr/sbin/nginx"
 
 
