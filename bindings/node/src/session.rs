@@ -247,6 +247,15 @@ impl NativeSession {
         Ok(self.core.handle_bytes(now, &data) as u32)
     }
 
+    /// Takes one whole message (an HTTP body: one JSON-RPC message or a 2025-03-26
+    /// batch); false when the session has no room for it yet (drain events, answer, then
+    /// offer it again).
+    #[napi]
+    pub fn handle_message(&mut self, now_ms: f64, message: Buffer) -> napi::Result<bool> {
+        let now = ms(now_ms, "nowMs")?;
+        Ok(self.core.handle_message(now, &message).is_ok())
+    }
+
     /// The peer closed its stream.
     #[napi]
     pub fn handle_eof(&mut self, now_ms: f64) -> napi::Result<()> {
