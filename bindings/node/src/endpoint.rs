@@ -206,8 +206,7 @@ impl NativeEndpoint {
             },
             session_idle_ms: number(o.session_idle_ms, "sessionIdleMs", d.session_idle_ms)?,
             keepalive_ms: number(o.keepalive_ms, "keepaliveMs", d.keepalive_ms)?,
-            retry_ms: number(o.retry_ms, "retryMs", d.retry_ms.into())?.min(u32::MAX.into())
-                as u32,
+            retry_ms: number(o.retry_ms, "retryMs", d.retry_ms.into())?.min(u32::MAX.into()) as u32,
             response_mode,
             get_stream: o.get_stream.unwrap_or(d.get_stream),
             versions,
@@ -298,7 +297,12 @@ impl NativeEndpoint {
                 format!("entropy must be {ENTROPY_LEN} random bytes"),
             )
         })?;
-        let values: Vec<Vec<u8>> = headers.iter().skip(1).step_by(2).map(|v| bytes_of(v)).collect();
+        let values: Vec<Vec<u8>> = headers
+            .iter()
+            .skip(1)
+            .step_by(2)
+            .map(|v| bytes_of(v))
+            .collect();
         let fields: Vec<Header<'_>> = headers
             .iter()
             .step_by(2)
@@ -350,8 +354,14 @@ impl NativeEndpoint {
     /// Takes the output of the session in `slot` and routes it to its streams. Call after
     /// any activity of that session.
     #[napi]
-    pub fn collect(&mut self, now_ms: f64, slot: u32, session: &mut NativeSession) -> napi::Result<()> {
-        self.core.collect(ms(now_ms)?, slot as usize, &mut session.core);
+    pub fn collect(
+        &mut self,
+        now_ms: f64,
+        slot: u32,
+        session: &mut NativeSession,
+    ) -> napi::Result<()> {
+        self.core
+            .collect(ms(now_ms)?, slot as usize, &mut session.core);
         Ok(())
     }
 
