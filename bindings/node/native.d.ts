@@ -172,6 +172,12 @@ export declare class NativeSession {
   answerInput(nowMs: number, id: number, responsesJson: string): void
   /** Client, 2026-07-28: opens a `subscriptions/listen` stream; returns its handle. */
   listen(notificationsJson: string): number
+  /**
+   * Frees the session's buffers now, rather than when the garbage collector gets to
+   * the object: the session becomes a closed one with no room (the HTTP handler
+   * releases a slot's session once the endpoint has ended it).
+   */
+  release(): void
   /** Ends the session locally. */
   close(): void
 }

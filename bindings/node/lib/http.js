@@ -98,9 +98,9 @@ class HttpServing {
     view._layer = () => server._layer()
     // The session's output goes to the endpoint (to the streams it names), not stdout.
     view._write = () => {
-      if (this.views[slot] !== view || !this.endpoint.slotInUse(slot)) {
+      if (view.ended || this.views[slot] !== view || !this.endpoint.slotInUse(slot)) {
         view.session.pollTransmit() // a session the endpoint ended: nobody to tell
-        if (this.views[slot] !== view) this.retire(view)
+        this.retire(view)
         return
       }
       this.endpoint.collect(now(), slot, view.session)
@@ -110,16 +110,28 @@ class HttpServing {
     return view
   }
 
-  /** A view whose slot went to a new session: its handlers are cancelled, its timer stopped. */
+  /**
+   * A view whose session the endpoint ended (expired, deleted, evicted, a 2026-07-28
+   * request answered) or whose slot went to a new session: its handlers are cancelled, its
+   * timer stopped, and its session's buffers freed at once (not when the garbage
+   * collector gets to them: a session holds a few times `maxLine` bytes).
+   */
   retire (view) {
     if (view.ended) return
     view.ended = true
+    if (this.views[view.slot] === view) this.views[view.slot] = null
     clearTimeout(view.timer)
+    setImmediate(() => view.session.release())
     const { McpError } = require('./server.js')
     for (const ctx of view.pending.values()) ctx.controller.abort(new McpError(-32000, 'session ended'))
     view.pending.clear()
     for (const ask of view.asks.values()) ask.reject(new McpError(-32000, 'session ended'))
     view.asks.clear()
+  }
+
+  /** Retires the views whose slot the endpoint has freed. */
+  sweep () {
+    for (const view of this.views) if (view && !this.endpoint.slotInUse(view.slot)) this.retire(view)
   }
 
   /** Hands a body to the slot's session and runs the handlers; false when it stays busy. */
@@ -160,6 +172,7 @@ class HttpServing {
     const delay = fired && due <= now() ? 1000 : Math.min(Math.max(0, due - now()), MAX_DELAY)
     this.timer = setTimeout(() => {
       this.endpoint.handleTimeout(now())
+      this.sweep()
       const pumps = [...this.waiting]
       this.waiting.clear()
       for (const pump of pumps) pump()
@@ -217,6 +230,7 @@ class HttpServing {
       }
     }
     if (stream !== null) this.serve(stream, res)
+    else this.sweep()
     this.arm()
   }
 
@@ -248,6 +262,7 @@ class HttpServing {
           done = true
           this.waiting.delete(pump)
           res.end()
+          this.sweep()
           return
         }
       }
@@ -257,6 +272,7 @@ class HttpServing {
       done = true
       this.waiting.delete(pump)
       ep.detach(stream)
+      this.sweep()
       this.arm()
     })
     pump()

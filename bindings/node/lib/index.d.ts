@@ -297,6 +297,8 @@ export declare class Session {
   listen(notifications: JsonInput): number
   /** Ends the session locally (a `closed` event named `local`). */
   close(): void
+  /** Frees the session's buffers now, not at garbage collection (it is closed and takes nothing after). */
+  release(): void
 }
 
 // ---- the core's Streamable HTTP endpoint ----

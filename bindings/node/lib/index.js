@@ -141,6 +141,8 @@ class Session {
   answerInput (nowMs, id, responses) { call(() => this.native.answerInput(nowMs, id, text(responses))) }
   listen (notifications) { return call(() => this.native.listen(text(notifications))) }
   close () { this.native.close() }
+  /** Frees the session's buffers now (it is closed and takes nothing after). */
+  release () { call(() => this.native.release()) }
 }
 
 /**

@@ -494,6 +494,28 @@ impl NativeSession {
             .map_err(send)
     }
 
+    /// Frees the session's buffers now, rather than when the garbage collector gets to
+    /// the object: the session becomes a closed one with no room (the HTTP handler
+    /// releases a slot's session once the endpoint has ended it).
+    #[napi]
+    pub fn release(&mut self) -> napi::Result<()> {
+        let caps = json("{}", 4, "capabilities")?;
+        let mut config = match self.core.role() {
+            Role::Client => Config::client("", "", caps),
+            _ => Config::server("", "", caps),
+        };
+        config.limits = Limits {
+            max_line: 16,
+            ..Limits::DEFAULT
+        };
+        let storage =
+            Storage::try_owned(16, 1, 1, config.info_len()).map_err(|e| err("ConfigError", e))?;
+        let mut core = Core::new(&config, storage, 0).map_err(|e| err("ConfigError", e))?;
+        core.close();
+        self.core = core;
+        Ok(())
+    }
+
     /// Ends the session locally.
     #[napi]
     pub fn close(&mut self) {
