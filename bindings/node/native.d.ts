@@ -9,6 +9,43 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/** The Streamable HTTP endpoint over storage it owns; streams are named by numbers. */
+export declare class NativeEndpoint {
+  constructor(o?: EndpointOptions | undefined | null)
+  /** Bytes of entropy `handleRequest` takes. */
+  get entropyLen(): number
+  /** The number of session slots. */
+  get slotCount(): number
+  /** True when `slot` holds a live session or serves a request. */
+  slotInUse(slot: number): boolean
+  /** Legacy sessions open now. */
+  get sessions(): number
+  /** Streams open now. */
+  get openStreams(): number
+  /** Counters. */
+  stats(): EndpointStatsJs
+  /**
+   * Takes one request: `headers` as Node's `rawHeaders` (names and values
+   * alternating), `entropy` `entropyLen` fresh random bytes.
+   */
+  handleRequest(nowMs: number, method: string, target: string, headers: Array<string>, body: Buffer, entropy: Buffer): EndpointOutcome
+  /**
+   * Takes the output of the session in `slot` and routes it to its streams. Call after
+   * any activity of that session.
+   */
+  collect(nowMs: number, slot: number, session: NativeSession): void
+  /** The next thing to write for `stream`; `"end"` (or an unknown stream) ends it. */
+  pollResponse(nowMs: number, stream: number): EndpointPoll
+  /** `n` bytes of the last body were written. */
+  advance(stream: number, n: number): void
+  /** The connection of `stream` went away before its end. */
+  detach(stream: number): void
+  /** When `handleTimeout` is next due, or null. */
+  pollTimeout(): number | null
+  /** Time passed: idle sessions expire, keep-alive comments fall due. */
+  handleTimeout(nowMs: number): void
+}
+
 /**
  * A server's definitions, checked once by the core (`Server::new`), served through a
  * `NativeSession` (see `lib/index.js` for the JavaScript-valued wrapper).
@@ -85,6 +122,12 @@ export declare class NativeSession {
    * output, then offer the rest again).
    */
   handleBytes(nowMs: number, data: Buffer): number
+  /**
+   * Takes one whole message (an HTTP body: one JSON-RPC message or a 2025-03-26
+   * batch); false when the session has no room for it yet (drain events, answer, then
+   * offer it again).
+   */
+  handleMessage(nowMs: number, message: Buffer): boolean
   /** The peer closed its stream. */
   handleEof(nowMs: number): void
   /** Time passed: expire timeouts. */
@@ -129,6 +172,12 @@ export declare class NativeSession {
   answerInput(nowMs: number, id: number, responsesJson: string): void
   /** Client, 2026-07-28: opens a `subscriptions/listen` stream; returns its handle. */
   listen(notificationsJson: string): number
+  /**
+   * Frees the session's buffers now, rather than when the garbage collector gets to
+   * the object: the session becomes a closed one with no room (the HTTP handler
+   * releases a slot's session once the endpoint has ended it).
+   */
+  release(): void
   /** Ends the session locally. */
   close(): void
 }
@@ -142,6 +191,77 @@ export interface Digests {
   old: string
   /** The digest of the definition the server sent now. */
   new: string
+}
+
+/** How an endpoint is set up (every member optional; the core's defaults otherwise). */
+export interface EndpointOptions {
+  /** The MCP path (default `/mcp`). */
+  path?: string
+  /** Check `Host`/`Origin` against loopback names and `allowedHosts` (default true). */
+  checkHosts?: boolean
+  /** Host names accepted besides the loopback ones. */
+  allowedHosts?: Array<string>
+  /** The largest body taken (default 1 MiB); also the parse limit of bodies. */
+  maxBody?: number
+  sessionIdleMs?: number
+  keepaliveMs?: number
+  retryMs?: number
+  /** `"auto"` (default), `"json"` or `"sse"`. */
+  responseMode?: string
+  /** Offer the GET stream of legacy sessions (default true). */
+  getStream?: boolean
+  /** The revisions served (default all). */
+  versions?: Array<string>
+  /** Session slots (default 32). */
+  slots?: number
+  /** Response streams open at once (default 64). */
+  streams?: number
+  /** Bytes of each stream (default `maxBody` + 4096). */
+  streamBytes?: number
+}
+
+/** What to do with one request (`kind`: `"respond"`, `"deliver"` or `"stream"`). */
+export interface EndpointOutcome {
+  kind: string
+  /** respond: the status. */
+  status?: number
+  /** respond: header names and values, alternating. */
+  headers?: Array<string>
+  /** respond: the body. */
+  body?: Buffer
+  /** deliver: the session slot. */
+  slot?: number
+  /** deliver: start a new session in the slot first. */
+  fresh?: boolean
+  /** deliver, stream: the stream to serve (deliver without one: answer 202). */
+  stream?: number
+}
+
+/** The next thing to write for a stream (`kind`: `"head"`, `"body"`, `"wait"`, `"end"`). */
+export interface EndpointPoll {
+  kind: string
+  /** head: the status. */
+  status?: number
+  /** head: header names and values, alternating (no framing headers). */
+  headers?: Array<string>
+  /** head: the body's length when fixed (`Content-Length`); null for a stream or none. */
+  contentLength?: number
+  /** head: true when the body is a stream (SSE), sent as it comes. */
+  streaming?: boolean
+  /** body: bytes to write, then `advance(stream, data.length)`. */
+  data?: Buffer
+}
+
+/** The endpoint's counters. */
+export interface EndpointStatsJs {
+  refused: number
+  sessionsOpened: number
+  sessionsExpired: number
+  sessionsEvicted: number
+  sessionsDeleted: number
+  unroutable: number
+  overflowed: number
+  resumeMisses: number
 }
 
 /**

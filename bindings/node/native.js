@@ -835,6 +835,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.NativeEndpoint = nativeBinding.NativeEndpoint
 module.exports.NativeServer = nativeBinding.NativeServer
 module.exports.NativeSession = nativeBinding.NativeSession
 module.exports.featureNames = nativeBinding.featureNames

@@ -3,9 +3,11 @@
 // The same contract as the Rust reference (examples/src/bin/picomcp-demo/), written with
 // the binding's high-level helper `Server`: tools echo, add, sleep and the official
 // conformance fixture (test_* tools and prompts, test:// resources, completions,
-// logging), over stdio, in both protocol eras. Every byte goes through the core session.
+// logging), over stdio or Streamable HTTP (`--http HOST:PORT`, path /mcp), in both
+// protocol eras. Every byte goes through the core session (and, over HTTP, the core's
+// endpoint).
 //
-//   node examples/node/demo_server.mjs [--max-line BYTES] [--log-level LEVEL]
+//   node examples/node/demo_server.mjs [--max-line BYTES] [--log-level LEVEL] [--http 127.0.0.1:PORT]
 //
 // Set up with bindings/node/build.sh.
 import picomcp from '../../bindings/node/lib/index.js'

@@ -5,6 +5,14 @@
 // Usage (after tests/interop/setup.sh):
 //
 //     node tests/interop/ts_client.mjs [--expect-version VERSION] [--timeout-scale N] [--] SERVER_CMD [ARGS...]
+//     node tests/interop/ts_client.mjs --url URL [--expect-version VERSION] [--timeout-scale N] [-- SERVER_CMD [ARGS...]]
+//
+// --url: over Streamable HTTP with the SDK's StreamableHTTPClientTransport instead of
+// stdio. With a SERVER_CMD (a servers.json "http" entry), this starts it first: "{port}"
+// in the URL and the arguments becomes a free port, and the server is stopped (SIGTERM)
+// at the end. Without one, the server at URL must be running. Over HTTP the stdio
+// shutdown check becomes: DELETE ends the session (the SDK's terminateSession), and the
+// old session id then gets 404.
 //
 // The SDK's StdioClientTransport starts the server (no shell; it inherits this
 // process's environment and working directory). The SDK 1.32.2 client only speaks
@@ -29,6 +37,8 @@
 // check failed. Every check has its own timeout and the whole run is bounded (about
 // 60 s, times the scale, even against a hung server).
 
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
@@ -36,10 +46,11 @@ import process from 'node:process';
 // The SDK is installed in ./node (tests/interop/setup.sh); resolve it from there
 // through the package's own export map (its CommonJS build).
 const require = createRequire(new URL('./node/package.json', import.meta.url));
-let Client, StdioClientTransport, McpError;
+let Client, StdioClientTransport, StreamableHTTPClientTransport, McpError;
 try {
     ({ Client } = require('@modelcontextprotocol/sdk/client/index.js'));
     ({ StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js'));
+    ({ StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js'));
     ({ McpError } = require('@modelcontextprotocol/sdk/types.js'));
 } catch (e) {
     console.error(`ts_client.mjs: cannot load @modelcontextprotocol/sdk (${e.message}); run tests/interop/setup.sh`);
@@ -118,14 +129,16 @@ async function expectError(promise, code) {
 const texts = result => (result.content ?? []).filter(c => c.type === 'text').map(c => c.text);
 
 // ---------------------------------------------------------------------------
-const usage = 'usage: node tests/interop/ts_client.mjs [--expect-version VERSION] [--timeout-scale N] [--] SERVER_CMD [ARGS...]';
+const usage = 'usage: node tests/interop/ts_client.mjs [--url URL] [--expect-version VERSION] [--timeout-scale N] [--] [SERVER_CMD [ARGS...]]';
 let argv = process.argv.slice(2);
 let expectVersion;
+let url;
 let scale = 1;
 while (argv.length && argv[0].startsWith('-')) {
     const opt = argv.shift();
     if (opt === '--') break;
-    if (opt === '--expect-version' && argv.length) expectVersion = argv.shift();
+    if (opt === '--url' && argv.length) url = argv.shift();
+    else if (opt === '--expect-version' && argv.length) expectVersion = argv.shift();
     else if (opt === '--timeout-scale' && argv.length && Number(argv[0]) > 0) scale = Number(argv.shift());
     else { console.error(usage); process.exit(2); }
 }
@@ -134,12 +147,35 @@ HARD_LIMIT_MS *= scale;
 CHECK_TIMEOUT_MS *= scale;
 CONNECT_TIMEOUT_MS *= scale;
 deadline = t0 + BUDGET_MS;
-if (argv.length === 0) {
+if (argv.length === 0 && url === undefined) {
     console.error(usage);
     process.exit(2);
 }
 
-const transport = new StdioClientTransport({
+const freePort = () => new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => { const { port } = srv.address(); srv.close(() => resolve(port)); });
+});
+
+// --url with a server command: start it on a free port and wait until it answers.
+let httpServer = null;
+if (url !== undefined && argv.length) {
+    const port = String(await freePort());
+    url = url.replaceAll('{port}', port);
+    const args = argv.map(a => a.replaceAll('{port}', port));
+    httpServer = spawn(args[0], args.slice(1), { stdio: ['ignore', 'inherit', 'inherit'] });
+    httpServer.unref();
+    const up = now() + CONNECT_TIMEOUT_MS;
+    for (;;) {
+        const alive = await fetch(url, { method: 'DELETE' }).then(() => true, () => false);
+        if (alive) break;
+        if (now() > up) { notOk('server starts', `nothing answers at ${url}`); httpServer.kill('SIGKILL'); process.exit(summary()); }
+        await sleep(50);
+    }
+}
+
+const transport = url !== undefined ? new StreamableHTTPClientTransport(new URL(url)) : new StdioClientTransport({
     command: argv[0], args: argv.slice(1), env: { ...process.env }, cwd: process.cwd(), stderr: 'inherit',
 });
 
@@ -160,6 +196,7 @@ client.onerror = e => console.error(`ts_client.mjs: SDK reported: ${e?.message ?
 const watchdog = setTimeout(() => {
     notOk('watchdog', `the run did not finish within ${HARD_LIMIT_MS / 1000} s`);
     try { transport._process?.kill('SIGKILL'); } catch { /* best effort */ }
+    try { httpServer?.kill('SIGKILL'); } catch { /* best effort */ }
     process.exit(summary());
 }, HARD_LIMIT_MS);
 watchdog.unref();
@@ -339,6 +376,27 @@ async function main() {
         expect(result && typeof result === 'object', `unexpected result ${JSON.stringify(result)}`);
     });
 
+    if (url !== undefined) {
+        // --- HTTP shutdown: DELETE ends the session; its id is then unknown -----------
+        await check('DELETE ends the session; its id then gets 404', async () => {
+            const id = transport.sessionId;
+            expect(id, 'the server gave no Mcp-Session-Id');
+            await transport.terminateSession();
+            const r = await fetch(url, {
+                method: 'POST',
+                headers: {
+                    'content-type': 'application/json', accept: 'application/json, text/event-stream',
+                    'mcp-session-id': id, 'mcp-protocol-version': initResult?.protocolVersion ?? '2025-11-25',
+                },
+                body: JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'ping' }),
+            });
+            expect(r.status === 404, `a request on the deleted session got ${r.status}`);
+            return `session ${id.slice(0, 8)}… ended`;
+        });
+        await client.close();
+        return;
+    }
+
     // --- shutdown: the SDK closes stdin, waits 2 s, then sends SIGTERM ------------
     const closeStart = now();
     await client.close();
@@ -359,4 +417,5 @@ try {
     await client.close().catch(() => {});
 }
 clearTimeout(watchdog);
+httpServer?.kill('SIGTERM');
 process.exitCode = summary();

@@ -1,7 +1,7 @@
 // Type declarations for picomcp (lib/index.js, lib/server.js, lib/errors.js).
 // Hand-written: test/types.test.mjs fails when they and the runtime disagree.
 
-import type { NativeServer, NativeSession } from '../native'
+import type { NativeEndpoint, NativeServer, NativeSession } from '../native'
 
 // ---- values ----
 
@@ -256,6 +256,11 @@ export declare class Session {
   requestInfo(id: number): RequestInfo | null
   /** Feeds bytes from the peer; returns how many were taken (fewer: drain, then re-offer). */
   handleBytes(nowMs: number, data: Uint8Array | string): number
+  /**
+   * Takes one whole message (an HTTP body: one JSON-RPC message or a 2025-03-26 batch);
+   * false when the session has no room for it yet (drain events, answer, offer it again).
+   */
+  handleMessage(nowMs: number, data: Uint8Array | string): boolean
   /** The peer closed its stream. */
   handleEof(nowMs: number): void
   /** Time passed: expire timeouts. */
@@ -291,6 +296,148 @@ export declare class Session {
   /** Client, 2026-07-28: opens a `subscriptions/listen` stream; returns its handle. */
   listen(notifications: JsonInput): number
   /** Ends the session locally (a `closed` event named `local`). */
+  close(): void
+  /** Frees the session's buffers now, not at garbage collection (it is closed and takes nothing after). */
+  release(): void
+}
+
+// ---- the core's Streamable HTTP endpoint ----
+
+/** How an `Endpoint` is set up (the core's defaults for what is left out). */
+export interface EndpointOptions {
+  /** The MCP path; other paths get 404. Default `/mcp`. */
+  path?: string
+  /** Check `Host`/`Origin` against the loopback names and `allowedHosts` (403 otherwise). Default true. */
+  checkHosts?: boolean
+  /** Host names accepted besides `localhost`, `127.0.0.1` and `[::1]`. */
+  allowedHosts?: string[]
+  /** The largest body taken (413 beyond), and the parse limit of bodies. Default 1 MiB. */
+  maxBody?: number
+  /** A legacy session unused this long expires. Default 600000. */
+  sessionIdleMs?: number
+  /** An idle SSE stream gets a comment this often. Default 15000. */
+  keepaliveMs?: number
+  /** The `retry` hint of the priming event. Default 1000. */
+  retryMs?: number
+  /** JSON, SSE, or whichever the request needs (default). */
+  responseMode?: 'auto' | 'json' | 'sse'
+  /** Offer the GET stream of legacy sessions (405 when off). Default true. */
+  getStream?: boolean
+  /** The revisions served (default all). */
+  versions?: string[]
+  /** Session slots (default 32). */
+  slots?: number
+  /** Response streams open at once (default 64). */
+  streams?: number
+  /** Bytes of each stream's buffer (default `maxBody` + 4096). */
+  streamBytes?: number
+}
+
+/** What to do with one request. */
+export interface EndpointOutcome {
+  kind: 'respond' | 'deliver' | 'stream'
+  /** respond: the status. */
+  status?: number
+  /** respond: header names and values, alternating. */
+  headers?: string[]
+  /** respond: the body. */
+  body?: Buffer
+  /** deliver: the session slot. */
+  slot?: number
+  /** deliver: start a new session in the slot first. */
+  fresh?: boolean
+  /** deliver, stream: the stream to serve (deliver without one: answer 202). */
+  stream?: number
+}
+
+/** The next thing to write for a stream. */
+export interface EndpointPoll {
+  kind: 'head' | 'body' | 'wait' | 'end'
+  /** head: the status. */
+  status?: number
+  /** head: header names and values, alternating (no framing headers). */
+  headers?: string[]
+  /** head: the body's length when fixed. */
+  contentLength?: number
+  /** head: true for a stream (SSE), written as it comes. */
+  streaming?: boolean
+  /** body: bytes to write, then `advance(stream, data.length)`. */
+  data?: Buffer
+}
+
+/** The endpoint's counters. */
+export interface EndpointStats {
+  refused: number
+  sessionsOpened: number
+  sessionsExpired: number
+  sessionsEvicted: number
+  sessionsDeleted: number
+  unroutable: number
+  overflowed: number
+  resumeMisses: number
+}
+
+/**
+ * The core's Streamable HTTP endpoint, server role: every rule of both eras between an
+ * HTTP request and the sessions (a pool, by slot) that serve it. `Server.httpHandler()`
+ * is it for `node:http`.
+ */
+export declare class Endpoint {
+  /** Throws ConfigError for options it cannot work with. */
+  constructor(options?: EndpointOptions)
+  /** The native endpoint underneath. */
+  readonly native: NativeEndpoint
+  /** Bytes of entropy `handleRequest` takes. */
+  get entropyLen(): number
+  /** The number of session slots. */
+  get slotCount(): number
+  /** Legacy sessions open now. */
+  get sessions(): number
+  /** Streams open now. */
+  get openStreams(): number
+  /** True when `slot` holds a live session or serves a request. */
+  slotInUse(slot: number): boolean
+  stats(): EndpointStats
+  /** One request (`rawHeaders` as Node gives them; `entropy`: `entropyLen` random bytes). */
+  handleRequest(nowMs: number, method: string, target: string, rawHeaders: string[], body: Uint8Array | string, entropy: Uint8Array): EndpointOutcome
+  /** Routes the output of the slot's session to its streams; after any activity of the session. */
+  collect(nowMs: number, slot: number, session: Session): void
+  /** The next thing to write for `stream`. */
+  pollResponse(nowMs: number, stream: number): EndpointPoll
+  /** `n` bytes of the last body were written. */
+  advance(stream: number, n: number): void
+  /** The connection of `stream` went away before its end. */
+  detach(stream: number): void
+  /** When `handleTimeout` is next due, or null. */
+  pollTimeout(): number | null
+  /** Time passed: idle sessions expire, keep-alive comments fall due. */
+  handleTimeout(nowMs: number): void
+}
+
+/** What the HTTP handler reads of a request (Node's `IncomingMessage`, Express's `req`). */
+export interface HttpRequest {
+  method?: string
+  url?: string
+  rawHeaders: string[]
+  on(event: string, listener: (...args: any[]) => void): unknown
+}
+/** What the HTTP handler uses of a response (Node's `ServerResponse`, Express's `res`). */
+export interface HttpResponse {
+  writeHead(status: number, headers?: any): unknown
+  write(chunk: any): boolean
+  end(chunk?: any): unknown
+  flushHeaders(): void
+  readonly headersSent: boolean
+  on(event: string, listener: (...args: any[]) => void): unknown
+  once(event: string, listener: (...args: any[]) => void): unknown
+}
+
+/** What `Server.httpHandler()` gives: a `(req, res)` handler for `node:http` or Express. */
+export interface HttpHandler {
+  (req: HttpRequest, res: HttpResponse): void
+  /** The core endpoint it serves. */
+  readonly endpoint: Endpoint
+  /** Stops its timers and cancels the handlers still running. */
   close(): void
 }
 
@@ -552,6 +699,13 @@ export declare class Server {
   run(argv?: string[]): Promise<number>
   /** Serves one connection on a readable and a writable stream; resolves with 0 after EOF. */
   serve(input: InputStream, output: OutputStream): Promise<number>
+  /**
+   * The server over Streamable HTTP: a `(req, res)` handler for `node:http` (or Express,
+   * mounted before any body parser, or with the raw body in `req.rawBody`). One per server.
+   */
+  httpHandler(options?: EndpointOptions): HttpHandler
+  /** Serves Streamable HTTP on `host:port` (path `/mcp`) until that server closes; resolves with 0. */
+  serveHttp(options?: EndpointOptions & { host?: string, port?: number }): Promise<number>
 }
 
 /** What a handler may do about the request it serves. */

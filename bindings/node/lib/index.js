@@ -103,6 +103,11 @@ class Session {
 
   /** Feeds bytes from the peer; returns how many were taken (fewer: drain, then re-offer). */
   handleBytes (nowMs, data) { return call(() => this.native.handleBytes(nowMs, Buffer.isBuffer(data) ? data : Buffer.from(data))) }
+  /**
+   * Takes one whole message (an HTTP body: one JSON-RPC message or a 2025-03-26 batch);
+   * false when the session has no room for it yet (drain events, answer, offer it again).
+   */
+  handleMessage (nowMs, data) { return call(() => this.native.handleMessage(nowMs, Buffer.isBuffer(data) ? data : Buffer.from(data))) }
   handleEof (nowMs) { call(() => this.native.handleEof(nowMs)) }
   handleTimeout (nowMs) { call(() => this.native.handleTimeout(nowMs)) }
 
@@ -136,6 +141,8 @@ class Session {
   answerInput (nowMs, id, responses) { call(() => this.native.answerInput(nowMs, id, text(responses))) }
   listen (notifications) { return call(() => this.native.listen(text(notifications))) }
   close () { this.native.close() }
+  /** Frees the session's buffers now (it is closed and takes nothing after). */
+  release () { call(() => this.native.release()) }
 }
 
 /**
@@ -183,9 +190,53 @@ class ServerLayer {
   }
 }
 
+/**
+ * The core's Streamable HTTP endpoint (`picomcp::http::endpoint`), server role: every
+ * rule of both eras between an HTTP request and the sessions that serve it. The host owns
+ * a pool of sessions by slot; the endpoint owns the slot table and the response streams.
+ *
+ * 1. `handleRequest(nowMs, method, target, rawHeaders, body, entropy)`: `respond` (write
+ *    `status`, `headers`, `body`; done), `deliver` (start a new session in `slot` first
+ *    when `fresh`; `session.handleMessage(body)`, run the application, `collect`; then
+ *    serve `stream`, or answer 202 when it is null) or `stream` (a GET stream).
+ * 2. `collect(nowMs, slot, session)` after any activity of the slot's session.
+ * 3. `pollResponse(nowMs, stream)`: `head` (once), `body` (write `data`, then
+ *    `advance(stream, data.length)`), `wait` (until the next `collect` or timeout) or
+ *    `end`. `detach(stream)` when the connection goes first.
+ * 4. `pollTimeout()` / `handleTimeout(nowMs)`: idle sessions and SSE keep-alives.
+ *
+ * `options`: path ('/mcp'), checkHosts (true), allowedHosts, maxBody (1 MiB),
+ * sessionIdleMs, keepaliveMs, retryMs, responseMode ('auto' | 'json' | 'sse'), getStream,
+ * versions, slots (32), streams (64), streamBytes (maxBody + 4096).
+ * `server.httpHandler()` (./server.js) is this for `node:http`.
+ */
+class Endpoint {
+  constructor (options = {}) { this.native = call(() => new native.NativeEndpoint(options)) }
+  /** Bytes of entropy `handleRequest` takes (use `crypto.randomBytes`). */
+  get entropyLen () { return this.native.entropyLen }
+  get slotCount () { return this.native.slotCount }
+  /** Legacy sessions open now. */
+  get sessions () { return this.native.sessions }
+  /** Streams open now. */
+  get openStreams () { return this.native.openStreams }
+  slotInUse (slot) { return this.native.slotInUse(slot) }
+  stats () { return this.native.stats() }
+  handleRequest (nowMs, method, target, rawHeaders, body, entropy) {
+    return call(() => this.native.handleRequest(nowMs, method, target, rawHeaders, Buffer.isBuffer(body) ? body : Buffer.from(body ?? ''), entropy))
+  }
+
+  collect (nowMs, slot, session) { call(() => this.native.collect(nowMs, slot, session.native)) }
+  pollResponse (nowMs, stream) { return call(() => this.native.pollResponse(nowMs, stream)) }
+  advance (stream, n) { this.native.advance(stream, n) }
+  detach (stream) { this.native.detach(stream) }
+  pollTimeout () { return this.native.pollTimeout() }
+  handleTimeout (nowMs) { call(() => this.native.handleTimeout(nowMs)) }
+}
+
 module.exports = {
   Session,
   ServerLayer,
+  Endpoint,
   PicomcpError,
   ConfigError,
   SendError,

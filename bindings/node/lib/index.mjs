@@ -4,7 +4,7 @@
 import picomcp from './index.js'
 
 export const {
-  Session, ServerLayer, PicomcpError, ConfigError, SendError, RespondError, QueueFull, ResultError,
+  Session, ServerLayer, Endpoint, PicomcpError, ConfigError, SendError, RespondError, QueueFull, ResultError,
   PROTOCOL_VERSIONS, FEATURES, features, rootsContain, version,
   Server, Context, McpError, ToolError, ResourceNotFound,
   text, image, audio, resourceLink, embeddedResource

@@ -316,9 +316,20 @@ class Server {
     return this.served
   }
 
-  /** Announces a change to whoever asked for it; returns how many notifications were queued. */
-  notify (change, uri) { return this._command(() => this._serving().notify(change, uri)) }
-  isSubscribed (uri) { return !!this.session && this.session.isSubscribed(uri) }
+  /**
+   * Announces a change to whoever asked for it; returns how many notifications were
+   * queued. Over HTTP: to every live session.
+   */
+  notify (change, uri) {
+    if (this._http) return this._http.live().reduce((n, view) => n + view.notify(change, uri), 0)
+    return this._command(() => this._serving().notify(change, uri))
+  }
+
+  /** True when somebody (over HTTP: any live session) subscribed to `uri`. */
+  isSubscribed (uri) {
+    if (this._http) return this._http.live().some((view) => view.isSubscribed(uri))
+    return !!this.session && this.session.isSubscribed(uri)
+  }
 
   _serving () {
     if (!this.session) throw new Error('the server is not serving yet (call run() or serve() first)')
@@ -342,6 +353,53 @@ class Server {
     })
   }
 
+  /**
+   * The server over Streamable HTTP: a `(req, res)` handler for `node:http` (or Express:
+   * mount it before any body parser, e.g. `app.all('/mcp', handler)` ahead of
+   * `express.json()`, or keep the raw body in `req.rawBody`: the exact bytes are
+   * needed). Both eras; one session per legacy client (`Mcp-Session-Id`) and per
+   * 2026-07-28 request in flight, from a pool of `slots`. `options` are the core
+   * endpoint's: path ('/mcp'), allowedHosts (loopback names only by default: DNS
+   * rebinding), maxBody (the server's maxLine), responseMode, slots, streams, ...
+   * The handler has `.endpoint` and `.close()`. One handler per server.
+   */
+  httpHandler (options = {}) {
+    return require('./http.js').httpHandler(this, options)
+  }
+
+  /**
+   * Serves Streamable HTTP on `http://host:port/mcp` (with the `lifespan`, like `serve`)
+   * until the returned server closes; resolves with the exit status. `options` as for
+   * `httpHandler`.
+   */
+  async serveHttp ({ host = '127.0.0.1', port = 0, ...options } = {}) {
+    const http = require('node:http')
+    if (this.lifespan) {
+      const got = this.lifespan(this)
+      if (got && typeof got.next === 'function' && typeof got[Symbol.asyncIterator] === 'function') {
+        this._lifespan = got
+        this.state = (await got.next()).value
+      } else {
+        this.state = await got
+      }
+    }
+    const handler = this.httpHandler(options)
+    const server = http.createServer(handler)
+    this.httpServer = server
+    await new Promise((resolve, reject) => { server.once('error', reject); server.listen(port, host, resolve) })
+    const addr = server.address()
+    const shown = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address
+    this.diag('info', `${this.name} ${this.version} on http://${shown}:${addr.port}${options.path || '/mcp'}`)
+    await new Promise((resolve) => server.once('close', resolve))
+    handler.close()
+    if (this._lifespan) {
+      const gen = this._lifespan
+      this._lifespan = null
+      try { if (!(await gen.next()).done) await gen.return() } catch (e) { this.diag('error', `lifespan cleanup failed: ${(e && e.stack) || e}`) }
+    }
+    return 0
+  }
+
   /** A diagnostic line on stderr, when `--log-level` lets it through. */
   diag (level, message) {
     if (LEVELS.indexOf(level) <= LEVELS.indexOf(this.logLevel)) process.stderr.write(`${this.name}: ${level}: ${message}\n`)
@@ -355,9 +413,10 @@ class Server {
     try {
       this._parseArgs(argv)
     } catch (e) {
-      process.stderr.write(`${this.name}: ${e.message}\nusage: ${this.name} [--max-line BYTES] [--log-level ${LEVELS.join('|')}]\n`)
+      process.stderr.write(`${this.name}: ${e.message}\nusage: ${this.name} [--max-line BYTES] [--log-level ${LEVELS.join('|')}] [--http HOST:PORT]\n`)
       return 2
     }
+    if (this.httpAddress) return this.serveHttp(this.httpAddress)
     // Only the protocol writes to stdout while serving: console.log and friends go to stderr.
     const guard = guardStdout()
     try {
@@ -370,10 +429,14 @@ class Server {
   _parseArgs (argv) {
     for (let i = 0; i < argv.length; i++) {
       const [name, inline] = argv[i].split(/=(.*)/s)
-      if (name !== '--max-line' && name !== '--log-level') throw new Error(`unknown argument ${argv[i]}`)
+      if (name !== '--max-line' && name !== '--log-level' && name !== '--http') throw new Error(`unknown argument ${argv[i]}`)
       const value = inline !== undefined ? inline : argv[++i]
       if (value === undefined) throw new Error(`${name} needs a value`)
-      if (name === '--max-line') {
+      if (name === '--http') {
+        const m = /^(.*):(\d+)$/.exec(value)
+        if (!m || Number(m[2]) > 65535) throw new Error('--http needs HOST:PORT (e.g. 127.0.0.1:8000)')
+        this.httpAddress = { host: m[1].replace(/^\[(.*)\]$/, '$1'), port: Number(m[2]) }
+      } else if (name === '--max-line') {
         const n = Number(value)
         if (!/^\d+$/.test(value) || n < 256 || n > 2 ** 30) throw new Error(`--max-line must be a number of bytes from 256 to ${2 ** 30}`)
         this.maxLine = n

@@ -12,10 +12,12 @@
 mod answer;
 mod arena;
 mod catalog;
+mod endpoint;
 mod event;
 mod server;
 mod session;
 
+pub use endpoint::NativeEndpoint;
 pub use event::Event;
 pub use server::NativeServer;
 pub use session::{NativeSession, SessionOptions};

@@ -247,6 +247,15 @@ impl NativeSession {
         Ok(self.core.handle_bytes(now, &data) as u32)
     }
 
+    /// Takes one whole message (an HTTP body: one JSON-RPC message or a 2025-03-26
+    /// batch); false when the session has no room for it yet (drain events, answer, then
+    /// offer it again).
+    #[napi]
+    pub fn handle_message(&mut self, now_ms: f64, message: Buffer) -> napi::Result<bool> {
+        let now = ms(now_ms, "nowMs")?;
+        Ok(self.core.handle_message(now, &message).is_ok())
+    }
+
     /// The peer closed its stream.
     #[napi]
     pub fn handle_eof(&mut self, now_ms: f64) -> napi::Result<()> {
@@ -483,6 +492,28 @@ impl NativeSession {
             .listen(filter)
             .map(OutboundId::to_bits)
             .map_err(send)
+    }
+
+    /// Frees the session's buffers now, rather than when the garbage collector gets to
+    /// the object: the session becomes a closed one with no room (the HTTP handler
+    /// releases a slot's session once the endpoint has ended it).
+    #[napi]
+    pub fn release(&mut self) -> napi::Result<()> {
+        let caps = json("{}", 4, "capabilities")?;
+        let mut config = match self.core.role() {
+            Role::Client => Config::client("", "", caps),
+            _ => Config::server("", "", caps),
+        };
+        config.limits = Limits {
+            max_line: 16,
+            ..Limits::DEFAULT
+        };
+        let storage =
+            Storage::try_owned(16, 1, 1, config.info_len()).map_err(|e| err("ConfigError", e))?;
+        let mut core = Core::new(&config, storage, 0).map_err(|e| err("ConfigError", e))?;
+        core.close();
+        self.core = core;
+        Ok(())
     }
 
     /// Ends the session locally.

@@ -52,3 +52,30 @@ test('the server example serves stdio', { timeout: 60_000 }, () => {
   assert.deepEqual(progress.map((p) => p.params.progress), [1, 2, 3])
   assert.ok(msgs.indexOf(progress.at(-1)) < msgs.indexOf(byId[3]), 'progress comes before its answer')
 })
+
+test('the HTTP example serves Streamable HTTP', { timeout: 60_000 }, async () => {
+  const { spawn } = await import('node:child_process')
+  const net = await import('node:net')
+  const port = await new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)) })
+  })
+  const file = join(dir, 'http.mjs')
+  writeFileSync(file, blocks[3])
+  const child = spawn(process.execPath, [file], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] })
+  try {
+    await new Promise((resolve, reject) => {
+      child.stderr.on('data', (d) => { if (String(d).includes('MCP on')) resolve() })
+      child.once('exit', (code) => reject(new Error(`exited ${code}`)))
+    })
+    const r = await fetch(`http://127.0.0.1:${port}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } })
+    })
+    assert.equal(r.status, 200)
+    assert.ok(r.headers.get('mcp-session-id'))
+    assert.equal((await r.json()).result.serverInfo.name, 'hello-http')
+  } finally {
+    child.kill()
+  }
+})

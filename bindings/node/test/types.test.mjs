@@ -142,8 +142,8 @@ test('index.d.ts declares every runtime export, and nothing more', () => {
   }
 })
 
-test('Session, ServerLayer, Server and Context: the declared methods and getters are the runtime ones', () => {
-  for (const name of ['Session', 'ServerLayer', 'Server', 'Context']) checkClass(indexText, 'index.d.ts', name, runtime[name])
+test('Session, ServerLayer, Endpoint, Server and Context: the declared methods and getters are the runtime ones', () => {
+  for (const name of ['Session', 'ServerLayer', 'Endpoint', 'Server', 'Context']) checkClass(indexText, 'index.d.ts', name, runtime[name])
 })
 
 test('error classes: declared with the runtime superclass and no extra methods', () => {

@@ -1,0 +1,435 @@
+//! `NativeEndpoint`: the core's Streamable HTTP endpoint (`picomcp::http::endpoint`),
+//! owning its storage, for a JavaScript HTTP server.
+//!
+//! A thin wrapper like the rest: every HTTP and MCP rule (routing, header checks,
+//! sessions and their ids, which stream a message goes on, SSE framing, replay,
+//! keep-alive) is the core's. JavaScript reads the request and writes what this says;
+//! `lib/server.js` (`Server.httpHandler`) is that adapter for `node:http`.
+
+use std::collections::HashMap;
+
+use napi::bindgen_prelude::Buffer;
+use napi_derive::napi;
+use picomcp::Limits;
+use picomcp::http::endpoint::{
+    ENTROPY_LEN, Endpoint, EndpointConfig, EndpointStorage, Head, Outcome, Poll, ResponseMode,
+    StreamHandle,
+};
+use picomcp::http::{BodyLength, Header, Method, Request};
+use picomcp::protocol::{ProtocolVersion, Versions};
+
+use crate::session::{NativeSession, err};
+
+/// How an endpoint is set up (every member optional; the core's defaults otherwise).
+#[napi(object)]
+#[derive(Default)]
+pub struct EndpointOptions {
+    /// The MCP path (default `/mcp`).
+    pub path: Option<String>,
+    /// Check `Host`/`Origin` against loopback names and `allowedHosts` (default true).
+    pub check_hosts: Option<bool>,
+    /// Host names accepted besides the loopback ones.
+    pub allowed_hosts: Option<Vec<String>>,
+    /// The largest body taken (default 1 MiB); also the parse limit of bodies.
+    pub max_body: Option<f64>,
+    pub session_idle_ms: Option<f64>,
+    pub keepalive_ms: Option<f64>,
+    pub retry_ms: Option<f64>,
+    /// `"auto"` (default), `"json"` or `"sse"`.
+    pub response_mode: Option<String>,
+    /// Offer the GET stream of legacy sessions (default true).
+    pub get_stream: Option<bool>,
+    /// The revisions served (default all).
+    pub versions: Option<Vec<String>>,
+    /// Session slots (default 32).
+    pub slots: Option<f64>,
+    /// Response streams open at once (default 64).
+    pub streams: Option<f64>,
+    /// Bytes of each stream (default `maxBody` + 4096).
+    pub stream_bytes: Option<f64>,
+}
+
+/// What to do with one request (`kind`: `"respond"`, `"deliver"` or `"stream"`).
+#[napi(object)]
+pub struct EndpointOutcome {
+    pub kind: String,
+    /// respond: the status.
+    pub status: Option<u32>,
+    /// respond: header names and values, alternating.
+    pub headers: Option<Vec<String>>,
+    /// respond: the body.
+    pub body: Option<Buffer>,
+    /// deliver: the session slot.
+    pub slot: Option<u32>,
+    /// deliver: start a new session in the slot first.
+    pub fresh: Option<bool>,
+    /// deliver, stream: the stream to serve (deliver without one: answer 202).
+    pub stream: Option<u32>,
+}
+
+/// The next thing to write for a stream (`kind`: `"head"`, `"body"`, `"wait"`, `"end"`).
+#[napi(object)]
+pub struct EndpointPoll {
+    pub kind: String,
+    /// head: the status.
+    pub status: Option<u32>,
+    /// head: header names and values, alternating (no framing headers).
+    pub headers: Option<Vec<String>>,
+    /// head: the body's length when fixed (`Content-Length`); null for a stream or none.
+    pub content_length: Option<f64>,
+    /// head: true when the body is a stream (SSE), sent as it comes.
+    pub streaming: Option<bool>,
+    /// body: bytes to write, then `advance(stream, data.length)`.
+    pub data: Option<Buffer>,
+}
+
+/// The endpoint's counters.
+#[napi(object)]
+pub struct EndpointStatsJs {
+    pub refused: f64,
+    pub sessions_opened: f64,
+    pub sessions_expired: f64,
+    pub sessions_evicted: f64,
+    pub sessions_deleted: f64,
+    pub unroutable: f64,
+    pub overflowed: f64,
+    pub resume_misses: f64,
+}
+
+/// The Streamable HTTP endpoint over storage it owns; streams are named by numbers.
+#[napi]
+pub struct NativeEndpoint {
+    core: Endpoint<'static>,
+    handles: HashMap<u32, StreamHandle>,
+    next: u32,
+}
+
+fn number(v: Option<f64>, what: &str, default: u64) -> napi::Result<u64> {
+    match v {
+        None => Ok(default),
+        Some(v) if v.fract() == 0.0 && (0.0..=9_007_199_254_740_991.0).contains(&v) => Ok(v as u64),
+        Some(_) => Err(err(
+            "ConfigError",
+            format!("{what} must be a whole number of at least 0"),
+        )),
+    }
+}
+
+fn ms(v: f64) -> napi::Result<u64> {
+    number(Some(v), "nowMs", 0).map_err(|_| {
+        err(
+            "TypeError",
+            "nowMs must be a non-negative number of milliseconds",
+        )
+    })
+}
+
+/// Text as the bytes it stands for: header values arrive from Node as latin1 strings
+/// (one char per byte); anything beyond U+00FF is kept as UTF-8.
+fn bytes_of(s: &str) -> Vec<u8> {
+    if s.chars().all(|c| (c as u32) < 256) {
+        s.chars().map(|c| c as u32 as u8).collect()
+    } else {
+        s.as_bytes().to_vec()
+    }
+}
+
+/// Header bytes as a latin1 string for Node (one char per byte).
+fn latin1(b: &[u8]) -> String {
+    b.iter().map(|&c| c as char).collect()
+}
+
+fn head_headers(head: &Head<'_>) -> Vec<String> {
+    head.headers()
+        .iter()
+        .flat_map(|h| [h.name.to_owned(), latin1(h.value)])
+        .collect()
+}
+
+#[napi]
+impl NativeEndpoint {
+    #[napi(constructor)]
+    pub fn new(o: Option<EndpointOptions>) -> napi::Result<Self> {
+        let o = o.unwrap_or_default();
+        let d = EndpointConfig::default();
+        // The config borrows its strings for the endpoint's life: a few bytes per endpoint.
+        let path: &'static str = match o.path {
+            Some(p) => Box::leak(p.into_boxed_str()),
+            None => d.path,
+        };
+        let allowed_hosts: &'static [&'static str] = match o.allowed_hosts {
+            Some(list) => Box::leak(
+                list.into_iter()
+                    .map(|h| &*Box::leak(h.into_boxed_str()))
+                    .collect::<Vec<&'static str>>()
+                    .into_boxed_slice(),
+            ),
+            None => &[],
+        };
+        let max_body = number(o.max_body, "maxBody", d.max_body as u64)? as usize;
+        let response_mode = match o.response_mode.as_deref() {
+            None | Some("auto") => ResponseMode::Auto,
+            Some("json") => ResponseMode::Json,
+            Some("sse") => ResponseMode::Sse,
+            Some(m) => {
+                return Err(err(
+                    "ConfigError",
+                    format!("responseMode must be \"auto\", \"json\" or \"sse\", not {m:?}"),
+                ));
+            }
+        };
+        let versions = match &o.versions {
+            None => d.versions,
+            Some(list) => {
+                let mut out = [ProtocolVersion::V2024_11_05; 5];
+                let mut n = 0;
+                for s in list {
+                    let v = ProtocolVersion::parse(s).ok_or_else(|| {
+                        err("ConfigError", format!("unknown protocol version {s:?}"))
+                    })?;
+                    if !out[..n].contains(&v) {
+                        out[n] = v;
+                        n += 1;
+                    }
+                }
+                Versions::of(&out[..n])
+            }
+        };
+        let config = EndpointConfig {
+            path,
+            check_hosts: o.check_hosts.unwrap_or(d.check_hosts),
+            allowed_hosts,
+            max_body,
+            limits: Limits {
+                max_line: max_body,
+                ..Limits::DEFAULT
+            },
+            session_idle_ms: number(o.session_idle_ms, "sessionIdleMs", d.session_idle_ms)?,
+            keepalive_ms: number(o.keepalive_ms, "keepaliveMs", d.keepalive_ms)?,
+            retry_ms: number(o.retry_ms, "retryMs", d.retry_ms.into())?.min(u32::MAX.into()) as u32,
+            response_mode,
+            get_stream: o.get_stream.unwrap_or(d.get_stream),
+            versions,
+            param_headers: &[],
+        };
+        let slots = number(o.slots, "slots", 32)? as usize;
+        let streams = number(o.streams, "streams", 64)? as usize;
+        let per_stream = number(o.stream_bytes, "streamBytes", max_body as u64 + 4096)? as usize;
+        let storage = EndpointStorage::owned(slots, streams, per_stream);
+        let core = Endpoint::new(config, storage)
+            .map_err(|e| err("ConfigError", format!("endpoint: {e:?}")))?;
+        Ok(NativeEndpoint {
+            core,
+            handles: HashMap::new(),
+            next: 1,
+        })
+    }
+
+    /// Bytes of entropy `handleRequest` takes.
+    #[napi(getter)]
+    pub fn entropy_len(&self) -> u32 {
+        ENTROPY_LEN as u32
+    }
+
+    /// The number of session slots.
+    #[napi(getter)]
+    pub fn slot_count(&self) -> u32 {
+        self.core.slot_count() as u32
+    }
+
+    /// True when `slot` holds a live session or serves a request.
+    #[napi]
+    pub fn slot_in_use(&self, slot: u32) -> bool {
+        self.core.slot_in_use(slot as usize)
+    }
+
+    /// Legacy sessions open now.
+    #[napi(getter)]
+    pub fn sessions(&self) -> u32 {
+        self.core.sessions() as u32
+    }
+
+    /// Streams open now.
+    #[napi(getter)]
+    pub fn open_streams(&self) -> u32 {
+        self.core.open_streams() as u32
+    }
+
+    /// Counters.
+    #[napi]
+    pub fn stats(&self) -> EndpointStatsJs {
+        let s = self.core.stats();
+        EndpointStatsJs {
+            refused: s.refused as f64,
+            sessions_opened: s.sessions_opened as f64,
+            sessions_expired: s.sessions_expired as f64,
+            sessions_evicted: s.sessions_evicted as f64,
+            sessions_deleted: s.sessions_deleted as f64,
+            unroutable: s.unroutable as f64,
+            overflowed: s.overflowed as f64,
+            resume_misses: s.resume_misses as f64,
+        }
+    }
+
+    fn name(&mut self, h: StreamHandle) -> u32 {
+        let id = self.next;
+        self.next = self.next.wrapping_add(1).max(1);
+        self.handles.insert(id, h);
+        id
+    }
+
+    /// Takes one request: `headers` as Node's `rawHeaders` (names and values
+    /// alternating), `entropy` `entropyLen` fresh random bytes.
+    #[napi]
+    pub fn handle_request(
+        &mut self,
+        now_ms: f64,
+        method: String,
+        target: String,
+        headers: Vec<String>,
+        body: Buffer,
+        entropy: Buffer,
+    ) -> napi::Result<EndpointOutcome> {
+        let now = ms(now_ms)?;
+        let entropy: &[u8; ENTROPY_LEN] = entropy.as_ref().try_into().map_err(|_| {
+            err(
+                "TypeError",
+                format!("entropy must be {ENTROPY_LEN} random bytes"),
+            )
+        })?;
+        let values: Vec<Vec<u8>> = headers
+            .iter()
+            .skip(1)
+            .step_by(2)
+            .map(|v| bytes_of(v))
+            .collect();
+        let fields: Vec<Header<'_>> = headers
+            .iter()
+            .step_by(2)
+            .zip(values.iter())
+            .map(|(name, value)| Header { name, value })
+            .collect();
+        let req = Request {
+            method: Method::from_token(&method),
+            target: &target,
+            headers: &fields,
+            body: &body,
+        };
+        let out = match self.core.handle_request(now, &req, entropy) {
+            Outcome::Respond { head, body } => EndpointOutcome {
+                kind: "respond".into(),
+                status: Some(head.status.into()),
+                headers: Some(head_headers(&head)),
+                body: Some(body.to_vec().into()),
+                slot: None,
+                fresh: None,
+                stream: None,
+            },
+            Outcome::Deliver {
+                slot,
+                fresh,
+                stream,
+            } => EndpointOutcome {
+                kind: "deliver".into(),
+                status: None,
+                headers: None,
+                body: None,
+                slot: Some(slot as u32),
+                fresh: Some(fresh),
+                stream: stream.map(|h| self.name(h)),
+            },
+            Outcome::Stream(h) => EndpointOutcome {
+                kind: "stream".into(),
+                status: None,
+                headers: None,
+                body: None,
+                slot: None,
+                fresh: None,
+                stream: Some(self.name(h)),
+            },
+        };
+        Ok(out)
+    }
+
+    /// Takes the output of the session in `slot` and routes it to its streams. Call after
+    /// any activity of that session.
+    #[napi]
+    pub fn collect(
+        &mut self,
+        now_ms: f64,
+        slot: u32,
+        session: &mut NativeSession,
+    ) -> napi::Result<()> {
+        self.core
+            .collect(ms(now_ms)?, slot as usize, &mut session.core);
+        Ok(())
+    }
+
+    /// The next thing to write for `stream`; `"end"` (or an unknown stream) ends it.
+    #[napi]
+    pub fn poll_response(&mut self, now_ms: f64, stream: u32) -> napi::Result<EndpointPoll> {
+        let now = ms(now_ms)?;
+        let none = |kind: &str| EndpointPoll {
+            kind: kind.into(),
+            status: None,
+            headers: None,
+            content_length: None,
+            streaming: None,
+            data: None,
+        };
+        let Some(&h) = self.handles.get(&stream) else {
+            return Ok(none("end"));
+        };
+        Ok(match self.core.poll_response(now, h) {
+            Poll::Head(head) => EndpointPoll {
+                kind: "head".into(),
+                status: Some(head.status.into()),
+                headers: Some(head_headers(&head)),
+                content_length: match head.body {
+                    BodyLength::Fixed(n) => Some(n as f64),
+                    _ => None,
+                },
+                streaming: Some(matches!(head.body, BodyLength::Stream)),
+                data: None,
+            },
+            Poll::Body(b) => EndpointPoll {
+                data: Some(b.to_vec().into()),
+                ..none("body")
+            },
+            Poll::Wait => none("wait"),
+            Poll::End => {
+                self.handles.remove(&stream);
+                none("end")
+            }
+        })
+    }
+
+    /// `n` bytes of the last body were written.
+    #[napi]
+    pub fn advance(&mut self, stream: u32, n: u32) {
+        if let Some(&h) = self.handles.get(&stream) {
+            self.core.advance(h, n as usize);
+        }
+    }
+
+    /// The connection of `stream` went away before its end.
+    #[napi]
+    pub fn detach(&mut self, stream: u32) {
+        if let Some(h) = self.handles.remove(&stream) {
+            self.core.detach(h);
+        }
+    }
+
+    /// When `handleTimeout` is next due, or null.
+    #[napi]
+    pub fn poll_timeout(&self) -> Option<f64> {
+        self.core.poll_timeout().map(|t| t as f64)
+    }
+
+    /// Time passed: idle sessions expire, keep-alive comments fall due.
+    #[napi]
+    pub fn handle_timeout(&mut self, now_ms: f64) -> napi::Result<()> {
+        self.core.handle_timeout(ms(now_ms)?);
+        Ok(())
+    }
+}
