@@ -8,8 +8,7 @@ starts it on a free port of 127.0.0.1 and runs, against http://127.0.0.1:PORT/mc
 
   - the official Python client (mcp 2.3.0), legacy mode, then auto mode (which must
     negotiate 2026-07-28: every demo serves both eras): tests/interop/python_client.py --url
-  - the official TypeScript client (@modelcontextprotocol/sdk 1.32.2,
-    StreamableHTTPClientTransport): tests/interop/ts_client.mjs --url
+(The official TypeScript client runs over HTTP in the interop_ts step: ts_client.mjs --url.)
 
 Every run must pass. Installs the SDKs with tests/interop/setup.sh.
 """
@@ -37,8 +36,6 @@ def clients(url: str, scale: list[str]) -> list[tuple[str, list[str]]]:
         ("python auto", [PY, "tests/interop/python_client.py", "--mode", "auto",
                          "--expect-version", "2026-07-28", *scale, "--url", url]),
     ]
-    if "--url" in (ROOT / "tests" / "interop" / "ts_client.mjs").read_text():
-        out.append(("typescript", ["node", "tests/interop/ts_client.mjs", *scale, "--url", url]))
     return out
 
 
