@@ -30,10 +30,8 @@ fn conn_new(buf: &mut Vec<u64>, rx: usize) -> *mut picomcp_http_connection {
 fn feed(c: *mut picomcp_http_connection, wire: &[u8]) {
     let (mut p, mut n) = (ptr::null_mut(), 0);
     // SAFETY: live connection; writable out pointers.
-    assert_eq!(
-        unsafe { picomcp_http_connection_receive_buffer(c, &mut p, &mut n) },
-        picomcp_status::Ok
-    );
+    let st = unsafe { picomcp_http_connection_receive_buffer(c, &mut p, &mut n) };
+    assert_eq!(st, picomcp_status::Ok);
     assert!(n >= wire.len());
     // SAFETY: the receive buffer has `n` writable bytes.
     unsafe { ptr::copy_nonoverlapping(wire.as_ptr(), p, wire.len()) };
@@ -73,10 +71,8 @@ fn a_post_through_connection_endpoint_and_session() {
         stream_bytes: 0,
     };
     // SAFETY: writable configuration.
-    assert_eq!(
-        unsafe { picomcp_endpoint_config_init(&mut ec) },
-        picomcp_status::Ok
-    );
+    let st = unsafe { picomcp_endpoint_config_init(&mut ec) };
+    assert_eq!(st, picomcp_status::Ok);
     let hosts = [s("example.test")];
     ec.allowed_hosts = hosts.as_ptr();
     ec.allowed_host_count = 1;
@@ -212,10 +208,8 @@ fn a_post_through_connection_endpoint_and_session() {
     );
 
     // SAFETY: live connection.
-    assert_eq!(
-        unsafe { picomcp_http_connection_finish_request(conn, 5) },
-        picomcp_status::Ok
-    );
+    let st = unsafe { picomcp_http_connection_finish_request(conn, 5) };
+    assert_eq!(st, picomcp_status::Ok);
     let mut state = picomcp_http_connection_state::default();
     // SAFETY: live connection, writable state.
     let st = unsafe { picomcp_http_connection_state(conn, &mut state) };
