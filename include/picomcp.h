@@ -23,7 +23,7 @@
 /**
  * Bytes of entropy `picomcp_endpoint_handle_request` takes (for session ids).
  */
-#define PICOMCP_ENDPOINT_ENTROPY_LEN ENTROPY_LEN
+#define PICOMCP_ENDPOINT_ENTROPY_LEN 16
 
 /**
  * The most `allowed_hosts` an endpoint configuration may name.
@@ -2159,9 +2159,9 @@ typedef struct picomcp_http_limits {
 } picomcp_http_limits;
 
 /**
- * What a connection is doing (`picomcp_http_connection_state`).
+ * What a connection is doing (`picomcp_http_connection_state` fills it).
  */
-typedef struct picomcp_http_connection_state {
+typedef struct picomcp_http_state {
   /**
    * The connection is over: close the socket.
    */
@@ -2186,7 +2186,7 @@ typedef struct picomcp_http_connection_state {
    * Bytes received and not yet consumed.
    */
   size_t buffered;
-} picomcp_http_connection_state;
+} picomcp_http_state;
 
 /**
  * A bounded JSON writer over a caller buffer (`picomcp_writer_init`). Declare it on the
@@ -3275,7 +3275,7 @@ picomcp_status picomcp_http_connection_poll_request(struct picomcp_http_connecti
  * `conn` live; `out_state` writable.
  */
 picomcp_status picomcp_http_connection_state(struct picomcp_http_connection *conn,
-                                             struct picomcp_http_connection_state *out_state);
+                                             struct picomcp_http_state *out_state);
 
 /**
  * Writes `HTTP/1.1 100 Continue` when the client waits for it (0 bytes otherwise).

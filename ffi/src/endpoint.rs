@@ -35,7 +35,8 @@ use crate::status::picomcp_status;
 use crate::types::{PICOMCP_NO_DEADLINE, PICOMCP_SESSION_MAX_ALIGN, picomcp_str};
 
 /// Bytes of entropy `picomcp_endpoint_handle_request` takes (for session ids).
-pub const PICOMCP_ENDPOINT_ENTROPY_LEN: usize = ENTROPY_LEN;
+pub const PICOMCP_ENDPOINT_ENTROPY_LEN: usize = 16;
+const _: () = assert!(PICOMCP_ENDPOINT_ENTROPY_LEN == ENTROPY_LEN);
 /// The most `allowed_hosts` an endpoint configuration may name.
 pub const PICOMCP_ENDPOINT_MAX_HOSTS: usize = 16;
 

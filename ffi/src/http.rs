@@ -249,10 +249,10 @@ fn limits_from_c(c: &picomcp_http_limits) -> CodecLimits {
     }
 }
 
-/// What a connection is doing (`picomcp_http_connection_state`).
+/// What a connection is doing (`picomcp_http_connection_state` fills it).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
-pub struct picomcp_http_connection_state {
+pub struct picomcp_http_state {
     /// The connection is over: close the socket.
     pub closed: bool,
     /// The response being written will close the connection.
@@ -645,12 +645,12 @@ pub(crate) fn method_from_c(m: u32) -> FfiResult<Method> {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn picomcp_http_connection_state(
     conn: *mut picomcp_http_connection,
-    out_state: *mut picomcp_http_connection_state,
+    out_state: *mut picomcp_http_state,
 ) -> picomcp_status {
     // SAFETY: caller contract.
     unsafe {
         with_conn(conn, |b| {
-            *out(out_state)? = picomcp_http_connection_state {
+            *out(out_state)? = picomcp_http_state {
                 closed: b.conn.is_closed(),
                 will_close: b.conn.will_close(),
                 wants_continue: b.conn.wants_continue(),

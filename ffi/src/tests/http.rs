@@ -210,7 +210,7 @@ fn a_post_through_connection_endpoint_and_session() {
     // SAFETY: live connection.
     let st = unsafe { picomcp_http_connection_finish_request(conn, 5) };
     assert_eq!(st, picomcp_status::Ok);
-    let mut state = picomcp_http_connection_state::default();
+    let mut state = picomcp_http_state::default();
     // SAFETY: live connection, writable state.
     let st = unsafe { picomcp_http_connection_state(conn, &mut state) };
     assert_eq!(st, picomcp_status::Ok);
