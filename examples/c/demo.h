@@ -2,7 +2,7 @@
 #ifndef PICOMCP_DEMO_H
 #define PICOMCP_DEMO_H
 #include "picomcp.h"
-#define HTTP_SESSIONS 16 /* sessions served at once over HTTP: the endpoint's slots */
+#define HTTP_SESSIONS 32 /* sessions served at once over HTTP: the endpoint's slots */
 extern picomcp_session *sess; /* the session the demo's handlers serve */
 /* Serves `s` with the application state of HTTP slot `slot` from now on (fresh: forget that state). */
 void demo_select(size_t slot, picomcp_session *s, bool fresh);

@@ -16,8 +16,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "demo.h"
-#define CONNS 32   /* connections at once (one more is answered 503) */
-#define STREAMS 32 /* responses in progress at once */
+#define CONNS 64   /* connections at once (one more is answered 503) */
+#define STREAMS 64 /* responses in progress at once */
 #define HEAD_ROOM 16384
 enum { IDLE, STREAM, DONE, CLOSING }; /* reading requests; serving `stream`; response out: finish; error out: close */
 typedef struct { int fd, state; picomcp_http_connection *c; uint8_t *out; size_t len, off; uint64_t stream; } conn;
