@@ -3030,6 +3030,19 @@ picomcp_status picomcp_endpoint_init(void *mem,
                                      struct picomcp_endpoint **out_endpoint);
 
 /**
+ * As `picomcp_endpoint_init`, for memory whose bytes are all zero already (`calloc`, a
+ * static array, fresh pages): the stream bytes (megabytes with large bodies) are then
+ * not written at start, so they take no resident memory until streams use them.
+ *
+ * # Safety
+ * As `picomcp_endpoint_init`, and the first `size` bytes at `mem` must all be zero.
+ */
+picomcp_status picomcp_endpoint_init_zeroed(void *mem,
+                                            size_t size,
+                                            const struct picomcp_endpoint_config *config,
+                                            struct picomcp_endpoint **out_endpoint);
+
+/**
  * Ends an endpoint; its memory is the caller's again.
  *
  * # Safety

@@ -151,7 +151,7 @@ int http_serve(const char *addr, const picomcp_config *cfg, size_t session_size)
   scfg = cfg; ssize = (session_size + 7) & ~(size_t)7; esize = (esize + 7) & ~(size_t)7; csize = (csize + 7) & ~(size_t)7;
   /* Every byte this server uses, zeroed: calloc's fresh pages cost no memory until touched. */
   if (!(mem = calloc(1, esize + HTTP_SESSIONS * ssize + CONNS * (csize + out_cap)))) { fprintf(stderr, "picomcp-demo-c: out of memory\n"); return 1; }
-  if (picomcp_endpoint_init(mem, esize, &ec, &ep)) { fprintf(stderr, "picomcp-demo-c: endpoint refused its configuration\n"); return 1; }
+  if (picomcp_endpoint_init_zeroed(mem, esize, &ec, &ep)) { fprintf(stderr, "picomcp-demo-c: endpoint refused its configuration\n"); return 1; }
   for (i = 0; i < HTTP_SESSIONS; i++) smem[i] = mem + esize + i * ssize, zero[i] = true;
   for (i = 0; i < CONNS; i++) cmem[i] = mem + esize + HTTP_SESSIONS * ssize + i * (csize + out_cap), conns[i].out = cmem[i] + csize, conns[i].fd = -1;
   fprintf(stderr, "picomcp-demo-c: serving Streamable HTTP on http://%s/mcp\n", addr);

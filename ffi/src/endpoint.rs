@@ -319,6 +319,38 @@ pub unsafe extern "C" fn picomcp_endpoint_init(
     config: *const picomcp_endpoint_config,
     out_endpoint: *mut *mut picomcp_endpoint,
 ) -> picomcp_status {
+    // SAFETY: caller contract.
+    unsafe { init(mem, size, config, out_endpoint, false) }
+}
+
+/// As `picomcp_endpoint_init`, for memory whose bytes are all zero already (`calloc`, a
+/// static array, fresh pages): the stream bytes (megabytes with large bodies) are then
+/// not written at start, so they take no resident memory until streams use them.
+///
+/// # Safety
+/// As `picomcp_endpoint_init`, and the first `size` bytes at `mem` must all be zero.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn picomcp_endpoint_init_zeroed(
+    mem: *mut c_void,
+    size: usize,
+    config: *const picomcp_endpoint_config,
+    out_endpoint: *mut *mut picomcp_endpoint,
+) -> picomcp_status {
+    // SAFETY: caller contract, zero contents included.
+    unsafe { init(mem, size, config, out_endpoint, true) }
+}
+
+/// The body of both init functions.
+///
+/// # Safety
+/// As `picomcp_endpoint_init`; with `zeroed`, `size` bytes of zero at `mem`.
+unsafe fn init(
+    mem: *mut c_void,
+    size: usize,
+    config: *const picomcp_endpoint_config,
+    out_endpoint: *mut *mut picomcp_endpoint,
+    zeroed: bool,
+) -> picomcp_status {
     boundary(|| {
         // SAFETY: caller contract.
         let o = unsafe { out(out_endpoint) }?;
@@ -344,9 +376,12 @@ pub unsafe extern "C" fn picomcp_endpoint_init(
         };
         let versions = convert::versions_from_c(c.versions)?;
         let mem = mem.cast::<u8>();
-        // SAFETY: `mem` is valid for `p.total` bytes (checked, caller contract); zeroing
-        // initialises every byte before slices are made over the regions.
-        unsafe { ptr::write_bytes(mem, 0, p.total) };
+        if !zeroed {
+            // SAFETY: `mem` is valid for `p.total` bytes (checked, caller contract);
+            // zeroing initialises every byte before slices are made over the regions
+            // (with `zeroed` the caller guarantees they are zero already).
+            unsafe { ptr::write_bytes(mem, 0, p.total) };
+        }
         // SAFETY: each region lies inside the block at an offset `plan` aligned for its
         // type; they are disjoint and initialised below or above (zero bytes are a valid
         // `u8`); the caller keeps the memory until deinit, which the `'static` stands for.

@@ -675,7 +675,7 @@ static void test_http(void) {
   ec.max_body = LINE; ec.slots = 2; ec.streams = 2;
   OK(picomcp_endpoint_storage_size(&ec, &size, &align));
   CHECK(size <= sizeof ep_mem);
-  OK(picomcp_endpoint_init(ep_mem, sizeof ep_mem, &ec, &ep));
+  OK(picomcp_endpoint_init_zeroed(ep_mem, sizeof ep_mem, &ec, &ep)); /* static: all zero */
   /* two pipelined requests arrive in one read */
   OK(picomcp_http_connection_receive_buffer(c, &rx, &room));
   CHECK(w > 0 && room >= (size_t)w);
