@@ -21,6 +21,16 @@
 
 
 /**
+ * Bytes of entropy `picomcp_endpoint_handle_request` takes (for session ids).
+ */
+#define PICOMCP_ENDPOINT_ENTROPY_LEN 16
+
+/**
+ * The most `allowed_hosts` an endpoint configuration may name.
+ */
+#define PICOMCP_ENDPOINT_MAX_HOSTS 16
+
+/**
  * Every revision with the legacy `initialize` handshake.
  */
 #define PICOMCP_VERSIONS_LEGACY 15
@@ -29,6 +39,17 @@
  * Every revision picomcp knows.
  */
 #define PICOMCP_VERSIONS_ALL 31
+
+/**
+ * The most header fields a request view holds (`picomcp_http_limits.max_headers` is
+ * capped to it).
+ */
+#define PICOMCP_HTTP_MAX_HEADERS 64
+
+/**
+ * The most header fields a `picomcp_http_head` holds.
+ */
+#define PICOMCP_HTTP_HEAD_MAX_HEADERS 6
 
 /**
  * Number of 64-bit words in a `picomcp_writer`.
@@ -1650,6 +1671,214 @@ typedef uint32_t picomcp_prompt_role;
 #endif // __cplusplus
 
 /**
+ * Request methods (`picomcp_http_request.method`).
+ */
+enum picomcp_http_method
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * `GET`.
+   */
+  PICOMCP_HTTP_METHOD_GET = 0,
+  /**
+   * `POST`.
+   */
+  PICOMCP_HTTP_METHOD_POST = 1,
+  /**
+   * `DELETE`.
+   */
+  PICOMCP_HTTP_METHOD_DELETE = 2,
+  /**
+   * `OPTIONS`.
+   */
+  PICOMCP_HTTP_METHOD_OPTIONS = 3,
+  /**
+   * `HEAD`.
+   */
+  PICOMCP_HTTP_METHOD_HEAD = 4,
+  /**
+   * Any other method.
+   */
+  PICOMCP_HTTP_METHOD_OTHER = 5,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum picomcp_http_method picomcp_http_method;
+#else
+typedef uint32_t picomcp_http_method;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * How a response body is delimited (`picomcp_http_head.body`).
+ */
+enum picomcp_http_body
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * No body.
+   */
+  PICOMCP_HTTP_BODY_NONE = 0,
+  /**
+   * Exactly `body_len` bytes (`Content-Length`).
+   */
+  PICOMCP_HTTP_BODY_FIXED = 1,
+  /**
+   * An SSE stream of unknown length (chunked on HTTP/1.1).
+   */
+  PICOMCP_HTTP_BODY_STREAM = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum picomcp_http_body picomcp_http_body;
+#else
+typedef uint32_t picomcp_http_body;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What `picomcp_http_connection_poll_request` found (`picomcp_http_request.kind`).
+ */
+enum picomcp_http_poll
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * No complete request yet: read more (or close the socket when the connection's
+   * state says `closed`).
+   */
+  PICOMCP_HTTP_POLL_NONE = 0,
+  /**
+   * A complete request: serve it, then `picomcp_http_connection_finish_request`.
+   */
+  PICOMCP_HTTP_POLL_REQUEST = 1,
+  /**
+   * The peer sent something that cannot be served: send the answer
+   * `picomcp_http_write_error_response(error_status, true, ...)` writes, then close.
+   */
+  PICOMCP_HTTP_POLL_ERROR = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum picomcp_http_poll picomcp_http_poll;
+#else
+typedef uint32_t picomcp_http_poll;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * How a POST that carries requests is answered (`picomcp_endpoint_config.response_mode`).
+ */
+enum picomcp_response_mode
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * JSON when the response travels alone, SSE when anything goes with it.
+   */
+  PICOMCP_RESPONSE_MODE_AUTO = 0,
+  /**
+   * Always one JSON body.
+   */
+  PICOMCP_RESPONSE_MODE_JSON = 1,
+  /**
+   * Always an SSE stream.
+   */
+  PICOMCP_RESPONSE_MODE_SSE = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum picomcp_response_mode picomcp_response_mode;
+#else
+typedef uint32_t picomcp_response_mode;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What to do with a request (`picomcp_http_outcome.kind`).
+ */
+enum picomcp_outcome_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Answer now with `head` and `body`.
+   */
+  PICOMCP_OUTCOME_KIND_RESPOND = 0,
+  /**
+   * Hand the body to the session in `slot` (a fresh one first when `fresh`) with
+   * `picomcp_session_handle_message`, run the application,
+   * `picomcp_endpoint_collect`, then serve `stream`, or answer `head` (202) when
+   * `has_stream` is false.
+   */
+  PICOMCP_OUTCOME_KIND_DELIVER = 1,
+  /**
+   * A GET stream: serve `stream`.
+   */
+  PICOMCP_OUTCOME_KIND_STREAM = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum picomcp_outcome_kind picomcp_outcome_kind;
+#else
+typedef uint32_t picomcp_outcome_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What to write next for a stream (`picomcp_http_response.kind`).
+ */
+enum picomcp_response_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Write `head` (once, first).
+   */
+  PICOMCP_RESPONSE_KIND_HEAD = 0,
+  /**
+   * Write `body` (`picomcp_http_connection_write_body`), then
+   * `picomcp_endpoint_advance` with `body_len`.
+   */
+  PICOMCP_RESPONSE_KIND_BODY = 1,
+  /**
+   * Nothing now: wait for `collect` or a timeout.
+   */
+  PICOMCP_RESPONSE_KIND_WAIT = 2,
+  /**
+   * The response is complete (`picomcp_http_connection_write_end`); the handle is stale.
+   */
+  PICOMCP_RESPONSE_KIND_END = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum picomcp_response_kind picomcp_response_kind;
+#else
+typedef uint32_t picomcp_response_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * The Streamable HTTP endpoint (opaque), in caller memory: see
+ * `picomcp_endpoint_storage_size`. Not thread-safe.
+ */
+typedef struct picomcp_endpoint picomcp_endpoint;
+
+/**
+ * An HTTP/1.1 server connection (opaque), in caller memory: see
+ * `picomcp_http_connection_storage_size`. Not thread-safe.
+ */
+typedef struct picomcp_http_connection picomcp_http_connection;
+
+/**
  * An MCP session (opaque). Create it with `picomcp_session_init` (in your memory) or
  * `picomcp_session_new` (allocated); it is not thread-safe: use one session from one
  * thread at a time.
@@ -1675,6 +1904,289 @@ typedef struct picomcp_str {
    */
   size_t len;
 } picomcp_str;
+
+/**
+ * The endpoint's rules, limits and table sizes (`picomcp_endpoint_config_init` fills
+ * the defaults). Text is copied into the endpoint's memory.
+ */
+typedef struct picomcp_endpoint_config {
+  /**
+   * The MCP path (other paths get 404). Default `/mcp`.
+   */
+  struct picomcp_str path;
+  /**
+   * Check `Host` and `Origin` (403 on a mismatch). Default true.
+   */
+  bool check_hosts;
+  /**
+   * Host names accepted besides the loopback names (at most
+   * `PICOMCP_ENDPOINT_MAX_HOSTS`).
+   */
+  const struct picomcp_str *allowed_hosts;
+  /**
+   * How many.
+   */
+  size_t allowed_host_count;
+  /**
+   * The largest body taken (413 beyond); also the parse limit of bodies. Default 1 MiB.
+   */
+  size_t max_body;
+  /**
+   * A legacy session idle this long expires. Default 600000.
+   */
+  uint64_t session_idle_ms;
+  /**
+   * SSE keep-alive comment interval. Default 15000.
+   */
+  uint64_t keepalive_ms;
+  /**
+   * The `retry` hint of SSE priming events. Default 1000.
+   */
+  uint32_t retry_ms;
+  /**
+   * A `picomcp_response_mode` value. Default auto.
+   */
+  uint32_t response_mode;
+  /**
+   * Offer the GET stream of legacy sessions. Default true.
+   */
+  bool get_stream;
+  /**
+   * `PICOMCP_VERSION_*` bits served. Default all.
+   */
+  uint32_t versions;
+  /**
+   * Session slots: the size of the host's session pool. Default 16.
+   */
+  size_t slots;
+  /**
+   * Response streams open at once. Default 32.
+   */
+  size_t streams;
+  /**
+   * Bytes per stream (0: `max_body + 4096`; at least `max_body + 128`).
+   */
+  size_t stream_bytes;
+} picomcp_endpoint_config;
+
+/**
+ * One header field. `name` is text; `value` is bytes (HTTP allows obs-text).
+ */
+typedef struct picomcp_http_header {
+  /**
+   * The field name.
+   */
+  struct picomcp_str name;
+  /**
+   * The value's first byte.
+   */
+  const uint8_t *value;
+  /**
+   * The value's length.
+   */
+  size_t value_len;
+} picomcp_http_header;
+
+/**
+ * A request view: what `picomcp_http_connection_poll_request` fills, and what
+ * `picomcp_endpoint_handle_request` takes (a host with another HTTP parser fills it
+ * itself). The views stay valid until `picomcp_http_connection_finish_request` or
+ * the next input to the connection.
+ */
+typedef struct picomcp_http_request {
+  /**
+   * A `picomcp_http_poll` value (only from `poll_request`).
+   */
+  uint32_t kind;
+  /**
+   * With `PICOMCP_HTTP_POLL_ERROR`: the status code to answer (400, 408, 411, 413, 414,
+   * 431, 501, 505).
+   */
+  uint16_t error_status;
+  /**
+   * A `picomcp_http_method` value.
+   */
+  uint32_t method;
+  /**
+   * The request target (path and query).
+   */
+  struct picomcp_str target;
+  /**
+   * The header fields, in the order received.
+   */
+  const struct picomcp_http_header *headers;
+  /**
+   * How many.
+   */
+  size_t header_count;
+  /**
+   * The whole body (already dechunked).
+   */
+  const uint8_t *body;
+  /**
+   * Its length.
+   */
+  size_t body_len;
+} picomcp_http_request;
+
+/**
+ * A response head: status, up to `PICOMCP_HTTP_HEAD_MAX_HEADERS` header fields and the
+ * body's framing. The endpoint fills it; a host may build one too (e.g. a 503).
+ */
+typedef struct picomcp_http_head {
+  /**
+   * The status code.
+   */
+  uint16_t status;
+  /**
+   * A `picomcp_http_body` value.
+   */
+  uint32_t body;
+  /**
+   * With `PICOMCP_HTTP_BODY_FIXED`: the body's length.
+   */
+  size_t body_len;
+  /**
+   * The header fields (`Content-Length`, `Transfer-Encoding` and `Connection` are
+   * the codec's: left out if given).
+   */
+  struct picomcp_http_header headers[PICOMCP_HTTP_HEAD_MAX_HEADERS];
+  /**
+   * How many of `headers` are used.
+   */
+  size_t header_count;
+} picomcp_http_head;
+
+/**
+ * The outcome of `picomcp_endpoint_handle_request`. Views are valid until the next
+ * call that takes the endpoint.
+ */
+typedef struct picomcp_http_outcome {
+  /**
+   * A `picomcp_outcome_kind` value.
+   */
+  uint32_t kind;
+  /**
+   * Respond: the head; Deliver without a stream: `202 Accepted`.
+   */
+  struct picomcp_http_head head;
+  /**
+   * Respond: the body (maybe empty).
+   */
+  const uint8_t *body;
+  /**
+   * Its length.
+   */
+  size_t body_len;
+  /**
+   * Deliver: the session slot.
+   */
+  size_t slot;
+  /**
+   * Deliver: start a new session (and application state) in the slot first.
+   */
+  bool fresh;
+  /**
+   * Deliver: whether `stream` carries the answer.
+   */
+  bool has_stream;
+  /**
+   * Deliver, Stream: the stream handle.
+   */
+  uint64_t stream;
+} picomcp_http_outcome;
+
+/**
+ * The result of `picomcp_endpoint_poll_response`; views valid until the next call
+ * that takes the endpoint.
+ */
+typedef struct picomcp_http_response {
+  /**
+   * A `picomcp_response_kind` value.
+   */
+  uint32_t kind;
+  /**
+   * Head: the head.
+   */
+  struct picomcp_http_head head;
+  /**
+   * Body: the bytes.
+   */
+  const uint8_t *body;
+  /**
+   * Their length.
+   */
+  size_t body_len;
+} picomcp_http_response;
+
+/**
+ * The codec's limits (`picomcp_http_limits_init` fills the defaults). Timeouts of
+ * `PICOMCP_NO_DEADLINE` mean no limit.
+ */
+typedef struct picomcp_http_limits {
+  /**
+   * Header fields in one head (431 beyond; at most `PICOMCP_HTTP_MAX_HEADERS`).
+   */
+  size_t max_headers;
+  /**
+   * Bytes of a head (431 beyond).
+   */
+  size_t max_head_bytes;
+  /**
+   * Bytes of a request target (414 beyond).
+   */
+  size_t max_target_bytes;
+  /**
+   * Bytes of a request body (413 beyond).
+   */
+  size_t max_body;
+  /**
+   * Milliseconds from the first byte of a head to its end (408 after).
+   */
+  uint64_t head_timeout_ms;
+  /**
+   * Milliseconds from a head to the end of its body (408 after).
+   */
+  uint64_t body_timeout_ms;
+  /**
+   * Milliseconds a kept-alive connection may wait for its next request.
+   */
+  uint64_t idle_timeout_ms;
+  /**
+   * Refuse a `POST` without a length with 411 (else read it as empty).
+   */
+  bool length_required;
+} picomcp_http_limits;
+
+/**
+ * What a connection is doing (`picomcp_http_connection_state` fills it).
+ */
+typedef struct picomcp_http_state {
+  /**
+   * The connection is over: close the socket.
+   */
+  bool closed;
+  /**
+   * The response being written will close the connection.
+   */
+  bool will_close;
+  /**
+   * The client waits for `100 Continue` (`picomcp_http_connection_write_continue`).
+   */
+  bool wants_continue;
+  /**
+   * The response's body goes chunked (`picomcp_http_connection_write_body` does it).
+   */
+  bool chunked;
+  /**
+   * The response may have a body (not for `HEAD`, 204, 304).
+   */
+  bool body_allowed;
+  /**
+   * Bytes received and not yet consumed.
+   */
+  size_t buffered;
+} picomcp_http_state;
 
 /**
  * A bounded JSON writer over a caller buffer (`picomcp_writer_init`). Declare it on the
@@ -2485,6 +2997,143 @@ extern "C" {
 #endif // __cplusplus
 
 /**
+ * Fills `config` with the defaults.
+ *
+ * # Safety
+ * `config` NULL or writable.
+ */
+picomcp_status picomcp_endpoint_config_init(struct picomcp_endpoint_config *config);
+
+/**
+ * The memory an endpoint with this configuration needs: `*out_size` bytes aligned to
+ * `*out_align` (at most 8). The configuration is checked as far as it can be.
+ *
+ * # Safety
+ * `config` readable with readable strings; the out pointers writable.
+ */
+picomcp_status picomcp_endpoint_storage_size(const struct picomcp_endpoint_config *config,
+                                             size_t *out_size,
+                                             size_t *out_align);
+
+/**
+ * Creates an endpoint in `mem` (`size` bytes, aligned as
+ * `picomcp_endpoint_storage_size` said; the memory is the endpoint's until
+ * `picomcp_endpoint_deinit`). The configuration's text is copied.
+ *
+ * # Safety
+ * `mem` valid for writes of `size` bytes until deinit; `config` as for
+ * `picomcp_endpoint_storage_size`; `out_endpoint` writable.
+ */
+picomcp_status picomcp_endpoint_init(void *mem,
+                                     size_t size,
+                                     const struct picomcp_endpoint_config *config,
+                                     struct picomcp_endpoint **out_endpoint);
+
+/**
+ * As `picomcp_endpoint_init`, for memory whose bytes are all zero already (`calloc`, a
+ * static array, fresh pages): the stream bytes (megabytes with large bodies) are then
+ * not written at start, so they take no resident memory until streams use them.
+ *
+ * # Safety
+ * As `picomcp_endpoint_init`, and the first `size` bytes at `mem` must all be zero.
+ */
+picomcp_status picomcp_endpoint_init_zeroed(void *mem,
+                                            size_t size,
+                                            const struct picomcp_endpoint_config *config,
+                                            struct picomcp_endpoint **out_endpoint);
+
+/**
+ * Ends an endpoint; its memory is the caller's again.
+ *
+ * # Safety
+ * `endpoint` NULL or from `picomcp_endpoint_init`, memory still valid.
+ */
+picomcp_status picomcp_endpoint_deinit(struct picomcp_endpoint *endpoint);
+
+/**
+ * Takes one HTTP request (from `picomcp_http_connection_poll_request` or any parser);
+ * `entropy` is `PICOMCP_ENDPOINT_ENTROPY_LEN` fresh random bytes (a new session's id).
+ * See `picomcp_outcome_kind` for what to do next.
+ *
+ * # Safety
+ * `endpoint` live; `request` readable with readable views; `entropy` 16 readable bytes;
+ * `out_outcome` writable.
+ */
+picomcp_status picomcp_endpoint_handle_request(struct picomcp_endpoint *endpoint,
+                                               uint64_t now_ms,
+                                               const struct picomcp_http_request *request,
+                                               const uint8_t *entropy,
+                                               struct picomcp_http_outcome *out_outcome);
+
+/**
+ * Takes the output of the session in `slot` and puts each message on its stream. Call
+ * after every activity of that session (a delivered body, timers, late answers).
+ *
+ * # Safety
+ * `endpoint` and `session` live.
+ */
+picomcp_status picomcp_endpoint_collect(struct picomcp_endpoint *endpoint,
+                                        uint64_t now_ms,
+                                        size_t slot,
+                                        struct picomcp_session *session);
+
+/**
+ * The next thing to write for `stream`; see `picomcp_response_kind`.
+ *
+ * # Safety
+ * `endpoint` live; `out_response` writable.
+ */
+picomcp_status picomcp_endpoint_poll_response(struct picomcp_endpoint *endpoint,
+                                              uint64_t now_ms,
+                                              uint64_t stream,
+                                              struct picomcp_http_response *out_response);
+
+/**
+ * `n` bytes of the last body of `stream` were written.
+ *
+ * # Safety
+ * `endpoint` live.
+ */
+picomcp_status picomcp_endpoint_advance(struct picomcp_endpoint *endpoint,
+                                        uint64_t stream,
+                                        size_t n);
+
+/**
+ * The connection carrying `stream` went away before the end.
+ *
+ * # Safety
+ * `endpoint` live.
+ */
+picomcp_status picomcp_endpoint_detach(struct picomcp_endpoint *endpoint, uint64_t stream);
+
+/**
+ * When `picomcp_endpoint_handle_timeout` next has work (`PICOMCP_NO_DEADLINE`: never).
+ *
+ * # Safety
+ * `endpoint` live; `out_deadline_ms` writable.
+ */
+picomcp_status picomcp_endpoint_poll_timeout(struct picomcp_endpoint *endpoint,
+                                             uint64_t *out_deadline_ms);
+
+/**
+ * Time has passed: idle sessions expire, keep-alive comments become due.
+ *
+ * # Safety
+ * `endpoint` live.
+ */
+picomcp_status picomcp_endpoint_handle_timeout(struct picomcp_endpoint *endpoint, uint64_t now_ms);
+
+/**
+ * Whether `slot` holds a live session or is lent to a request (tick only those).
+ *
+ * # Safety
+ * `endpoint` live; `out_in_use` writable.
+ */
+picomcp_status picomcp_endpoint_slot_in_use(struct picomcp_endpoint *endpoint,
+                                            size_t slot,
+                                            bool *out_in_use);
+
+/**
  * `*out_value` = whether protocol revision `version` (one `picomcp_version` bit, e.g. from
  * `picomcp_session_version`) has `feature` (a `picomcp_feature`): for example whether
  * tools may carry an `outputSchema` (`PICOMCP_FEATURE_OUTPUT_SCHEMA`), or whether bad
@@ -2508,6 +3157,238 @@ picomcp_status picomcp_version_has(uint32_t version, uint32_t feature, bool *out
  * `out_value` must be NULL or writable.
  */
 picomcp_status picomcp_feature_name(uint32_t feature, struct picomcp_str *out_value);
+
+/**
+ * Fills `limits` with the codec's defaults: 32 headers, 8 KiB head, 2 KiB target,
+ * 1 MiB body, 10 s for a head, 30 s for a body, 60 s idle, 411 for a `POST` without
+ * length.
+ *
+ * # Safety
+ * `limits` must be NULL or writable.
+ */
+picomcp_status picomcp_http_limits_init(struct picomcp_http_limits *limits);
+
+/**
+ * The memory a connection with a receive buffer of `rx_bytes` needs: `*out_size` bytes
+ * aligned to `*out_align` (at most 8). Size the buffer for the largest head plus the
+ * largest body accepted (`max_head_bytes + max_body`).
+ *
+ * # Safety
+ * The out pointers must be NULL or writable.
+ */
+picomcp_status picomcp_http_connection_storage_size(size_t rx_bytes,
+                                                    size_t *out_size,
+                                                    size_t *out_align);
+
+/**
+ * Starts a connection (just accepted, at `now_ms`) in `mem`: `size` bytes, aligned as
+ * `picomcp_http_connection_storage_size` said; everything after the header is the
+ * receive buffer. `limits` NULL: the defaults. The memory is the connection's until
+ * `picomcp_http_connection_deinit`; a connection block may be initialised again after
+ * that (one per accepted socket, from a fixed pool).
+ *
+ * # Safety
+ * `mem` must be valid for writes of `size` bytes until deinit; `limits` NULL or
+ * readable; `out_conn` writable.
+ */
+picomcp_status picomcp_http_connection_init(void *mem,
+                                            size_t size,
+                                            const struct picomcp_http_limits *limits,
+                                            uint64_t now_ms,
+                                            struct picomcp_http_connection **out_conn);
+
+/**
+ * Ends a connection; its memory is the caller's again.
+ *
+ * # Safety
+ * `conn` must be NULL or a connection `picomcp_http_connection_init` made whose memory
+ * is still valid.
+ */
+picomcp_status picomcp_http_connection_deinit(struct picomcp_http_connection *conn);
+
+/**
+ * Where to read socket bytes: `*out_ptr`, `*out_len` bytes of the receive buffer
+ * (`*out_len` 0: the buffer is full; serve the request first). Then
+ * `picomcp_http_connection_commit_received` with how many were read.
+ *
+ * # Safety
+ * `conn` live; the out pointers writable.
+ */
+picomcp_status picomcp_http_connection_receive_buffer(struct picomcp_http_connection *conn,
+                                                      uint8_t **out_ptr,
+                                                      size_t *out_len);
+
+/**
+ * `n` bytes were read into the receive buffer.
+ *
+ * # Safety
+ * `conn` live.
+ */
+picomcp_status picomcp_http_connection_commit_received(struct picomcp_http_connection *conn,
+                                                       uint64_t now_ms,
+                                                       size_t n);
+
+/**
+ * Copies socket bytes in (instead of reading into the receive buffer); `*out_taken`
+ * receives how many fit.
+ *
+ * # Safety
+ * `conn` live; `bytes` `len` readable bytes; `out_taken` writable.
+ */
+picomcp_status picomcp_http_connection_handle_bytes(struct picomcp_http_connection *conn,
+                                                    uint64_t now_ms,
+                                                    const uint8_t *bytes,
+                                                    size_t len,
+                                                    size_t *out_taken);
+
+/**
+ * The peer closed its side.
+ *
+ * # Safety
+ * `conn` live.
+ */
+picomcp_status picomcp_http_connection_handle_eof(struct picomcp_http_connection *conn,
+                                                  uint64_t now_ms);
+
+/**
+ * The deadline of `picomcp_http_connection_poll_timeout` has passed.
+ *
+ * # Safety
+ * `conn` live.
+ */
+picomcp_status picomcp_http_connection_handle_timeout(struct picomcp_http_connection *conn,
+                                                      uint64_t now_ms);
+
+/**
+ * When the connection's next timer is due (`PICOMCP_NO_DEADLINE`: none).
+ *
+ * # Safety
+ * `conn` live; `out_deadline_ms` writable.
+ */
+picomcp_status picomcp_http_connection_poll_timeout(struct picomcp_http_connection *conn,
+                                                    uint64_t *out_deadline_ms);
+
+/**
+ * The next complete request (`out->kind`: none yet, a request, or an error to answer).
+ * The same request comes back until `picomcp_http_connection_finish_request`. Its views
+ * point into the connection and stay valid until then (writing the response does not
+ * move them).
+ *
+ * # Safety
+ * `conn` live; `out_request` writable.
+ */
+picomcp_status picomcp_http_connection_poll_request(struct picomcp_http_connection *conn,
+                                                    uint64_t now_ms,
+                                                    struct picomcp_http_request *out_request);
+
+/**
+ * The state flags of the connection.
+ *
+ * # Safety
+ * `conn` live; `out_state` writable.
+ */
+picomcp_status picomcp_http_connection_state(struct picomcp_http_connection *conn,
+                                             struct picomcp_http_state *out_state);
+
+/**
+ * Writes `HTTP/1.1 100 Continue` when the client waits for it (0 bytes otherwise).
+ *
+ * # Safety
+ * `conn` live; `out` `cap` writable bytes; `out_len` writable.
+ */
+picomcp_status picomcp_http_connection_write_continue(struct picomcp_http_connection *conn,
+                                                      uint64_t now_ms,
+                                                      uint8_t *out,
+                                                      size_t cap,
+                                                      size_t *out_len);
+
+/**
+ * Writes the head of the response to the current request (status line, `head`'s
+ * fields, the framing, `Connection: close` when closing). `PICOMCP_STATUS_BUFFER_TOO_SMALL`:
+ * `*out_len` receives the size needed, nothing changed.
+ *
+ * # Safety
+ * `conn` live; `head` readable with readable views; `out` `cap` writable bytes.
+ */
+picomcp_status picomcp_http_connection_write_head(struct picomcp_http_connection *conn,
+                                                  const struct picomcp_http_head *head,
+                                                  uint8_t *out,
+                                                  size_t cap,
+                                                  size_t *out_len);
+
+/**
+ * Writes body bytes of the current response as the head said: as they are, in one
+ * chunk when chunked, or nothing when no body is allowed (`HEAD`). `out` needs
+ * `len + 20` bytes at most.
+ *
+ * # Safety
+ * `conn` live; `data` `len` readable bytes; `out` `cap` writable bytes; `out_len`
+ * writable.
+ */
+picomcp_status picomcp_http_connection_write_body(struct picomcp_http_connection *conn,
+                                                  const uint8_t *data,
+                                                  size_t len,
+                                                  uint8_t *out,
+                                                  size_t cap,
+                                                  size_t *out_len);
+
+/**
+ * Writes the end of the current response's body: the last chunk when chunked,
+ * nothing otherwise. Then call `picomcp_http_connection_finish_request`.
+ *
+ * # Safety
+ * `conn` live; `out` `cap` writable bytes; `out_len` writable.
+ */
+picomcp_status picomcp_http_connection_write_end(struct picomcp_http_connection *conn,
+                                                 uint8_t *out,
+                                                 size_t cap,
+                                                 size_t *out_len);
+
+/**
+ * Makes the current (or next) response close the connection.
+ *
+ * # Safety
+ * `conn` live.
+ */
+picomcp_status picomcp_http_connection_close_after_response(struct picomcp_http_connection *conn);
+
+/**
+ * The whole response to the current request is written: its bytes leave the buffer
+ * (the request's views die), and a pipelined request comes out of the next
+ * `poll_request`; or the connection closes (state `closed`).
+ *
+ * # Safety
+ * `conn` live.
+ */
+picomcp_status picomcp_http_connection_finish_request(struct picomcp_http_connection *conn,
+                                                      uint64_t now_ms);
+
+/**
+ * Writes a complete error response (`status`, a text body, `Connection: close` when
+ * `close`): the answer to `PICOMCP_HTTP_POLL_ERROR`, or a host's own 503. 128 bytes
+ * always suffice.
+ *
+ * # Safety
+ * `out` `cap` writable bytes; `out_len` writable.
+ */
+picomcp_status picomcp_http_write_error_response(uint16_t status,
+                                                 bool close,
+                                                 uint8_t *out,
+                                                 size_t cap,
+                                                 size_t *out_len);
+
+/**
+ * Writes `len` bytes as one chunk of a chunked body (`len + 20` bytes suffice);
+ * `picomcp_http_connection_write_body` does this for the connection's response.
+ *
+ * # Safety
+ * `data` `len` readable bytes; `out` `cap` writable bytes; `out_len` writable.
+ */
+picomcp_status picomcp_http_write_chunk(const uint8_t *data,
+                                        size_t len,
+                                        uint8_t *out,
+                                        size_t cap,
+                                        size_t *out_len);
 
 /**
  * Checks that `json` is one valid JSON value (RFC 8259; surrounding whitespace allowed,
@@ -3099,6 +3980,20 @@ picomcp_status picomcp_session_handle_bytes(struct picomcp_session *session,
                                             const uint8_t *bytes,
                                             size_t len,
                                             size_t *out_taken);
+
+/**
+ * Takes one whole message (no newline framing): what a transport that delimits
+ * messages itself hands over, e.g. the body of an HTTP POST (`picomcp_endpoint`'s
+ * `PICOMCP_OUTCOME_KIND_DELIVER`). `PICOMCP_STATUS_QUEUE_FULL`: nothing was taken —
+ * drain the session's events and output, then offer it again.
+ *
+ * # Safety
+ * `session` must be a live session; `bytes` must point to `len` readable bytes.
+ */
+picomcp_status picomcp_session_handle_message(struct picomcp_session *session,
+                                              uint64_t now_ms,
+                                              const uint8_t *bytes,
+                                              size_t len);
 
 /**
  * The peer closed its side of the stream: a final line without `\n` is processed, then

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "picomcp.h"
+#include "demo.h"
 #define S(lit) picomcp_str_from_cstr(lit)
 #define SLOTS 64 /* requests in flight, and so sleep timers */
 #define OBJ(props, req) "{\"type\":\"object\",\"properties\":{" props "},\"required\":[" req "]}"
@@ -33,18 +33,21 @@ static const picomcp_prompt PROMPTS[] = {{.name = "test_simple_prompt", .descrip
   {.name = "test_prompt_with_arguments", .description = "A prompt with arguments", .arguments = ARGS, .argument_count = 2}};
 static const picomcp_catalog CATALOG = {TOOLS, 5, RESOURCES, 1, NULL, 0, PROMPTS, 2};
 typedef struct { int used; uint32_t id; uint64_t start, due, ms; int64_t steps, done; } timer;
-static picomcp_session *sess;
+picomcp_session *sess; /* the session being served (over HTTP: the one of the slot being served) */
 static picomcp_server server;
-static timer timers[SLOTS]; static int busy; /* busy: timers in use (none: nothing to scan) */
+typedef struct { timer t[SLOTS]; int busy; } app; /* a session's state; busy: timers in use (none: nothing to scan) */
+static app apps[1 + HTTP_SESSIONS], *cur = apps; static int http; /* apps[0]: stdio; apps[1 + slot]: HTTP */
+void demo_select(size_t slot, picomcp_session *s, bool fresh) { sess = s; cur = &apps[1 + slot]; if (fresh) memset(cur, 0, sizeof *cur); }
 static int diag_level = 1; /* 0 error, 1 warn, 2 info, 3 debug */
 static const char *LEVELS[] = {"error", "warn", "info", "debug"};
 #define diag(level, ...) do { if ((level) <= diag_level) { fprintf(stderr, "picomcp-demo-c: %s: ", LEVELS[level]); \
     fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
 static const char *describe(picomcp_status st) { static char m[160]; picomcp_status_describe(st, m, sizeof m); return m; }
-static uint64_t now_ms(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u; }
+uint64_t now_ms(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u; }
 /* Writes everything the session wants to send, straight from its queue. */
 static void flush(void) {
   picomcp_str p;
+  if (http) { http_flush(); return; } /* the endpoint takes the output */
   while (picomcp_session_pending_transmit(sess, &p) == PICOMCP_STATUS_OK && p.len > 0) {
     ssize_t n = write(STDOUT_FILENO, p.ptr, p.len);
     if (n < 0 && errno == EINTR) continue; else if (n <= 0) { diag(0, "cannot write stdout: %s", strerror(errno)); exit(1); }
@@ -80,21 +83,21 @@ static void call_tool(uint32_t id, const picomcp_call *c) {
     ANSWER(id, picomcp_server_respond_tool(&server, sess, id, ADD, &r, NULL));
     break;
   case SLEEP: /* step k of n at k/(n+1) of the wait, so no progress arrives on top of the answer */
-    for (t = 0; t < SLOTS && timers[t].used; t++) {}
+    for (t = 0; t < SLOTS && cur->t[t].used; t++) {}
     if (t == SLOTS) { tool_text(id, SLEEP, S("Too many requests in progress"), false, true); break; }
-    timers[t].used = 1; busy++; timers[t].id = id; timers[t].start = now_ms(); timers[t].done = 0; timers[t].ms = (uint64_t)number(c, "ms", 0);
-    timers[t].steps = picomcp_session_request_info(sess, id, &info) || !info.has_progress_token ? 0 : (int64_t)number(c, "steps", 1);
-    timers[t].due = timers[t].start + timers[t].ms / (uint64_t)(timers[t].steps + 1);
+    cur->t[t].used = 1; cur->busy++; cur->t[t].id = id; cur->t[t].start = now_ms(); cur->t[t].done = 0; cur->t[t].ms = (uint64_t)number(c, "ms", 0);
+    cur->t[t].steps = picomcp_session_request_info(sess, id, &info) || !info.has_progress_token ? 0 : (int64_t)number(c, "steps", 1);
+    cur->t[t].due = cur->t[t].start + cur->t[t].ms / (uint64_t)(cur->t[t].steps + 1);
     break;
   case SIMPLE_TEXT: tool_text(id, SIMPLE_TEXT, S("This is a simple text response for testing."), false, false); break;
   default: tool_text(id, ERROR_HANDLING, S("This tool intentionally returns an error for testing"), false, true);
   }
 }
 /* Sends due progress notifications and sleep answers; returns when the next timer is due. */
-static uint64_t run_timers(uint64_t now) {
+uint64_t run_timers(uint64_t now) {
   uint64_t next = PICOMCP_NO_DEADLINE; int t;
-  for (t = 0; busy && t < SLOTS; t++) { /* no sleep running (the common case): nothing to scan */
-    timer *tm = &timers[t];
+  for (t = 0; cur->busy && t < SLOTS; t++) { /* no sleep running (the common case): nothing to scan */
+    timer *tm = &cur->t[t];
     while (tm->used && tm->due <= now) {
       if (tm->done < tm->steps) {
         tm->done++;
@@ -103,7 +106,7 @@ static uint64_t run_timers(uint64_t now) {
         tm->due = tm->start + (tm->done < tm->steps ? tm->ms * (uint64_t)(tm->done + 1) / (uint64_t)(tm->steps + 1) : tm->ms);
       } else {
         picomcp_session_log_for_text(sess, tm->id, PICOMCP_LOG_LEVEL_INFO, S("sleep"), S("slept"), NULL);
-        tool_text(tm->id, SLEEP, S("slept"), false, false); tm->used = 0; busy--;
+        tool_text(tm->id, SLEEP, S("slept"), false, false); tm->used = 0; cur->busy--;
       }
     }
     if (tm->used && tm->due < next) next = tm->due;
@@ -123,7 +126,7 @@ static void call_prompt(uint32_t id, const picomcp_call *c) {
   ANSWER(id, picomcp_server_respond_prompt(&server, sess, id, c->index, &m, 1));
 }
 /* Takes every event; the views in `e` and `c` are valid until the next call on the session. */
-static void drain_events(void) {
+void drain_events(void) {
   picomcp_event e; picomcp_call c; picomcp_resource_contents r = {.text_is_json = false}; int t;
   while (picomcp_session_poll_served(sess, &server, &e, &c) == PICOMCP_STATUS_OK && e.kind != PICOMCP_EVENT_KIND_NONE) {
     switch (e.kind) {
@@ -135,7 +138,7 @@ static void drain_events(void) {
       break;
     case PICOMCP_EVENT_KIND_REQUEST: picomcp_session_respond_error(sess, e.id, -32601, S("Method not found"), S(NULL)); break;
     case PICOMCP_EVENT_KIND_CANCELLED: /* the core finished the request: nothing more is sent for it */
-      for (t = 0; t < SLOTS; t++) if (timers[t].used && timers[t].id == e.id) timers[t].used = 0, busy--;
+      for (t = 0; t < SLOTS; t++) if (cur->t[t].used && cur->t[t].id == e.id) cur->t[t].used = 0, cur->busy--;
       break;
     default: if (e.kind == PICOMCP_EVENT_KIND_PEER_VIOLATION) diag(1, "peer violation: %.*s", (int)e.text.len, e.text.ptr);
     }
@@ -148,12 +151,13 @@ int main(int argc, char **argv) {
   char caps[PICOMCP_SERVER_CAPABILITIES_MAX];
   picomcp_server_error err; picomcp_config cfg; picomcp_status st; void *mem;
   size_t size = 0, align = 0, max_line = 1u << 20, in_off = 0, in_len = 0, caps_len = 0, taken;
-  uint32_t phase = 0; int eof = 0, i;
+  uint32_t phase = 0; int eof = 0, i; const char *http_addr = NULL;
   for (i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--max-line") && i + 1 < argc) max_line = (size_t)strtoul(argv[++i], NULL, 10);
+    else if (!strcmp(argv[i], "--http") && i + 1 < argc) http_addr = argv[++i];
     else if (!strcmp(argv[i], "--log-level") && i + 1 < argc) for (diag_level = 0, ++i; diag_level < 4 && strcmp(argv[i], LEVELS[diag_level]); diag_level++) {}
     else diag_level = 4;
-    if (diag_level == 4) { fprintf(stderr, "usage: picomcp-demo-c [--max-line BYTES] [--log-level error|warn|info|debug]\n"); return 2; }
+    if (diag_level == 4) { fprintf(stderr, "usage: picomcp-demo-c [--http 127.0.0.1:PORT] [--max-line BYTES] [--log-level error|warn|info|debug]\n"); return 2; }
   }
   if (max_line < 256) { fprintf(stderr, "picomcp-demo-c: --max-line must be at least 256\n"); return 2; }
   signal(SIGPIPE, SIG_IGN);
@@ -165,6 +169,7 @@ int main(int argc, char **argv) {
   cfg.versions = PICOMCP_VERSIONS_ALL; cfg.max_line = max_line; cfg.inbound_slots = SLOTS;
   /* No-malloc placement: memory of this size and alignment from anywhere; zeroed (calloc, .bss) for init_zeroed. */
   if ((st = picomcp_session_storage_size(&cfg, &size, &align))) { diag(0, "config: %s", describe(st)); return 1; }
+  if (http_addr) return http = 1, http_serve(http_addr, &cfg, size); /* http_loop.c */
   if (!(mem = calloc(1, size))) { diag(0, "out of memory"); return 1; }
   if ((st = picomcp_session_init_zeroed(mem, size, &cfg, now_ms(), &sess))) { diag(0, "session: %s", describe(st)); return 1; }
   diag(2, "picomcp-demo-c %s on stdio, max line %zu bytes, session %zu bytes", PICOMCP_LIB_VERSION_STRING, max_line, size);

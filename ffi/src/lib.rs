@@ -27,8 +27,10 @@
 
 pub mod boundary;
 pub mod convert;
+pub mod endpoint;
 pub mod features;
 pub mod generated;
+pub mod http;
 pub mod json;
 pub mod served;
 pub mod server;
@@ -37,8 +39,10 @@ pub mod session;
 pub mod status;
 pub mod types;
 
+pub use endpoint::*;
 pub use features::*;
 pub use generated::*;
+pub use http::*;
 pub use json::*;
 pub use served::*;
 pub use server::*;

@@ -648,6 +648,31 @@ pub unsafe extern "C" fn picomcp_session_handle_bytes(
     }
 }
 
+/// Takes one whole message (no newline framing): what a transport that delimits
+/// messages itself hands over, e.g. the body of an HTTP POST (`picomcp_endpoint`'s
+/// `PICOMCP_OUTCOME_KIND_DELIVER`). `PICOMCP_STATUS_QUEUE_FULL`: nothing was taken —
+/// drain the session's events and output, then offer it again.
+///
+/// # Safety
+/// `session` must be a live session; `bytes` must point to `len` readable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn picomcp_session_handle_message(
+    session: *mut picomcp_session,
+    now_ms: u64,
+    bytes: *const u8,
+    len: usize,
+) -> picomcp_status {
+    // SAFETY: caller contract.
+    unsafe {
+        with_session(session, |b| {
+            let data = in_bytes(bytes, len)?;
+            b.session
+                .handle_message(now_ms, data)
+                .map_err(|_| picomcp_status::QueueFull)
+        })
+    }
+}
+
 /// The peer closed its side of the stream: a final line without `\n` is processed, then
 /// a `PICOMCP_EVENT_CLOSED` event is queued.
 ///

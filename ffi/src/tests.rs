@@ -4,6 +4,7 @@
 //! small so Miri stays fast.
 
 mod generate;
+mod http;
 mod server;
 
 use core::ptr;

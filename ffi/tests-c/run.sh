@@ -125,7 +125,7 @@ PY
 }
 step_demo() {
   make --no-print-directory -s -C examples/c || return 1
-  gcc $CWARN -g -O1 $SAN -Iinclude examples/c/picomcp_demo.c "$LIB" $SYSLIBS -o "$OUT/demo_asan" || return 1
+  gcc $CWARN -g -O1 $SAN -Iinclude examples/c/picomcp_demo.c examples/c/http_loop.c "$LIB" $SYSLIBS -o "$OUT/demo_asan" || return 1
   demo_session examples/c/picomcp-demo-c && demo_session "$OUT/demo_asan" &&
     demo_session $VALGRIND examples/c/picomcp-demo-c
 }

@@ -636,6 +636,102 @@ static void test_server_layer(void) {
   OK(picomcp_session_deinit(s));
 }
 
+/* ---- HTTP: a connection and an endpoint in static memory, a session by slot ---- */
+static uint64_t conn_mem[16 * 1024 / 8];
+static uint64_t ep_mem[64 * 1024 / 8];
+
+/* Writes what the connection's response is, for stream `h`, into `out`; returns the bytes. */
+static size_t serve_stream(picomcp_endpoint *ep, picomcp_http_connection *c, uint64_t h, char *out, size_t cap) {
+  picomcp_http_response r; size_t at = 0, n = 0;
+  for (;;) {
+    OK(picomcp_endpoint_poll_response(ep, 5, h, &r));
+    if (r.kind == PICOMCP_RESPONSE_KIND_HEAD) OK(picomcp_http_connection_write_head(c, &r.head, (uint8_t *)out + at, cap - at, &n));
+    else if (r.kind == PICOMCP_RESPONSE_KIND_BODY) {
+      OK(picomcp_http_connection_write_body(c, r.body, r.body_len, (uint8_t *)out + at, cap - at, &n));
+      OK(picomcp_endpoint_advance(ep, h, r.body_len));
+    } else if (r.kind == PICOMCP_RESPONSE_KIND_END) { OK(picomcp_http_connection_write_end(c, (uint8_t *)out + at, cap - at, &n)); return at + n; }
+    else { CHECK(0); return at; }
+    at += n;
+  }
+}
+
+static void test_http(void) {
+  static const char body[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
+                             "\"capabilities\":{},\"clientInfo\":{\"name\":\"c\",\"version\":\"0\"}}}";
+  char wire[1024], out[4096]; uint8_t *rx, ent[PICOMCP_ENDPOINT_ENTROPY_LEN] = {1, 2, 3};
+  picomcp_http_connection *c; picomcp_endpoint *ep; picomcp_endpoint_config ec; picomcp_http_request rq;
+  picomcp_http_outcome oc; picomcp_http_state hs; picomcp_http_limits lim; picomcp_config cfg; picomcp_session *s;
+  size_t size = 0, align = 0, room = 0, n = 0, len; uint64_t deadline = 0;
+  int w = snprintf(wire, sizeof wire, "POST /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: application/json, text/event-stream\r\n"
+                   "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%sGET /other HTTP/1.1\r\nHost: localhost\r\n\r\n", strlen(body), body);
+  OK(picomcp_http_limits_init(&lim));
+  CHECK(lim.max_headers == 32 && lim.idle_timeout_ms == 60000);
+  OK(picomcp_http_connection_storage_size(4096, &size, &align));
+  CHECK(size <= sizeof conn_mem && align <= 8);
+  ST(picomcp_http_connection_init(conn_mem, 8, &lim, 0, &c), PICOMCP_STATUS_MEMORY_TOO_SMALL);
+  CHECK(c == NULL);
+  OK(picomcp_http_connection_init(conn_mem, size, &lim, 0, &c));
+  OK(picomcp_endpoint_config_init(&ec));
+  ec.max_body = LINE; ec.slots = 2; ec.streams = 2;
+  OK(picomcp_endpoint_storage_size(&ec, &size, &align));
+  CHECK(size <= sizeof ep_mem);
+  OK(picomcp_endpoint_init_zeroed(ep_mem, sizeof ep_mem, &ec, &ep)); /* static: all zero */
+  /* two pipelined requests arrive in one read */
+  OK(picomcp_http_connection_receive_buffer(c, &rx, &room));
+  CHECK(w > 0 && room >= (size_t)w);
+  memcpy(rx, wire, (size_t)w);
+  OK(picomcp_http_connection_commit_received(c, 1, (size_t)w));
+  OK(picomcp_http_connection_poll_request(c, 2, &rq));
+  CHECK(rq.kind == PICOMCP_HTTP_POLL_REQUEST && rq.method == PICOMCP_HTTP_METHOD_POST && str_is(rq.target, "/mcp"));
+  CHECK(rq.header_count == 4 && rq.body_len == strlen(body));
+  OK(picomcp_endpoint_handle_request(ep, 3, &rq, ent, &oc));
+  CHECK(oc.kind == PICOMCP_OUTCOME_KIND_DELIVER && oc.fresh && oc.has_stream && oc.slot < 2);
+  config(&cfg, PICOMCP_ROLE_SERVER);
+  OK(picomcp_session_init(server_mem, sizeof server_mem, &cfg, 3, &s));
+  OK(picomcp_session_handle_message(s, 3, rq.body, rq.body_len));
+  OK(picomcp_endpoint_collect(ep, 4, oc.slot, s));
+  len = serve_stream(ep, c, oc.stream, out, sizeof out - 1);
+  out[len] = 0;
+  CHECK(strncmp(out, "HTTP/1.1 200 OK\r\n", 17) == 0);
+  CHECK(strstr(out, "Mcp-Session-Id: ") != NULL && strstr(out, "\"protocolVersion\":\"2025-06-18\"") != NULL);
+  OK(picomcp_http_connection_finish_request(c, 5));
+  /* the pipelined GET of another path: answered at once, 404 */
+  OK(picomcp_http_connection_poll_request(c, 6, &rq));
+  CHECK(rq.kind == PICOMCP_HTTP_POLL_REQUEST && rq.method == PICOMCP_HTTP_METHOD_GET && rq.body_len == 0);
+  OK(picomcp_endpoint_handle_request(ep, 6, &rq, ent, &oc));
+  CHECK(oc.kind == PICOMCP_OUTCOME_KIND_RESPOND && oc.head.status == 404);
+  ST(picomcp_http_connection_write_head(c, &oc.head, (uint8_t *)out, 4, &n), PICOMCP_STATUS_BUFFER_TOO_SMALL);
+  CHECK(n > 4);
+  OK(picomcp_http_connection_write_head(c, &oc.head, (uint8_t *)out, sizeof out, &n));
+  CHECK(strncmp(out, "HTTP/1.1 404 Not Found\r\n", 24) == 0);
+  OK(picomcp_http_connection_finish_request(c, 7));
+  OK(picomcp_http_connection_state(c, &hs));
+  CHECK(!hs.closed && hs.buffered == 0);
+  OK(picomcp_http_connection_poll_timeout(c, &deadline));
+  CHECK(deadline == 7 + 60000);
+  OK(picomcp_endpoint_poll_timeout(ep, &deadline));
+  CHECK(deadline != PICOMCP_NO_DEADLINE);
+  /* garbage: an error the codec answers, then the connection is over */
+  OK(picomcp_http_connection_handle_bytes(c, 8, (const uint8_t *)"BAD\r\n\r\n", 7, &n));
+  CHECK(n == 7);
+  OK(picomcp_http_connection_poll_request(c, 8, &rq));
+  CHECK(rq.kind == PICOMCP_HTTP_POLL_ERROR && rq.error_status == 400);
+  OK(picomcp_http_write_error_response(rq.error_status, true, (uint8_t *)out, sizeof out, &n));
+  CHECK(n > 0 && strncmp(out, "HTTP/1.1 400 Bad Request\r\n", 26) == 0);
+  OK(picomcp_http_write_chunk((const uint8_t *)"abc", 3, (uint8_t *)out, sizeof out, &n));
+  CHECK(n == 8 && memcmp(out, "3\r\nabc\r\n", 8) == 0);
+  /* misuse */
+  ST(picomcp_http_connection_poll_request(NULL, 0, &rq), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_endpoint_handle_request(ep, 0, NULL, ent, &oc), PICOMCP_STATUS_NULL_ARGUMENT);
+  ST(picomcp_endpoint_collect(ep, 0, 7, s), PICOMCP_STATUS_INVALID_ARGUMENT);
+  ST(picomcp_endpoint_poll_timeout((picomcp_endpoint *)conn_mem, &deadline), PICOMCP_STATUS_INVALID_SESSION);
+  OK(picomcp_session_deinit(s));
+  OK(picomcp_endpoint_deinit(ep));
+  ST(picomcp_endpoint_deinit(ep), PICOMCP_STATUS_INVALID_SESSION);
+  OK(picomcp_http_connection_deinit(c));
+  ST(picomcp_http_connection_state(c, &hs), PICOMCP_STATUS_INVALID_SESSION);
+}
+
 int main(void) {
   test_status_describe();
   test_features();
@@ -644,6 +740,7 @@ int main(void) {
   test_backpressure();
   test_json();
   test_server_layer();
+  test_http();
   printf("test_api: %d checks, %d failed\n", checks, failures);
   return failures ? 1 : 0;
 }

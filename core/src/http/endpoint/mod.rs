@@ -173,6 +173,22 @@ pub struct StreamHandle {
     number: u32,
 }
 
+impl StreamHandle {
+    /// The handle as one number, for hosts that keep it outside Rust (the C ABI).
+    pub fn to_bits(self) -> u64 {
+        (u64::from(self.number) << 32) | u64::from(self.index)
+    }
+
+    /// A handle from [`to_bits`](Self::to_bits). Any value is safe to pass to the
+    /// endpoint: one that names no open stream is stale ([`Poll::End`]).
+    pub fn from_bits(bits: u64) -> Self {
+        StreamHandle {
+            index: bits as u32,
+            number: (bits >> 32) as u32,
+        }
+    }
+}
+
 /// A response head with its headers held inline.
 #[derive(Clone, Copy, Debug)]
 pub struct Head<'a> {
