@@ -173,6 +173,22 @@ pub struct StreamHandle {
     number: u32,
 }
 
+impl StreamHandle {
+    /// A stable number for this handle (index and generation), for bindings.
+    pub fn to_bits(self) -> u64 {
+        (u64::from(self.number) << 32) | u64::from(self.index)
+    }
+
+    /// Rebuilds a handle from [`StreamHandle::to_bits`] (any number is safe: a handle
+    /// that names no live stream is stale, and [`Endpoint::poll_response`] says `End`).
+    pub fn from_bits(bits: u64) -> Self {
+        StreamHandle {
+            index: bits as u32,
+            number: (bits >> 32) as u32,
+        }
+    }
+}
+
 /// A response head with its headers held inline.
 #[derive(Clone, Copy, Debug)]
 pub struct Head<'a> {
