@@ -50,7 +50,7 @@ def embedded(uri, mime, body):
 @app.tool(title="Echo", description="Returns `text` unchanged, as one text block.",
           input_schema={"type": "object", "properties": {
               "text": {"type": "string", "description": "The text to return"}},
-              "required": ["text"]})
+              "required": ["text"]}, inline=True)
 def echo(args, ctx):
     return args["text"]
 
