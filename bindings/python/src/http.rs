@@ -93,7 +93,9 @@ fn bytes_of(v: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
     if let Ok(s) = v.cast::<PyString>() {
         return Ok(s.to_cow()?.as_bytes().to_vec());
     }
-    Err(PyValueError::new_err("header names and values must be bytes or str"))
+    Err(PyValueError::new_err(
+        "header names and values must be bytes or str",
+    ))
 }
 
 fn mode(name: &str) -> PyResult<ResponseMode> {
@@ -230,9 +232,9 @@ impl Endpoint {
         body: &[u8],
         entropy: &[u8],
     ) -> PyResult<Outcome> {
-        let entropy: &[u8; ENTROPY_LEN] = entropy.try_into().map_err(|_| {
-            PyValueError::new_err(format!("entropy must be {ENTROPY_LEN} bytes"))
-        })?;
+        let entropy: &[u8; ENTROPY_LEN] = entropy
+            .try_into()
+            .map_err(|_| PyValueError::new_err(format!("entropy must be {ENTROPY_LEN} bytes")))?;
         let mut owned = Vec::with_capacity(headers.len());
         for (n, v) in &headers {
             // A name that is not text cannot be any header the endpoint reads.
@@ -306,7 +308,10 @@ impl Endpoint {
         stream: u64,
     ) -> PyResult<(&'static str, Py<PyAny>)> {
         Ok(
-            match self.core.poll_response(now_ms, StreamHandle::from_bits(stream)) {
+            match self
+                .core
+                .poll_response(now_ms, StreamHandle::from_bits(stream))
+            {
                 Poll::Head(head) => {
                     let value = (head.status, head_headers(py, &head));
                     ("head", value.into_pyobject(py)?.into_any().unbind())
