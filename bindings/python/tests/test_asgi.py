@@ -193,3 +193,47 @@ def test_starlette_mount():
         assert r.status_code == 200, r.text
         assert r.json()["result"]["serverInfo"]["name"] == "asgi-test"
         assert r.headers["mcp-session-id"]
+
+
+def test_get_stream_keepalive_notify_and_disconnect():
+    """The GET stream of a legacy session: keep-alive comments from the endpoint's timer,
+    `app.notify` reaching it, and the client going away (the stream is detached)."""
+    async def main():
+        app = make_app()
+        asgi = app.asgi(keepalive_ms=50)
+        h = Harness(asgi)
+        await h.start()
+        status, headers, _ = await h.request("POST", "/mcp", *post(INIT))
+        sid = headers[b"mcp-session-id"]
+        session = [(b"mcp-session-id", sid), (b"mcp-protocol-version", b"2025-11-25")]
+        await h.request("POST", "/mcp", *post(
+            {"jsonrpc": "2.0", "method": "notifications/initialized"}, *session))
+        out, gone = [], asyncio.Event()
+        sent = [{"type": "http.request", "body": b"", "more_body": False}]
+
+        async def receive():
+            if sent:
+                return sent.pop()
+            await gone.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message):
+            out.append(message)
+
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+                 "method": "GET", "path": "/mcp", "root_path": "", "query_string": b"",
+                 "headers": [HOST, (b"accept", b"text/event-stream"), *session]}
+        task = asyncio.ensure_future(asgi(scope, receive, send))
+        await asyncio.sleep(0.3)
+        assert app.notify("notifications/tools/list_changed") == 1
+        await asyncio.sleep(0.05)
+        gone.set()
+        await asyncio.wait_for(task, 5)
+        assert out[0]["status"] == 200
+        body = b"".join(m.get("body", b"") for m in out[1:])
+        assert b"\n:" in body or body.startswith(b":"), body  # keep-alive comments
+        assert b"notifications/tools/list_changed" in body, body
+        assert asgi.endpoint.sessions == 1  # the session outlives its stream
+        await h.stop()
+
+    asyncio.run(main())
