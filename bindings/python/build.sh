@@ -11,8 +11,11 @@ py="${PYTHON:-python3}"
 if [ ! -x "$venv/bin/python" ]; then
   "$py" -m venv "$venv" >&2
 fi
-if ! "$venv/bin/python" -c "import maturin, pytest" 2>/dev/null; then
-  "$venv/bin/pip" install --quiet --disable-pip-version-check "maturin>=1.16,<2" "pytest>=8" >&2
+# uvicorn: the ASGI server of the demo's `--http` (`Server.asgi()` needs no server itself),
+# with the parser and loop of `uvicorn[standard]` (httptools, uvloop), which it picks itself.
+if ! "$venv/bin/python" -c "import maturin, pytest, uvicorn, httptools, uvloop" 2>/dev/null; then
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "maturin>=1.16,<2" "pytest>=8" \
+    "uvicorn==0.54.0" "httptools==0.8.0" "uvloop==0.23.0" >&2
 fi
 rm -rf "$root/target/python/wheels"
 "$venv/bin/maturin" build --quiet --release --strip -m "$root/bindings/python/Cargo.toml" \

@@ -3,9 +3,12 @@
 The same contract as the Rust reference (examples/src/bin/picomcp-demo/), written with
 the binding's high-level helper ``picomcp.Server``: tools ``echo``, ``add``, ``sleep``
 and the official conformance fixture (``test_*`` tools and prompts, ``test://``
-resources, completions, logging), over stdio, in both protocol eras.
+resources, completions, logging), over stdio or Streamable HTTP, in both protocol eras.
 
     python examples/python/demo_server.py [--max-line BYTES] [--log-level LEVEL]
+    python examples/python/demo_server.py --http 127.0.0.1:8000   # http://127.0.0.1:8000/mcp
+
+Over HTTP the helper's ``app.asgi()`` (an ASGI application) runs under uvicorn.
 
 Set up with ``bindings/python/build.sh`` (it prints the Python to run this with).
 """
@@ -47,7 +50,7 @@ def embedded(uri, mime, body):
 @app.tool(title="Echo", description="Returns `text` unchanged, as one text block.",
           input_schema={"type": "object", "properties": {
               "text": {"type": "string", "description": "The text to return"}},
-              "required": ["text"]})
+              "required": ["text"]}, inline=True)
 def echo(args, ctx):
     return args["text"]
 

@@ -8,7 +8,9 @@ Usage (after tests/interop/setup.sh):
 
 The server command is started by the SDK's stdio transport (no shell; it inherits
 this process's environment and working directory). Options must come before the
-server command; `--` may separate them.
+server command; `--` may separate them. With `--url URL` instead of a command, the SDK
+connects to a running server over Streamable HTTP (`Client(URL)`;
+tests/interop/python_http_client.py runs that against every HTTP demo).
 
 The server implements the demo contract (/work/shared/DEMO_SERVER.md) or a subset of
 it. Which checks apply is decided from what the server itself declares: its
@@ -359,7 +361,8 @@ async def run_checks(client: Client, run: Run, modern: bool, progress_log: list[
         await run.check_if(no_logging, "logging/setLevel", set_level)
 
 
-async def main_async(mode: str, argv: list[str] | str, expect_version: str | None, report: Report) -> None:
+async def main_async(mode: str, argv: list[str], expect_version: str | None, report: Report,
+                     url: str | None = None) -> None:
     t0 = time.monotonic()
     progress_log: list[tuple[float, Any]] = []
 
@@ -368,9 +371,9 @@ async def main_async(mode: str, argv: list[str] | str, expect_version: str | Non
         if isinstance(message, types.ProgressNotification):
             progress_log.append((time.monotonic(), message.params.progress))
 
-    # A URL is the SDK's Streamable HTTP transport; a command line is stdio.
-    params = argv if isinstance(argv, str) else StdioServerParameters(
-        command=argv[0], args=argv[1:], env=dict(os.environ), cwd=os.getcwd())
+    params: Any = (url if url else
+                   StdioServerParameters(command=argv[0], args=argv[1:], env=dict(os.environ),
+                                         cwd=os.getcwd()))
     client = Client(params, mode=mode, cache=None, message_handler=message_handler,
                     client_info=types.Implementation(name="picomcp-interop-python", version="0.1.0"))
     connected = False
@@ -418,18 +421,15 @@ def main() -> int:
                          "DiscoverResult does not validate)")
     ap.add_argument("--timeout-scale", type=float, default=1.0, metavar="N",
                     help="multiply every timeout (and the run's budget) by N, for slow servers")
-    ap.add_argument("--url", help="a Streamable HTTP server (http://HOST:PORT/mcp) instead of a server command")
+    ap.add_argument("--url", metavar="URL",
+                    help="connect over Streamable HTTP to a running server instead of a command")
     ap.add_argument("server", nargs=argparse.REMAINDER, help="server command and its arguments")
     ns = ap.parse_args()
     if ns.timeout_scale > 0:
         scale_timeouts(ns.timeout_scale)
     argv = ns.server[1:] if ns.server[:1] == ["--"] else ns.server
-    if ns.url and argv:
-        ap.error("--url and a server command exclude each other")
-    if ns.url:
-        argv = ns.url
-    elif not argv:
-        ap.error("missing SERVER_CMD or --url")
+    if not argv and not ns.url:
+        ap.error("missing SERVER_CMD")
     # Keep the SDK's own log noise (e.g. dropped late responses) off unless asked.
     logging.basicConfig(level=os.environ.get("INTEROP_LOG", "WARNING"), stream=sys.stderr)
 
@@ -443,7 +443,7 @@ def main() -> int:
     timer = threading.Timer(HARD_LIMIT_S, watchdog)
     timer.daemon = True
     timer.start()
-    anyio.run(main_async, ns.mode, argv, ns.expect_version, report)
+    anyio.run(main_async, ns.mode, argv, ns.expect_version, report, ns.url)
     timer.cancel()
     return report.summary()
 

@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 
 mod errors;
 mod event;
+mod http;
 mod json;
 mod server;
 mod session;
@@ -56,6 +57,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<event::Event>()?;
     m.add_class::<server::ServerLayer>()?;
     m.add_class::<server::Call>()?;
+    m.add_class::<http::Endpoint>()?;
+    m.add_class::<http::Outcome>()?;
+    m.add("ENTROPY_LEN", picomcp::http::endpoint::ENTROPY_LEN)?;
     m.add("PicomcpError", py.get_type::<errors::PicomcpError>())?;
     m.add("ConfigError", py.get_type::<errors::ConfigError>())?;
     m.add("SendError", py.get_type::<errors::SendError>())?;

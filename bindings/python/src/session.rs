@@ -40,7 +40,7 @@ fn role(name: &str) -> PyResult<Role> {
     })
 }
 
-fn versions(list: Option<Vec<String>>) -> PyResult<Versions> {
+pub(crate) fn versions(list: Option<Vec<String>>) -> PyResult<Versions> {
     let Some(list) = list else {
         return Ok(Versions::ALL);
     };
@@ -229,6 +229,13 @@ impl Session {
     /// (`phase == "closed"`), and then it takes nothing more.
     fn handle_bytes(&mut self, now_ms: u64, data: &[u8]) -> usize {
         self.core.handle_bytes(now_ms, data)
+    }
+
+    /// Feeds one whole message (a JSON-RPC message or batch, as an HTTP body carries it;
+    /// no newline needed). False when the session is busy (a bounded queue is full:
+    /// drain `poll_event()` and the output, then offer it again); nothing was taken then.
+    fn handle_message(&mut self, now_ms: u64, data: &[u8]) -> bool {
+        self.core.handle_message(now_ms, data).is_ok()
     }
 
     /// The peer closed its stream.

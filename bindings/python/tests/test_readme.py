@@ -82,3 +82,44 @@ def test_older_style_server_example_serves_stdio(tmp_path):
     assert [p["params"]["progress"] for p in progress] == [1, 2, 3]
     # Progress comes before the answer it belongs to.
     assert msgs.index(progress[-1]) < msgs.index(by_id[3])
+
+
+def test_http_example_serves_under_uvicorn(tmp_path):
+    """The HTTP section's server.py under `uvicorn server:asgi` answers initialize."""
+    import pytest
+    pytest.importorskip("uvicorn")
+    import socket
+    import time
+    import urllib.request
+    (tmp_path / "server.py").write_text(blocks()[3], encoding="utf-8")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "server:asgi", "--host",
+                             "127.0.0.1", "--port", str(port), "--log-level", "warning"],
+                            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "greet", "arguments": {"name": "web"}, "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}}}}).encode()
+        req = urllib.request.Request(
+            "http://127.0.0.1:%d/mcp" % port, data=body, method="POST", headers={
+                "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream",
+                "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
+                "Mcp-Name": "greet"})
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(req, timeout=5) as r:
+                    answer = json.loads(r.read())
+                break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise
+                time.sleep(0.1)
+        assert answer["result"]["content"][0]["text"] == "Hello, web!"
+    finally:
+        proc.terminate()
+        proc.wait(10)

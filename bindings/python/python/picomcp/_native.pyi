@@ -109,6 +109,9 @@ def roots_contain(
     `case_insensitive` compares names ignoring case; `windows` adds `\\` separators and
     drive letters."""
 
+ENTROPY_LEN: int
+"""How many random bytes `Endpoint.handle_request` takes (for a new session's id)."""
+
 __version__: str
 """The version of the picomcp package this module was built with."""
 
@@ -271,6 +274,8 @@ class Session:
 
     def handle_bytes(self, now_ms: int, data: bytes) -> int:
         """Feeds bytes read from the peer; returns how many were taken."""
+    def handle_message(self, now_ms: int, data: bytes) -> bool:
+        """Feeds one whole message (as an HTTP body carries it); False when busy."""
     def handle_eof(self, now_ms: int) -> None:
         """The peer closed its stream."""
     def handle_timeout(self, now_ms: int) -> None:
@@ -446,3 +451,95 @@ class ServerLayer:
         has_more: bool = False,
     ) -> None:
         """Answers a completion with its values."""
+
+_Header: TypeAlias = tuple[bytes, bytes]
+
+@final
+class Outcome:
+    """What to do with one request (`Endpoint.handle_request`)."""
+
+    @property
+    def kind(self) -> Literal["respond", "deliver", "stream"]:
+        """`"respond"`: answer now; `"deliver"`: hand the body to the slot's session;
+        `"stream"`: serve `stream`."""
+    @property
+    def status(self) -> int:
+        """`"respond"`: the status; `"deliver"`: 202 (the answer when `stream` is None)."""
+    @property
+    def headers(self) -> list[_Header]:
+        """The head's headers (lowercase names, `content-length` included)."""
+    @property
+    def body(self) -> bytes:
+        """`"respond"`: the body (empty or a JSON-RPC error)."""
+    @property
+    def slot(self) -> int | None:
+        """`"deliver"`: the slot whose session gets the body."""
+    @property
+    def fresh(self) -> bool:
+        """`"deliver"`: start a new session (and application state) in the slot first."""
+    @property
+    def stream(self) -> int | None:
+        """The stream to serve with `Endpoint.poll_response` (None: answer 202)."""
+
+@final
+class Endpoint:
+    """The core's Streamable HTTP endpoint (both eras), sans-IO, owning its storage."""
+
+    def __new__(
+        cls,
+        *,
+        slots: int = 32,
+        streams: int = 64,
+        max_body: int = ...,
+        path: str = "/mcp",
+        check_hosts: bool = True,
+        allowed_hosts: list[str] | None = None,
+        session_idle_ms: int = 600000,
+        keepalive_ms: int = 15000,
+        retry_ms: int = 1000,
+        response_mode: Literal["auto", "json", "sse"] = "auto",
+        get_stream: bool = True,
+        versions: list[str] | None = None,
+    ) -> Endpoint:
+        """Creates an endpoint (`ConfigError` for a configuration it cannot work with)."""
+    @property
+    def slot_count(self) -> int:
+        """The number of session slots."""
+    @property
+    def sessions(self) -> int:
+        """Legacy sessions open now."""
+    @property
+    def open_streams(self) -> int:
+        """Streams open now."""
+    @property
+    def stats(self) -> dict[str, int]:
+        """Counters: refused, sessions opened/expired/evicted/deleted, unroutable, ..."""
+    def slot_in_use(self, slot: int) -> bool:
+        """True when `slot` holds a live session or is lent to a request."""
+    def handle_request(
+        self,
+        now_ms: int,
+        method: str,
+        target: str,
+        headers: list[tuple[bytes | str, bytes | str]],
+        body: bytes,
+        entropy: bytes,
+    ) -> Outcome:
+        """Takes one HTTP request; `entropy` is `ENTROPY_LEN` fresh random bytes."""
+    def collect(self, now_ms: int, slot: int, session: Session) -> None:
+        """Takes the output of the session in `slot` and routes it to its streams."""
+    def poll_response(
+        self, now_ms: int, stream: int
+    ) -> tuple[Literal["head", "body", "wait", "end"], Any]:
+        """`("head", (status, headers))`, `("body", bytes)`, `("wait", None)` or
+        `("end", None)`."""
+    def advance(self, stream: int, n: int) -> None:
+        """Marks `n` bytes of the last body of `stream` as written."""
+    def detach(self, stream: int) -> None:
+        """The connection carrying `stream` went away before `"end"`."""
+    def interrupt(self, slot: int) -> int:
+        """SSE polling: ends the pending POST connections of the session in `slot`."""
+    def poll_timeout(self) -> int | None:
+        """When `handle_timeout` is next due, or None."""
+    def handle_timeout(self, now_ms: int) -> None:
+        """Expires idle sessions and makes keep-alive comments due."""

@@ -164,6 +164,8 @@ class Server:
         self._startup: list[Callable] = []
         self._out_fd = 1
         self._built: _Tables | None = None  # the core layer, rebuilt after a registration
+        self._http: Any = None  # the ASGI adapter while serving HTTP (picomcp._asgi)
+        self._http_addr: str | None = None  # run(["--http", "HOST:PORT"])
 
     # ---- registration ----
 
@@ -332,11 +334,33 @@ class Server:
         """Announces a change (``"notifications/tools/list_changed"``, ...,
         ``"notifications/resources/updated"`` with ``uri``) to whoever asked for it.
         Returns how many were sent; from a worker thread it is handed to the loop and
-        returns 1."""
+        returns 1. Over HTTP, every session is told (each decides whether it was asked)."""
+        http = self._http
+        if http is not None:
+            if threading.get_ident() == self._loop_thread:
+                return http.notify(change, uri)
+            self._loop.call_soon_threadsafe(http.notify, change, uri)
+            return 1
         return self._on_loop_command(self._serving().notify, change, uri)
 
     def is_subscribed(self, uri: str) -> bool:
+        """True when the client (over HTTP: any session) subscribed to ``uri``."""
+        if self._http is not None:
+            return self._http.is_subscribed(uri)
         return self.session is not None and self.session.is_subscribed(uri)
+
+    def asgi(self, path: str = "/mcp", **endpoint: Any) -> Any:
+        """This server over Streamable HTTP (both eras), as an ASGI 3 application: serve
+        it with ``uvicorn module:app`` or mount it in Starlette or FastAPI (mounted under
+        a prefix, ``path`` is relative to it). One core ``Session`` per session slot of
+        the core's ``Endpoint``, whose keyword arguments ``endpoint`` takes (``slots``,
+        ``streams``, ``allowed_hosts``, ``response_mode``, ...; ``max_body`` defaults to
+        ``max_line``). The application's lifespan and ``on_startup`` hooks start with the
+        ASGI lifespan, or at the first request when the server sends no lifespan events.
+        Bind to 127.0.0.1 unless the deployment says otherwise: ``Host`` and ``Origin``
+        are checked against the loopback names and ``allowed_hosts``."""
+        from ._asgi import Asgi
+        return Asgi(self, path, **endpoint)
 
     def _serving(self) -> Session:
         if self.session is None:
@@ -372,9 +396,12 @@ class Server:
         try:
             self._parse_args(argv)
         except ValueError as e:
-            sys.stderr.write("%s: %s\nusage: %s [--max-line BYTES] [--log-level %s]\n"
+            sys.stderr.write("%s: %s\nusage: %s [--max-line BYTES] [--log-level %s] "
+                             "[--http HOST:PORT]\n"
                              % (self.name, e, self.name, "|".join(_LEVELS)))
             return 2
+        if self._http_addr is not None:
+            return self._run_http(self._http_addr)
         # While serving, only the protocol writes to the real stdout (picomcp._stdio).
         guard = StdoutGuard()
         out_fd = guard.protect()
@@ -387,12 +414,17 @@ class Server:
         it = iter(argv)
         for flag in it:
             name, _, inline = flag.partition("=")
-            if name not in ("--max-line", "--log-level"):
+            if name not in ("--max-line", "--log-level", "--http"):
                 raise ValueError("unknown argument %s" % flag)
             value = inline or next(it, None)
             if value is None:
                 raise ValueError("%s needs a value" % name)
-            if name == "--max-line":
+            if name == "--http":
+                host, _, port = value.rpartition(":")
+                if not host or not port.isdigit():
+                    raise ValueError("--http takes HOST:PORT (127.0.0.1:8000)")
+                self._http_addr = value
+            elif name == "--max-line":
                 if not value.isdigit() or not 256 <= int(value) <= 1 << 30:
                     raise ValueError("--max-line must be a number of bytes from 256 to %d"
                                      % (1 << 30))
@@ -401,6 +433,21 @@ class Server:
                 if value not in _LEVELS:
                     raise ValueError("unknown log level %s" % value)
                 self.log_level = value
+
+    def _run_http(self, addr: str) -> int:
+        """``--http HOST:PORT``: ``asgi()`` served by uvicorn (which must be installed)."""
+        try:
+            import uvicorn
+        except ImportError:
+            sys.stderr.write("%s: --http needs uvicorn (pip install uvicorn)\n" % self.name)
+            return 2
+        host, _, port = addr.rpartition(":")
+        host = host.strip("[]")
+        self.diag("info", "serving Streamable HTTP on http://%s/mcp" % addr)
+        uvicorn.run(self.asgi(), host=host, port=int(port), lifespan="on",
+                    access_log=False, log_level="warning",
+                    timeout_graceful_shutdown=1)
+        return 0
 
     def diag(self, level: str, message: str) -> None:
         """A diagnostic line on stderr, when ``--log-level`` lets it through."""
