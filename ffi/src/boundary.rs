@@ -96,3 +96,57 @@ pub unsafe fn opt_str_arg<'a>(s: picomcp_str) -> FfiResult<Option<&'a str>> {
     // SAFETY: forwarded caller contract.
     unsafe { str_arg(s) }.map(Some)
 }
+
+/// A caller-owned block of the C ABI (a connection, an endpoint): `#[repr(C)]`, its
+/// magic word the first field, so that a stale or foreign pointer is refused before any
+/// reference to it is made.
+///
+/// # Safety
+/// Implementors are `#[repr(C)]` with a `u64` magic word at offset 0, and `LIVE` is the
+/// value their init function writes there (deinit writes another).
+pub unsafe trait Block {
+    /// The magic word of a live block.
+    const LIVE: u64;
+    /// The poison flag: set when a call panicked inside the block.
+    fn poisoned(&mut self) -> &mut bool;
+}
+
+/// Runs `f` on a live, unpoisoned block, poisoning it if `f` panics; every exported
+/// function of a block type goes through here (inside the panic boundary).
+///
+/// # Safety
+/// `b` must be NULL or point to at least 8 readable bytes that are (or were) a block of
+/// type `B`, not used from another thread meanwhile.
+pub unsafe fn with_block<B: Block>(
+    b: *mut B,
+    f: impl FnOnce(&mut B) -> FfiResult,
+) -> picomcp_status {
+    boundary(|| {
+        if b.is_null() {
+            return Err(picomcp_status::NullArgument);
+        }
+        if !(b as usize).is_multiple_of(align_of::<B>()) {
+            return Err(picomcp_status::InvalidSession);
+        }
+        // SAFETY: aligned and non-NULL; the caller guarantees the first 8 bytes are
+        // readable, and `Block` puts the magic word there. A raw read: no reference to a
+        // possibly dead block is made.
+        if unsafe { b.cast::<u64>().read() } != B::LIVE {
+            return Err(picomcp_status::InvalidSession);
+        }
+        // SAFETY: the magic says this is a live block written by its init function; the
+        // caller does not share it between threads (documented).
+        let blk = unsafe { &mut *b };
+        if *blk.poisoned() {
+            return Err(picomcp_status::Poisoned);
+        }
+        match catch_unwind(AssertUnwindSafe(|| f(blk))) {
+            Ok(r) => r,
+            Err(_) => {
+                // SAFETY: the block was live before `f`; the borrow `f` had is over.
+                unsafe { *(*b).poisoned() = true };
+                Err(picomcp_status::Panic)
+            }
+        }
+    })
+}

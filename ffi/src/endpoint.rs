@@ -15,7 +15,6 @@
 use core::ffi::c_void;
 use core::mem::{align_of, size_of};
 use core::ptr;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use picomcp_core::Limits;
 use picomcp_core::http::endpoint::{
@@ -25,7 +24,7 @@ use picomcp_core::http::endpoint::{
 use picomcp_core::http::{Header, Request};
 use picomcp_core::session::Slice;
 
-use crate::boundary::{FfiResult, boundary, in_bytes, input, out, str_arg};
+use crate::boundary::{Block, FfiResult, boundary, in_bytes, input, out, str_arg, with_block};
 use crate::convert;
 use crate::http::{
     PICOMCP_HTTP_MAX_HEADERS, method_from_c, picomcp_http_head, picomcp_http_request,
@@ -452,41 +451,24 @@ unsafe fn init(
     })
 }
 
-/// Runs `f` on a live, unpoisoned endpoint, poisoning it if `f` panics.
+/// Runs `f` on a live, unpoisoned block ([`with_block`]).
 ///
 /// # Safety
-/// `e` must be NULL or point to at least 8 readable bytes that are (or were) an
-/// endpoint block, not used from another thread meanwhile.
+/// As [`with_block`].
 unsafe fn with_endpoint(
-    e: *mut picomcp_endpoint,
+    c: *mut picomcp_endpoint,
     f: impl FnOnce(&mut EpBlock) -> FfiResult,
 ) -> picomcp_status {
-    boundary(|| {
-        if e.is_null() {
-            return Err(picomcp_status::NullArgument);
-        }
-        let b = e.cast::<EpBlock>();
-        if !(b as usize).is_multiple_of(align_of::<EpBlock>()) {
-            return Err(picomcp_status::InvalidSession);
-        }
-        // SAFETY: aligned; the caller guarantees the magic word is readable (raw read).
-        if unsafe { ptr::addr_of!((*b).magic).read() } != EP_LIVE {
-            return Err(picomcp_status::InvalidSession);
-        }
-        // SAFETY: a live block written by `picomcp_endpoint_init`, not shared (documented).
-        let blk = unsafe { &mut *b };
-        if blk.poisoned {
-            return Err(picomcp_status::Poisoned);
-        }
-        match catch_unwind(AssertUnwindSafe(|| f(blk))) {
-            Ok(r) => r,
-            Err(_) => {
-                // SAFETY: the block was live before `f`; the borrow `f` had is over.
-                unsafe { (*b).poisoned = true };
-                Err(picomcp_status::Panic)
-            }
-        }
-    })
+    // SAFETY: forwarded caller contract.
+    unsafe { with_block(c.cast::<EpBlock>(), f) }
+}
+
+// SAFETY: `#[repr(C)]` with `magic: u64` first; the init function writes `EP_LIVE`.
+unsafe impl Block for EpBlock {
+    const LIVE: u64 = EP_LIVE;
+    fn poisoned(&mut self) -> &mut bool {
+        &mut self.poisoned
+    }
 }
 
 /// Ends an endpoint; its memory is the caller's again.

@@ -10,14 +10,15 @@
 use core::ffi::c_void;
 use core::mem::{align_of, size_of};
 use core::ptr;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use picomcp_core::http::codec::{
     CodecLimits, ServerConnection, write_chunk, write_error_response, write_last_chunk,
 };
 use picomcp_core::http::{BodyLength, Header, Method, ResponseHead};
 
-use crate::boundary::{FfiResult, boundary, in_bytes, input, out, out_bytes, str_arg};
+use crate::boundary::{
+    Block, FfiResult, boundary, in_bytes, input, out, out_bytes, str_arg, with_block,
+};
 use crate::status::picomcp_status;
 use crate::types::{PICOMCP_NO_DEADLINE, PICOMCP_SESSION_MAX_ALIGN, picomcp_str};
 
@@ -297,43 +298,24 @@ fn conn_layout(rx_bytes: usize) -> FfiResult<usize> {
     Ok(total)
 }
 
-/// Runs `f` on a live, unpoisoned connection, poisoning it if `f` panics.
+/// Runs `f` on a live, unpoisoned block ([`with_block`]).
 ///
 /// # Safety
-/// `c` must be NULL or point to at least 8 readable bytes that are (or were) a
-/// connection block, not used from another thread meanwhile.
+/// As [`with_block`].
 unsafe fn with_conn(
     c: *mut picomcp_http_connection,
     f: impl FnOnce(&mut ConnBlock) -> FfiResult,
 ) -> picomcp_status {
-    boundary(|| {
-        if c.is_null() {
-            return Err(picomcp_status::NullArgument);
-        }
-        let b = c.cast::<ConnBlock>();
-        if !(b as usize).is_multiple_of(align_of::<ConnBlock>()) {
-            return Err(picomcp_status::InvalidSession);
-        }
-        // SAFETY: aligned; the caller guarantees the magic word is readable. A raw read:
-        // no reference to a possibly dead block is made.
-        if unsafe { ptr::addr_of!((*b).magic).read() } != CONN_LIVE {
-            return Err(picomcp_status::InvalidSession);
-        }
-        // SAFETY: the magic says this is a live block written by the init function; the
-        // caller does not share it between threads (documented).
-        let blk = unsafe { &mut *b };
-        if blk.poisoned {
-            return Err(picomcp_status::Poisoned);
-        }
-        match catch_unwind(AssertUnwindSafe(|| f(blk))) {
-            Ok(r) => r,
-            Err(_) => {
-                // SAFETY: the block was live before `f`; the borrow `f` had is over.
-                unsafe { (*b).poisoned = true };
-                Err(picomcp_status::Panic)
-            }
-        }
-    })
+    // SAFETY: forwarded caller contract.
+    unsafe { with_block(c.cast::<ConnBlock>(), f) }
+}
+
+// SAFETY: `#[repr(C)]` with `magic: u64` first; the init function writes `CONN_LIVE`.
+unsafe impl Block for ConnBlock {
+    const LIVE: u64 = CONN_LIVE;
+    fn poisoned(&mut self) -> &mut bool {
+        &mut self.poisoned
+    }
 }
 
 /// Fills `limits` with the codec's defaults: 32 headers, 8 KiB head, 2 KiB target,
