@@ -230,8 +230,15 @@ def main():
     ap.add_argument("--server", action="append", default=[],
                     help="LABEL=CMD with {port}: one more server of ours (compared with the reference "
                          "of LABEL's first dash-separated word)")
+    ap.add_argument("--table", metavar="SUMMARY_JSON", help="print the table of an earlier summary.json")
     a = ap.parse_args()
     table = server_table(a.server)
+    if a.table:
+        with open(a.table) as f:
+            s = json.load(f)
+        s["ratios"] = ratios(s, table)
+        print("\n".join(table_md(s)))
+        return
     labels = [l for l in table if not a.only or l in a.only.split(",")]
     if not a.no_build:
         build(labels)
@@ -303,16 +310,7 @@ def main():
                                  "peak_rss_kib": max(r["server_hwm_kib"] or 0 for r in rs),
                                  "client_cpu_pct": med([100 * r["client_cpu_s"] / r["secs"] for r in rs]),
                                  "errors": sum(r["errors"] + r["bad"] for r in rs), "runs": len(rs)})
-    get = {(x["server"], x["mode"], x["conns"]): x for x in summary["cells"]}
-    for (label, mode, c), x in sorted(get.items()):
-        ref = REF_OF.get(label.split("-")[0])
-        if table[label][3] != "ours" or not ref:
-            continue
-        for rmode in ("sse", "json", "json-stateless"):
-            y = get.get((ref, rmode, c))
-            if y and x["rps"] and y["rps"]:
-                summary["ratios"].append({"ours": f"{label}/{mode}", "ref": f"{ref}/{rmode}", "conns": c,
-                                          "rps_ratio": round(x["rps"] / y["rps"], 2)})
+    summary["ratios"] = ratios(summary, table)
     if a.idle_sessions > 0:
         for label in labels:
             argv, modes, cwd, _ = table[label]
@@ -333,6 +331,28 @@ def main():
     print(f"\nsummary: {os.path.relpath(out_dir, ROOT)}/summary.json, table.md; server logs beside them")
 
 
+def ratios(s, table):
+    """ours / its reference for each mode of the reference and each connection count: the ratio of
+    the medians, and the median of the per-repetition ratios (each taken minutes apart at most, so
+    less moved by a load that drifts during the run)."""
+    get = {(x["server"], x["mode"], x["conns"]): x for x in s["cells"]}
+    by_rep = {(r["server"], r["mode"], r["conns"], r["rep"]): r["rps"] for r in s["raw"]}
+    out = []
+    for (label, mode, c), x in sorted(get.items()):
+        ref = REF_OF.get(label.split("-")[0])
+        if label not in table or table[label][3] != "ours" or not ref:
+            continue
+        for rmode in table[ref][1]:
+            y = get.get((ref, rmode, c))
+            if y and x["rps"] and y["rps"]:
+                per = [by_rep[(label, mode, c, k)] / by_rep[(ref, rmode, c, k)] for k in range(s["reps"])
+                       if by_rep.get((label, mode, c, k)) and by_rep.get((ref, rmode, c, k))]
+                out.append({"ours": f"{label}/{mode}", "ref": f"{ref}/{rmode}", "conns": c,
+                            "rps_ratio": round(x["rps"] / y["rps"], 2),
+                            "rps_ratio_median_of_reps": round(med(per), 2) if per else None})
+    return out
+
+
 def table_md(s):
     L = [f"HTTP, 1 KiB echo, medians of {s['reps']} x {s['secs']} s, same run "
          f"({'private netns' if s['netns'] else 'host loopback'}, load average at start "
@@ -346,8 +366,10 @@ def table_md(s):
                  f"{x['p50_us'] / 1000:.2f} | {x['p99_us'] / 1000:.2f} | {cpu} | {x['peak_rss_kib'] / 1024:.1f} | "
                  f"{x['client_cpu_pct']:.0f} | {x['errors']} |")
     if s["ratios"]:
-        L += ["", "| ours / reference (req/s, same run) | conns | ratio |", "|---|---:|---:|"]
-        L += [f"| {r['ours']} / {r['ref']} | {r['conns']} | {r['rps_ratio']:.2f}x |" for r in s["ratios"]]
+        L += ["", "| ours / reference (req/s, same run) | conns | ratio of medians | median of per-rep ratios |",
+              "|---|---:|---:|---:|"]
+        L += [f"| {r['ours']} / {r['ref']} | {r['conns']} | {r['rps_ratio']:.2f}x | "
+              f"{r['rps_ratio_median_of_reps']:.2f}x |" for r in s["ratios"]]
     for k, v in s["failed"].items():
         L.append(f"\nfailed: {k}: {v}")
     if s["idle"]:
