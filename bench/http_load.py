@@ -85,13 +85,23 @@ def free_port():
         return s.getsockname()[1]
 
 
+# --pin: CPUs of the server and of the load client (None: the scheduler's choice).
+PIN = {"none": (None, None), "same": ({0}, {0}), "split": ({0}, {1})}
+pin = PIN["none"]
+
+
+def affinity(cpus):
+    return (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
+
+
 class Server:
     def __init__(self, label, argv, env, cwd):
         self.port = free_port()
         self.argv = [a.replace("{port}", str(self.port)) for a in argv]
         self.log = open(os.path.join(ROOT, "target/bench-http", f"{label}.log"), "ab")
         self.p = subprocess.Popen(self.argv, cwd=cwd, env={**os.environ, **env},
-                                  stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log)
+                                  stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
+                                  preexec_fn=affinity(pin[0]))
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         deadline = time.time() + 60
         while True:
@@ -161,7 +171,8 @@ def probe(port):
 def load(srv, conns, secs, warmup):
     out = subprocess.run([LOAD, srv.url, "-c", str(conns), "-d", str(secs), "-w", str(warmup),
                           "--bytes", "1024", "--pid", str(srv.p.pid)],
-                         capture_output=True, text=True, timeout=secs + warmup + 60)
+                         capture_output=True, text=True, timeout=secs + warmup + 60,
+                         preexec_fn=affinity(pin[1]))
     if out.returncode != 0:
         raise RuntimeError(f"mcp-http-load: {out.stderr.strip()}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -230,8 +241,12 @@ def main():
     ap.add_argument("--server", action="append", default=[],
                     help="LABEL=CMD with {port}: one more server of ours (compared with the reference "
                          "of LABEL's first dash-separated word)")
+    ap.add_argument("--pin", choices=sorted(PIN), default="none",
+                    help="same: server and load client on CPU 0; split: server on 0, client on 1")
     ap.add_argument("--table", metavar="SUMMARY_JSON", help="print the table of an earlier summary.json")
     a = ap.parse_args()
+    global pin
+    pin = PIN[a.pin]
     table = server_table(a.server)
     if a.table:
         with open(a.table) as f:
@@ -262,7 +277,7 @@ def main():
         if f.endswith(".log"):
             os.remove(os.path.join(out_dir, f))
     netns = os.environ.get("BENCH_HTTP_NETNS") == "1"
-    print(f"# HTTP bench: {', '.join(labels)}; conns {conns}; {reps} rep(s) x {secs} s (+{warm} s warm-up); "
+    print(f"# HTTP bench: {', '.join(labels)}; conns {conns}; {reps} rep(s) x {secs} s (+{warm} s warm-up); pin {a.pin}; "
           f"{'private network namespace' if netns else 'host loopback'}; load: {os.getloadavg()[0]:.1f}",
           file=sys.stderr)
     raw, answered, failed = [], {}, {}
@@ -297,6 +312,7 @@ def main():
     for r in raw:
         cells.setdefault((r["server"], r["mode"], r["conns"]), []).append(r)
     summary = {"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "reps": reps, "secs": secs,
+               "pin": a.pin,
                "warmup_s": warm, "netns": netns, "loadavg_at_start": os.getloadavg(),
                "workload": "tools/call echo, 1 KiB text, one shared legacy session, keep-alive (mcp-http-load)",
                "answered_as": answered, "failed": failed, "cells": [], "ratios": [], "idle": [], "raw": raw}
@@ -355,7 +371,7 @@ def ratios(s, table):
 
 def table_md(s):
     L = [f"HTTP, 1 KiB echo, medians of {s['reps']} x {s['secs']} s, same run "
-         f"({'private netns' if s['netns'] else 'host loopback'}, load average at start "
+         f"({'private netns' if s['netns'] else 'host loopback'}, pin {s.get('pin', 'none')}, load average at start "
          f"{s['loadavg_at_start'][0]:.1f}; a shared 2-core machine: read the ratios, not the absolutes)", "",
          "| server | mode (answered as) | conns | req/s | p50 ms | p99 ms | server CPU µs/req | peak RSS MiB "
          "| load client CPU % | errors |",

@@ -33,7 +33,8 @@
 #                                 (default 10,000) abandoned idle sessions (--idle-sessions 0: none;
 #                                 --idle-only: only that). In a private network namespace when root.
 #                                 --server 'LABEL=CMD {port}' adds one more of ours (e.g. the demo
-#                                 with --max-line 65536); --table SUMMARY prints an earlier run.
+#                                 with --max-line 65536); --table SUMMARY prints an earlier run;
+#                                 --pin same|split: server and load client on CPU 0 / on CPUs 0 and 1.
 #                                 Results: target/bench-http/{summary.json,table.md}.
 #
 # The previous demo binary against the new one (ping w64, 1 KiB echo w64), same run:
