@@ -24,6 +24,18 @@
 #                                 Node echo written with zod (examples/node/echo_server.mjs) vs
 #                                 McpServer with zod (--only ours-node,ours-notes,ts-mcpserver,
 #                                 ts-lowlevel: Node only)
+#   bench/run.sh --http [--quick] [--reps N] [--only rust,rmcp] [--idle-sessions N] [--no-build]
+#                                 Streamable HTTP (bench/http_load.py): every demo with an "http" command
+#                                 in examples/servers.json against rmcp, the TypeScript SDK and the
+#                                 Python SDK reference servers (../shared/bench/http), 1 KiB echo at
+#                                 1 and 64 keep-alive connections, SSE and JSON modes where a server
+#                                 can choose, medians, ratios of the same run, then peak RSS after N
+#                                 (default 10,000) abandoned idle sessions (--idle-sessions 0: none;
+#                                 --idle-only: only that). In a private network namespace when root.
+#                                 --server 'LABEL=CMD {port}' adds one more of ours (e.g. the demo
+#                                 with --max-line 65536); --table SUMMARY prints an earlier run;
+#                                 --pin same|split: server and load client on CPU 0 / on CPUs 0 and 1.
+#                                 Results: target/bench-http/{summary.json,table.md}.
 #
 # The previous demo binary against the new one (ping w64, 1 KiB echo w64), same run:
 #   bench/run.sh --baseline-demo /work/baseline/picomcp-demo --only rust,floor-rust \
@@ -31,6 +43,8 @@
 # Results: target/bench/{summary.json,summary.md,table.md}, raw runs in target/bench/raw.jsonl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The HTTP benchmark has its own options and driver.
+if [ "${1:-}" = --http ]; then shift; exec python3 bench/http_load.py "$@"; fi
 ROOT=$PWD
 SHARED=${PICOMCP_SHARED:-$ROOT/../shared}
 [ -d "$SHARED/bench" ] || SHARED=/work/shared
