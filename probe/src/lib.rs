@@ -1,10 +1,11 @@
-//! `picomcp-probe`: starts an MCP server over stdio, connects to it as a client, checks
-//! every feature the server declares, answers the server's own requests, and prints a
-//! report.
+//! `picomcp-probe`: starts an MCP server over stdio (or reaches one over Streamable HTTP
+//! with `--url`), connects to it as a client, checks every feature the server declares,
+//! answers the server's own requests, and prints a report.
 //!
 //! ```text
 //! picomcp-probe [--timeout-ms N] [--protocol VERSION] [--json] [--pin FILE]
 //!               [--lint-results] [--strict-lint] [-- SERVER_CMD ARGS...]
+//! picomcp-probe [OPTIONS] --url http://HOST:PORT/PATH [--header NAME:VALUE]...
 //! ```
 //!
 //! Without a server command it probes the Rust demo server, `picomcp-demo`, found next to
@@ -25,6 +26,7 @@
 //! |---|---|
 //! | `cli` | the command line |
 //! | `child` | the server process: pipes, stderr tail, exit after stdin EOF |
+//! | `http` | `--url`: the session's pipe over Streamable HTTP (sockets and threads around the core's `http::client`) |
 //! | `client` | the client loop: one session, requests and whatever arrives meanwhile |
 //! | `checks` | one module per check (handshake, ping, logging, tools, resources, prompts, subscriptions) |
 //! | `generate` | arguments from a tool's input schema, URIs from templates |
