@@ -95,25 +95,41 @@ pub fn serve_on<S: Service>(
     event_loop::Loop::new(ep, svc, options).run(listener)
 }
 
-/// Random bytes for session ids: the OS's generator, read once per id.
+/// Random bytes for session ids: the OS's generator, read 4 KiB at a time (every request
+/// gets fresh bytes, as the endpoint asks, and each byte is handed out once; one `read`
+/// per 256 requests instead of one per request).
 struct Random {
     file: Option<std::fs::File>,
+    pool: Box<[u8; POOL]>,
+    at: usize,
     fallback: u64,
 }
+
+const POOL: usize = 4096;
 
 impl Random {
     fn new() -> Self {
         Random {
             file: std::fs::File::open("/dev/urandom").ok(),
+            pool: Box::new([0; POOL]),
+            at: POOL,
             fallback: 0,
         }
     }
 
     fn bytes(&mut self) -> [u8; ENTROPY_LEN] {
         let mut out = [0u8; ENTROPY_LEN];
-        if let Some(f) = self.file.as_mut()
-            && f.read_exact(&mut out).is_ok()
+        if self.at + ENTROPY_LEN > POOL
+            && let Some(f) = self.file.as_mut()
+            && f.read_exact(&mut self.pool[..]).is_ok()
         {
+            self.at = 0;
+        }
+        if self.at + ENTROPY_LEN <= POOL {
+            out.copy_from_slice(&self.pool[self.at..self.at + ENTROPY_LEN]);
+            // Used once: never handed out again.
+            self.pool[self.at..self.at + ENTROPY_LEN].fill(0);
+            self.at += ENTROPY_LEN;
             return out;
         }
         // No OS generator: the standard library's per-process random hash keys.
