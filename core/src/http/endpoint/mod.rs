@@ -686,7 +686,12 @@ impl<'e> Endpoint<'e> {
     pub fn collect(&mut self, now: u64, slot: usize, session: &mut Session<'_>) {
         loop {
             let pending = session.pending_transmit();
-            let Some(nl) = memchr::memchr(b'\n', pending) else {
+            // The host build's SIMD search (memchr); a byte loop on bare metal.
+            #[cfg(not(target_os = "none"))]
+            let found = memchr::memchr(b'\n', pending);
+            #[cfg(target_os = "none")]
+            let found = pending.iter().position(|&b| b == b'\n');
+            let Some(nl) = found else {
                 break;
             };
             self.route(now, slot, &pending[..nl], session.version());
