@@ -10,6 +10,11 @@ What is measured, per server and response mode, at 1 and 64 keep-alive connectio
 legacy session (initialize + notifications/initialized first), one request at a time per
 connection. Medians over the repetitions of req/s, p50 latency, server CPU per request
 (server CPU seconds in the measured window / requests) and the server's peak RSS (VmHWM).
+The ratio table gives, beside the req/s ratios, the reference's server CPU per request over
+ours: at one connection req/s measures the round trip (each side waits for the other to
+wake; on an idle 2-core machine that wake-up, not either server's work, sets the rate), so
+CPU per request is the fair comparison there; `--pin same` (server and client on one CPU)
+turns the round trip into CPU time too.
 
 Modes: the reference servers choose with JSON_RESPONSE=1 ("json": one application/json body per
 POST) or not ("sse": a text/event-stream per POST that carries the answer); rmcp honours
