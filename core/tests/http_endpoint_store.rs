@@ -91,3 +91,23 @@ fn records_encode_decode_and_stores_are_bounded() {
     assert_eq!(b.ep.adopt_session(b.now, &modern), Err(AdoptError::Version));
     let _ = init;
 }
+
+#[test]
+fn stream_numbers_in_disjoint_ranges_name_the_process_of_an_event_id() {
+    use picomcp::http::endpoint::Endpoint;
+    let mut h = Host::new();
+    h.ep.set_first_stream_number((3 << 24) + 1);
+    let sid = h.open("2025-11-25");
+    let hs = [
+        ("Host", "localhost"),
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", sid.as_str()),
+    ];
+    let r = h.request(picomcp::http::Method::Get, &hs, "");
+    assert_eq!(r.status, 200);
+    // The GET stream's priming event carries an id in process 3's range.
+    let id = r.ids().first().cloned().expect("a priming event id");
+    let number = Endpoint::resumes_stream(id.as_bytes()).unwrap();
+    assert_eq!(number >> 24, 3, "{id}");
+    assert_eq!(Endpoint::resumes_stream(b"not-an-id"), None);
+}
