@@ -135,8 +135,12 @@ impl<S: Service> Loop<S> {
         let mut events = Events::with_capacity(256);
         loop {
             let now = self.now();
-            let wake = min(min(Some(self.next_sweep), self.next_due), self.ep_next)
-                .unwrap_or(now + SWEEP_MS);
+            // The endpoint's timers (expiry, keep-alives) are applied by the sweep; its
+            // `poll_timeout` may stay in the past (a session kept by its reader), so it
+            // is not a wake-up time here. A due time of the application's that has passed
+            // is run right after the poll.
+            let due = self.next_due.map(|t| t.max(now + 1));
+            let wake = min(Some(self.next_sweep), due).unwrap_or(now + SWEEP_MS);
             let timeout = std::time::Duration::from_millis(wake.saturating_sub(now));
             if let Err(e) = poll.poll(&mut events, Some(timeout)) {
                 if e.kind() == io::ErrorKind::Interrupted {
