@@ -1,7 +1,8 @@
 //! The readiness loop's own duties over real sockets: the connection cap (503), slow
 //! clients (408), parked SSE streams woken by another connection's request, a reader
 //! that goes away (its stream detached, so the session can be read again), pipelined
-//! requests, and `Service::release` once the endpoint ends a session.
+//! requests, keep-alive comments from the sweep, and `Service::release` once the
+//! endpoint ends a session.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -60,6 +61,10 @@ impl Service for Echo {
 }
 
 fn start(options: HttpOptions) -> (u16, Arc<AtomicUsize>) {
+    start_with(options, 15_000)
+}
+
+fn start_with(options: HttpOptions, keepalive_ms: u64) -> (u16, Arc<AtomicUsize>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let config = EndpointConfig {
@@ -69,6 +74,7 @@ fn start(options: HttpOptions) -> (u16, Arc<AtomicUsize>) {
             ..picomcp::Limits::DEFAULT
         },
         response_mode: ResponseMode::Json,
+        keepalive_ms,
         ..EndpointConfig::default()
     };
     let storage = EndpointStorage::owned(8, 16, LINE + 1024);
@@ -246,4 +252,28 @@ fn the_connection_cap_answers_503_and_slow_clients_get_408() {
     std::thread::sleep(Duration::from_millis(100));
     let mut c = BufReader::new(connect(port));
     let _ = open(port, &mut c);
+}
+
+#[test]
+fn an_idle_stream_gets_keep_alive_comments_from_the_sweep() {
+    let (port, _) = start_with(HttpOptions::default(), 100);
+    let mut c = BufReader::new(connect(port));
+    let sid = open(port, &mut c);
+    let mut g = BufReader::new(connect(port));
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\n\r\n"
+    );
+    g.get_mut().write_all(get.as_bytes()).unwrap();
+    let mut line = String::new();
+    let mut comments = 0;
+    while comments < 2 && g.read_line(&mut line).unwrap_or(0) > 0 {
+        if line.starts_with(": keep-alive") {
+            comments += 1;
+        }
+        line.clear();
+    }
+    assert_eq!(
+        comments, 2,
+        "nothing but keep-alives while the session is quiet"
+    );
 }
