@@ -144,7 +144,14 @@ fn probe_url(
     pins: Option<&pins::PinFile>,
 ) -> Result<(Report, Vec<String>), String> {
     let target = http::Target::parse(url, args.headers.clone())?;
-    let (peer, reader, writer) = http::open(target, Duration::from_millis(args.timeout_ms));
+    let auth = match (&args.token, &args.oauth) {
+        (Some(t), _) => Some(http::Auth::Static(t.clone())),
+        (None, Some(o)) => Some(http::Auth::OAuth(std::sync::Mutex::new(
+            picomcp_oauth::Authorizer::new(url, o.clone())?,
+        ))),
+        (None, None) => None,
+    };
+    let (peer, reader, writer) = http::open(target, auth, Duration::from_millis(args.timeout_ms));
     let mut report = match Probe::new(writer, reader, args, false, Instant::now(), pins) {
         Ok(mut probe) => {
             probe.run();
@@ -153,6 +160,18 @@ fn probe_url(
         Err(msg) => connect_failed(args, msg),
     };
     report.command = vec![url.to_string()];
+    if let Some((lines, token)) = peer.auth_log() {
+        // What `--oauth` did: discovery, registration, authorization, the token (redacted).
+        let section = report.section("authorization");
+        for line in lines {
+            section.info(line);
+        }
+        let outcome = match token {
+            Some(t) => Outcome::Ok(t),
+            None => Outcome::Failed("no token was obtained".into()),
+        };
+        section.check("access token", outcome, None);
+    }
     Ok((report, peer.notes(STDERR_TAIL)))
 }
 
