@@ -52,6 +52,20 @@ use serde_json::{Value, json};
 
 pub use fetch::{Fetcher, Policy};
 
+/// The `oauth2` client with its authorization and token endpoints set.
+type Client = oauth2::Client<
+    oauth2::basic::BasicErrorResponse,
+    oauth2::basic::BasicTokenResponse,
+    oauth2::basic::BasicTokenIntrospectionResponse,
+    oauth2::StandardRevocableToken,
+    oauth2::basic::BasicRevocationErrorResponse,
+    oauth2::EndpointSet,
+    oauth2::EndpointNotSet,
+    oauth2::EndpointNotSet,
+    oauth2::EndpointNotSet,
+    oauth2::EndpointSet,
+>;
+
 /// How the client registers and what it asks for.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
@@ -245,18 +259,16 @@ impl Authorizer {
             .and_then(|s| s.as_str())
             .map(str::to_string);
         // A refresh cannot widen the grant: only for a plain 401.
-        if !step_up {
-            if let Some(t) = self.token.clone() {
-                if t.refresh.is_some()
-                    && challenged
-                        .as_deref()
-                        .is_none_or(|c| policy::covers(t.granted.as_deref().unwrap_or(""), c))
-                {
-                    match self.refresh(&found, &t) {
-                        Ok(()) => return Ok(()),
-                        Err(e) => self.note(format!("refresh failed ({e}); authorizing again")),
-                    }
-                }
+        if !step_up
+            && let Some(t) = self.token.clone()
+            && t.refresh.is_some()
+            && challenged
+                .as_deref()
+                .is_none_or(|c| policy::covers(t.granted.as_deref().unwrap_or(""), c))
+        {
+            match self.refresh(&found, &t) {
+                Ok(()) => return Ok(()),
+                Err(e) => self.note(format!("refresh failed ({e}); authorizing again")),
             }
         }
         let scope = self.select_scope(&found, challenged.as_deref(), step_up)?;
@@ -290,13 +302,12 @@ impl Authorizer {
         };
         // offline_access only where the AS lists it, and only next to other scopes.
         let as_scopes = str_list(&found.meta["scopes_supported"]).unwrap_or_default();
-        if let Some(s) = scope.as_mut() {
-            if policy::may_request_offline_access(as_scopes.iter().copied(), true)
-                && !policy::scopes(s).any(|x| x == "offline_access")
-                && policy::scopes(s).next().is_some()
-            {
-                s.push_str(" offline_access");
-            }
+        if let Some(s) = scope.as_mut()
+            && policy::may_request_offline_access(as_scopes.iter().copied(), true)
+            && !policy::scopes(s).any(|x| x == "offline_access")
+            && policy::scopes(s).next().is_some()
+        {
+            s.push_str(" offline_access");
         }
         Ok(scope.filter(|s| policy::scopes(s).next().is_some()))
     }
@@ -326,11 +337,11 @@ impl Authorizer {
             };
             let resp = self.fetch.get(&url, &self.discovery_headers())?;
             self.note(format!("PRM {url} -> HTTP {}", resp.status));
-            if resp.status == 200 {
-                if let Some(doc) = resp.json().filter(|d| d["resource"].is_string()) {
-                    prm = Some(doc);
-                    break;
-                }
+            if resp.status == 200
+                && let Some(doc) = resp.json().filter(|d| d["resource"].is_string())
+            {
+                prm = Some(doc);
+                break;
             }
         }
         let Some(prm) = prm else {
@@ -353,11 +364,11 @@ impl Authorizer {
             let url = write(|o| urls::write_metadata_url(&issuer_url, source, o))?;
             let resp = self.fetch.get(&url, &self.discovery_headers())?;
             self.note(format!("AS metadata {url} -> HTTP {}", resp.status));
-            if resp.status == 200 {
-                if let Some(doc) = resp.json() {
-                    meta = Some(doc);
-                    break;
-                }
+            if resp.status == 200
+                && let Some(doc) = resp.json()
+            {
+                meta = Some(doc);
+                break;
             }
         }
         let meta = meta.ok_or_else(|| format!("no metadata found for issuer {issuer}"))?;
@@ -381,10 +392,10 @@ impl Authorizer {
             "no PRM; 2025-03-26 metadata {url} -> HTTP {}",
             resp.status
         ));
-        if resp.status == 200 {
-            if let Some(meta) = resp.json() {
-                return self.endpoints(meta, issuer, resource, None, true);
-            }
+        if resp.status == 200
+            && let Some(meta) = resp.json()
+        {
+            return self.endpoints(meta, issuer, resource, None, true);
         }
         let at = |e| write(|o| urls::write_legacy_url(server, e, o));
         Ok(Discovered {
@@ -532,21 +543,7 @@ impl Authorizer {
         found: &Discovered,
         reg: &Registration,
         redirect: &str,
-    ) -> Result<
-        oauth2::Client<
-            oauth2::basic::BasicErrorResponse,
-            oauth2::basic::BasicTokenResponse,
-            oauth2::basic::BasicTokenIntrospectionResponse,
-            oauth2::StandardRevocableToken,
-            oauth2::basic::BasicRevocationErrorResponse,
-            oauth2::EndpointSet,
-            oauth2::EndpointNotSet,
-            oauth2::EndpointNotSet,
-            oauth2::EndpointNotSet,
-            oauth2::EndpointSet,
-        >,
-        String,
-    > {
+    ) -> Result<Client, String> {
         let supported = str_list(&found.meta["token_endpoint_auth_methods_supported"]);
         let method = select_auth_method(
             reg.method.as_deref(),
@@ -562,10 +559,10 @@ impl Authorizer {
             } else {
                 AuthType::RequestBody
             });
-        if method != TokenAuthMethod::None {
-            if let Some(s) = &reg.secret {
-                client = client.set_client_secret(ClientSecret::new(s.clone()));
-            }
+        if method != TokenAuthMethod::None
+            && let Some(s) = &reg.secret
+        {
+            client = client.set_client_secret(ClientSecret::new(s.clone()));
         }
         Ok(client)
     }
@@ -692,10 +689,9 @@ impl Authorizer {
             .location
             .as_deref()
             .filter(|_| (300..400).contains(&resp.status))
+            && let Some(query) = loc.strip_prefix(redirect).and_then(|r| r.strip_prefix('?'))
         {
-            if let Some(query) = loc.strip_prefix(redirect).and_then(|r| r.strip_prefix('?')) {
-                return Ok(parse_query(query));
-            }
+            return Ok(parse_query(query));
         }
         eprintln!("picomcp: open this URL in a browser to authorize:\n  {url}");
         listener.set_nonblocking(false).map_err(|e| e.to_string())?;

@@ -101,7 +101,7 @@ pub(crate) enum Auth {
     Static(String),
     /// `--oauth`: the OAuth client of `picomcp-oauth`, which gets (and refreshes, and
     /// steps up) the token on a 401 or 403.
-    OAuth(Mutex<picomcp_oauth::Authorizer>),
+    OAuth(Box<Mutex<picomcp_oauth::Authorizer>>),
 }
 
 /// POSTs of one message sent again after a new token (beyond the authorizer's own cap).

@@ -146,9 +146,9 @@ fn probe_url(
     let target = http::Target::parse(url, args.headers.clone())?;
     let auth = match (&args.token, &args.oauth) {
         (Some(t), _) => Some(http::Auth::Static(t.clone())),
-        (None, Some(o)) => Some(http::Auth::OAuth(std::sync::Mutex::new(
+        (None, Some(o)) => Some(http::Auth::OAuth(Box::new(std::sync::Mutex::new(
             picomcp_oauth::Authorizer::new(url, o.clone())?,
-        ))),
+        )))),
         (None, None) => None,
     };
     let (peer, reader, writer) = http::open(target, auth, Duration::from_millis(args.timeout_ms));

@@ -179,16 +179,17 @@ impl TokenAuthMethod {
 /// none); else, without a list, Basic with a secret and none without (RFC 8414's
 /// default); else the first of Basic, post, none that the server lists and the
 /// credentials allow.
-pub fn select_auth_method<'s>(
+pub fn select_auth_method(
     registered: Option<&str>,
-    supported: Option<&[&'s str]>,
+    supported: Option<&[&str]>,
     has_secret: bool,
 ) -> TokenAuthMethod {
     let listed = |m: TokenAuthMethod| supported.is_none_or(|l| l.contains(&m.as_str()));
-    if let Some(m) = registered.and_then(TokenAuthMethod::parse) {
-        if listed(m) && (m == TokenAuthMethod::None || has_secret) {
-            return m;
-        }
+    if let Some(m) = registered.and_then(TokenAuthMethod::parse)
+        && listed(m)
+        && (m == TokenAuthMethod::None || has_secret)
+    {
+        return m;
     }
     let order: &[TokenAuthMethod] = if has_secret {
         &[
