@@ -1,0 +1,239 @@
+//! The guard rails and the discovery checks of `picomcp-oauth` against a real local HTTP
+//! server (a tiny std one in this file: fixed answers per path, every request recorded).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+use picomcp_oauth::{Authorizer, Fetcher, Options, Policy};
+
+/// Answers: (path prefix, status, extra header lines, body), first match wins; 404 else.
+type Routes = Vec<(String, u16, String, String)>;
+
+struct Server {
+    base: String,
+    seen: Arc<Mutex<Vec<String>>>,
+}
+
+fn serve(routes: impl Fn(&str) -> Routes + Send + 'static) -> Server {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let (log, base2) = (Arc::clone(&seen), base.clone());
+    thread::spawn(move || {
+        for sock in listener.incoming() {
+            let Ok(mut sock) = sock else { continue };
+            let mut reader = BufReader::new(sock.try_clone().unwrap());
+            let mut line = String::new();
+            if reader.read_line(&mut line).is_err() {
+                continue;
+            }
+            let path = line.split(' ').nth(1).unwrap_or("").to_string();
+            let mut len = 0;
+            loop {
+                let mut h = String::new();
+                if reader.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
+                    break;
+                }
+                if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0; len];
+            let _ = reader.read_exact(&mut body);
+            log.lock().unwrap().push(path.clone());
+            let (status, headers, body) = routes(&base2)
+                .into_iter()
+                .find(|(p, ..)| path.starts_with(p.as_str()))
+                .map(|(_, s, h, b)| (s, h, b))
+                .unwrap_or((404, String::new(), String::new()));
+            let _ = write!(
+                sock,
+                "HTTP/1.1 {status} X\r\n{headers}Content-Type: application/json\r\n\
+                 Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    Server { base, seen }
+}
+
+fn loopback() -> Policy {
+    Policy {
+        allow_loopback: true,
+        allow_private: false,
+    }
+}
+
+#[test]
+fn redirects_are_never_followed() {
+    let s = serve(|base| {
+        vec![
+            (
+                "/start".into(),
+                302,
+                format!("Location: {base}/elsewhere\r\n"),
+                String::new(),
+            ),
+            ("/elsewhere".into(), 200, String::new(), "{}".into()),
+        ]
+    });
+    let f = Fetcher::new(loopback(), Duration::from_secs(5));
+    let r = f.get(&format!("{}/start", s.base), &[]).unwrap();
+    assert_eq!(r.status, 302);
+    assert_eq!(
+        r.location.as_deref(),
+        Some(format!("{}/elsewhere", s.base).as_str())
+    );
+    assert_eq!(*s.seen.lock().unwrap(), ["/start"]);
+}
+
+#[test]
+fn addresses_and_schemes_are_checked_before_connecting() {
+    let s = serve(|_| vec![("/".into(), 200, String::new(), "{}".into())]);
+    let strict = Fetcher::new(
+        Policy {
+            allow_loopback: false,
+            allow_private: false,
+        },
+        Duration::from_secs(5),
+    );
+    let err = strict.get(&format!("{}/x", s.base), &[]).unwrap_err();
+    assert!(err.contains("Loopback"), "{err}");
+    for url in [
+        "https://10.0.0.1/x",
+        "https://169.254.169.254/latest/meta-data",
+        "https://[fd00::1]/x",
+        "https://[::ffff:192.168.0.1]/x",
+    ] {
+        assert!(strict.check(url).is_err(), "{url}");
+        assert!(
+            Fetcher::new(loopback(), Duration::from_secs(5))
+                .check(url)
+                .is_err(),
+            "{url}"
+        );
+    }
+    // Plain http to a host that is not loopback, and non-http schemes, never pass.
+    for url in [
+        "http://example.com/x",
+        "file:///etc/passwd",
+        "javascript:alert(1)",
+    ] {
+        assert!(strict.check(url).is_err(), "{url}");
+    }
+    // Private ranges with the explicit opt-in.
+    let open = Fetcher::new(
+        Policy {
+            allow_loopback: false,
+            allow_private: true,
+        },
+        Duration::from_secs(5),
+    );
+    assert!(open.check("https://10.0.0.1/x").is_ok());
+    assert!(open.get(&format!("{}/x", s.base), &[]).is_ok());
+    assert_eq!(*s.seen.lock().unwrap(), ["/x"]);
+}
+
+fn challenge(base: &str) -> Vec<String> {
+    vec![format!(
+        r#"Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/mcp""#
+    )]
+}
+
+#[test]
+fn a_foreign_resource_stops_before_the_authorization_server() {
+    let s = serve(|base| {
+        vec![
+            (
+                "/.well-known/oauth-protected-resource".into(),
+                200,
+                String::new(),
+                format!(
+                    r#"{{"resource":"https://evil.example.com/mcp","authorization_servers":["{base}/as"]}}"#
+                ),
+            ),
+            ("/".into(), 500, String::new(), String::new()),
+        ]
+    });
+    let mut a = Authorizer::new(&format!("{}/mcp", s.base), Options::new("t")).unwrap();
+    let err = a
+        .handle_response("tools/list", 401, &challenge(&s.base))
+        .unwrap_err();
+    assert!(err.contains("evil.example.com"), "{err}");
+    assert_eq!(
+        *s.seen.lock().unwrap(),
+        ["/.well-known/oauth-protected-resource/mcp"]
+    );
+    assert_eq!(a.bearer(), None);
+}
+
+#[test]
+fn metadata_naming_another_issuer_is_discarded() {
+    let s = serve(|base| {
+        vec![
+            (
+                "/.well-known/oauth-protected-resource".into(),
+                200,
+                String::new(),
+                format!(r#"{{"resource":"{base}/mcp","authorization_servers":["{base}/t1"]}}"#),
+            ),
+            (
+                "/.well-known/oauth-authorization-server/t1".into(),
+                200,
+                String::new(),
+                format!(
+                    r#"{{"issuer":"https://attacker.example.com","authorization_endpoint":"{base}/authorize",
+                    "token_endpoint":"{base}/token","registration_endpoint":"{base}/register",
+                    "code_challenge_methods_supported":["S256"]}}"#
+                ),
+            ),
+        ]
+    });
+    let mut a = Authorizer::new(&format!("{}/mcp", s.base), Options::new("t")).unwrap();
+    let err = a
+        .handle_response("tools/list", 401, &challenge(&s.base))
+        .unwrap_err();
+    assert!(err.contains("attacker.example.com"), "{err}");
+    let seen = s.seen.lock().unwrap();
+    assert!(
+        !seen
+            .iter()
+            .any(|p| p == "/register" || p.starts_with("/authorize")),
+        "{seen:?}"
+    );
+}
+
+#[test]
+fn no_pkce_advertised_means_no_authorization() {
+    let s = serve(|base| {
+        vec![
+            (
+                "/.well-known/oauth-protected-resource".into(),
+                200,
+                String::new(),
+                format!(r#"{{"resource":"{base}/mcp","authorization_servers":["{base}"]}}"#),
+            ),
+            (
+                "/.well-known/oauth-authorization-server".into(),
+                200,
+                String::new(),
+                format!(
+                    r#"{{"issuer":"{base}","authorization_endpoint":"{base}/authorize",
+                    "token_endpoint":"{base}/token","registration_endpoint":"{base}/register"}}"#
+                ),
+            ),
+        ]
+    });
+    let mut a = Authorizer::new(&format!("{}/mcp", s.base), Options::new("t")).unwrap();
+    let err = a
+        .handle_response("initialize", 401, &challenge(&s.base))
+        .unwrap_err();
+    assert!(err.contains("PKCE"), "{err}");
+    // Not an authorization status: nothing happens.
+    assert_eq!(a.handle_response("initialize", 404, &[]), Ok(false));
+    // A 403 without insufficient_scope is not something a token fixes.
+    assert!(a.handle_response("initialize", 403, &[]).is_err());
+}
