@@ -150,6 +150,9 @@ pub struct Authorizer {
     attempts: HashMap<String, u8>,
     log: Vec<String>,
     started: Instant,
+    /// The loopback listener of the redirect URI, bound once so that the URI registered
+    /// is the one every authorization uses (exact matching, AUTH §4 S2).
+    listener: Option<TcpListener>,
 }
 
 /// The first characters of a secret and its length: what may be printed of a token.
@@ -180,6 +183,7 @@ impl Authorizer {
             attempts: HashMap::new(),
             log: Vec::new(),
             started: Instant::now(),
+            listener: None,
         })
     }
 
@@ -496,7 +500,7 @@ impl Authorizer {
                 .unwrap_or("client_secret_basic"),
             _ => "none",
         };
-        let redirect = self.redirect_uri(self.options.redirect_port.max(1));
+        let redirect = self.redirect_uri()?;
         let body = json!({
             "client_name": self.options.client_name,
             "redirect_uris": [redirect],
@@ -534,8 +538,20 @@ impl Authorizer {
         })
     }
 
-    fn redirect_uri(&self, port: u16) -> String {
-        format!("http://127.0.0.1:{port}/callback")
+    /// `http://127.0.0.1:PORT/callback` (a loopback IP literal, RFC 8252 §7.3), its
+    /// listener bound on first use.
+    fn redirect_uri(&mut self) -> Result<String, String> {
+        if self.listener.is_none() {
+            let l = TcpListener::bind(("127.0.0.1", self.options.redirect_port))
+                .map_err(|e| format!("cannot listen for the redirect: {e}"))?;
+            self.listener = Some(l);
+        }
+        let port = self
+            .listener
+            .as_ref()
+            .and_then(|l| l.local_addr().ok())
+            .map_or(0, |a| a.port());
+        Ok(format!("http://127.0.0.1:{port}/callback"))
     }
 
     fn client(
@@ -573,10 +589,7 @@ impl Authorizer {
         reg: &Registration,
         scope: Option<String>,
     ) -> Result<(), String> {
-        let listener = TcpListener::bind(("127.0.0.1", self.options.redirect_port))
-            .map_err(|e| format!("cannot listen for the redirect: {e}"))?;
-        let port = listener.local_addr().map_err(|e| e.to_string())?.port();
-        let redirect = self.redirect_uri(port);
+        let redirect = self.redirect_uri()?;
         let client = self.client(found, reg, &redirect)?;
         let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
         let mut req = client
@@ -593,7 +606,7 @@ impl Authorizer {
             found.authorize,
             scope.as_deref().unwrap_or("none")
         ));
-        let params = self.get_code(url.as_str(), &redirect, &listener)?;
+        let params = self.get_code(url.as_str(), &redirect)?;
         let get = |k: &str| params.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
         check_response(
             state.secret(),
@@ -627,11 +640,8 @@ impl Authorizer {
             .get(&found.issuer)
             .cloned()
             .ok_or("no registration at this issuer")?;
-        let client = self.client(
-            found,
-            &reg,
-            &self.redirect_uri(self.options.redirect_port.max(1)),
-        )?;
+        let redirect = self.redirect_uri()?;
+        let client = self.client(found, &reg, &redirect)?;
         let rt = RefreshToken::new(t.refresh.clone().unwrap_or_default());
         let resp = client
             .exchange_refresh_token(&rt)
@@ -677,12 +687,7 @@ impl Authorizer {
 
     /// The authorization response's query: from an immediate redirect to `redirect`, or
     /// from the browser's visit to the listener.
-    fn get_code(
-        &mut self,
-        url: &str,
-        redirect: &str,
-        listener: &TcpListener,
-    ) -> Result<Vec<(String, String)>, String> {
+    fn get_code(&mut self, url: &str, redirect: &str) -> Result<Vec<(String, String)>, String> {
         // Only http(s) URLs to allowed hosts are fetched or shown (AUTH §4 S18).
         let resp = self.fetch.get(url, &[])?;
         if let Some(loc) = resp
@@ -694,13 +699,22 @@ impl Authorizer {
             return Ok(parse_query(query));
         }
         eprintln!("picomcp: open this URL in a browser to authorize:\n  {url}");
-        listener.set_nonblocking(false).map_err(|e| e.to_string())?;
+        let listener = self.listener.as_ref().ok_or("no redirect listener")?;
+        listener.set_nonblocking(true).map_err(|e| e.to_string())?;
         let deadline = Instant::now() + self.options.browser_timeout;
         loop {
-            if Instant::now() > deadline {
-                return Err("no browser came back to the redirect URI in time".into());
-            }
-            let (mut sock, _) = listener.accept().map_err(|e| e.to_string())?;
+            let mut sock = match listener.accept() {
+                Ok((sock, _)) => sock,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    if Instant::now() > deadline {
+                        return Err("no browser came back to the redirect URI in time".into());
+                    }
+                    std::thread::sleep(Duration::from_millis(100));
+                    continue;
+                }
+                Err(e) => return Err(e.to_string()),
+            };
+            let _ = sock.set_nonblocking(false);
             let _ = sock.set_read_timeout(Some(Duration::from_secs(10)));
             let mut line = String::new();
             let _ = BufReader::new(&sock).read_line(&mut line);

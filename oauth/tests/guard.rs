@@ -237,3 +237,128 @@ fn no_pkce_advertised_means_no_authorization() {
     // A 403 without insufficient_scope is not something a token fixes.
     assert!(a.handle_response("initialize", 403, &[]).is_err());
 }
+
+/// An authorization server whose `/authorize` is a login page (200): the authorizer
+/// waits on its loopback redirect URI, as for a browser.
+fn browser_as(token_scope: &'static str) -> Server {
+    serve(move |base| {
+        vec![
+            (
+                "/.well-known/oauth-protected-resource".into(),
+                200,
+                String::new(),
+                format!(r#"{{"resource":"{base}/mcp","authorization_servers":["{base}"]}}"#),
+            ),
+            (
+                "/.well-known/oauth-authorization-server".into(),
+                200,
+                String::new(),
+                format!(
+                    r#"{{"issuer":"{base}","authorization_endpoint":"{base}/authorize",
+                    "token_endpoint":"{base}/token","registration_endpoint":"{base}/register",
+                    "code_challenge_methods_supported":["S256"],
+                    "token_endpoint_auth_methods_supported":["none"]}}"#
+                ),
+            ),
+            (
+                "/register".into(),
+                201,
+                String::new(),
+                r#"{"client_id":"c1"}"#.into(),
+            ),
+            (
+                "/authorize".into(),
+                200,
+                String::new(),
+                "<html>log in</html>".into(),
+            ),
+            (
+                "/token".into(),
+                200,
+                String::new(),
+                format!(
+                    r#"{{"access_token":"tok-123456789","token_type":"Bearer","expires_in":60,"scope":"{token_scope}"}}"#
+                ),
+            ),
+        ]
+    })
+}
+
+/// Plays the browser: waits for the authorization request, then visits the redirect URI
+/// with a code and `state` (or `wrong_state`).
+fn browser(
+    seen: Arc<Mutex<Vec<String>>>,
+    wrong_state: Option<&'static str>,
+) -> thread::JoinHandle<()> {
+    thread::spawn(move || {
+        let auth = loop {
+            if let Some(p) = seen
+                .lock()
+                .unwrap()
+                .iter()
+                .find(|p| p.starts_with("/authorize"))
+            {
+                break p.clone();
+            }
+            thread::sleep(Duration::from_millis(20));
+        };
+        let q: Vec<(String, String)> =
+            url::form_urlencoded::parse(auth.split_once('?').unwrap().1.as_bytes())
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect();
+        let get = |k: &str| {
+            q.iter()
+                .find(|(n, _)| n == k)
+                .map(|(_, v)| v.clone())
+                .unwrap()
+        };
+        assert_eq!(get("code_challenge_method"), "S256");
+        assert!(get("resource").ends_with("/mcp"));
+        let state = wrong_state.map_or_else(|| get("state"), str::to_string);
+        let cb = format!("{}?code=abc&state={state}", get("redirect_uri"));
+        let rest = cb.strip_prefix("http://").unwrap();
+        let (host, path) = rest.split_once('/').unwrap();
+        let mut sock = std::net::TcpStream::connect(host).unwrap();
+        write!(sock, "GET /{path} HTTP/1.1\r\nHost: {host}\r\n\r\n").unwrap();
+        let mut answer = String::new();
+        let _ = sock.read_to_string(&mut answer);
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    })
+}
+
+#[test]
+fn browser_flow_through_the_loopback_redirect() {
+    let s = browser_as("mcp:read");
+    let b = browser(Arc::clone(&s.seen), None);
+    let mut a = Authorizer::new(&format!("{}/mcp", s.base), Options::new("t")).unwrap();
+    let ch = vec![format!(
+        r#"Bearer resource_metadata="{}/.well-known/oauth-protected-resource/mcp", scope="mcp:read""#,
+        s.base
+    )];
+    assert_eq!(a.handle_response("tools/list", 401, &ch), Ok(true));
+    b.join().unwrap();
+    assert_eq!(a.bearer(), Some("tok-123456789"));
+    let log = a.take_log().join("\n");
+    assert!(
+        log.contains("tok-12… (13 chars)") && !log.contains("tok-123456789"),
+        "{log}"
+    );
+    assert!(s.seen.lock().unwrap().iter().any(|p| p == "/token"));
+    // A 403 for a scope the token already has is given up at once (no loop).
+    let up = vec![r#"Bearer error="insufficient_scope", scope="mcp:read""#.to_string()];
+    assert!(a.handle_response("tools/call", 403, &up).is_err());
+}
+
+#[test]
+fn a_callback_with_another_state_is_dropped() {
+    let s = browser_as("");
+    let b = browser(Arc::clone(&s.seen), Some("forged"));
+    let mut a = Authorizer::new(&format!("{}/mcp", s.base), Options::new("t")).unwrap();
+    let err = a
+        .handle_response("tools/list", 401, &challenge(&s.base))
+        .unwrap_err();
+    b.join().unwrap();
+    assert!(err.contains("state"), "{err}");
+    assert!(!s.seen.lock().unwrap().iter().any(|p| p == "/token"));
+    assert_eq!(a.bearer(), None);
+}
