@@ -90,6 +90,15 @@ pub struct Options {
     pub browser_timeout: Duration,
     /// Authorizations per operation before giving up (the initial one included).
     pub max_attempts: u8,
+    /// The `client_credentials` grant (a machine client, SEP-1046) instead of the
+    /// authorization code: no user, no redirect; needs `client_id` and a secret or
+    /// `client_key`.
+    pub client_credentials: bool,
+    /// A PEM private key: authenticate at the token endpoint with a signed JWT
+    /// (`private_key_jwt`, RFC 7523) instead of a secret.
+    pub client_key: Option<String>,
+    /// The JWT's algorithm (`ES256`, `RS256` …; default `ES256`).
+    pub client_key_alg: Option<String>,
 }
 
 impl Options {
@@ -276,8 +285,58 @@ impl Authorizer {
             }
         }
         let scope = self.select_scope(&found, challenged.as_deref(), step_up)?;
+        if self.options.client_credentials {
+            return self.client_credentials(&found, scope);
+        }
         let reg = self.register(&found)?;
         self.authorization_code(&found, &reg, scope)
+    }
+
+    /// The `client_credentials` grant with a secret (Basic or post, as the server lists)
+    /// or a `private_key_jwt` assertion.
+    fn client_credentials(
+        &mut self,
+        found: &Discovered,
+        scope: Option<String>,
+    ) -> Result<(), String> {
+        let id = self
+            .options
+            .client_id
+            .clone()
+            .ok_or("the client_credentials grant needs --client-id")?;
+        let reg = Registration {
+            client_id: id.clone(),
+            secret: self.options.client_secret.clone(),
+            method: None,
+        };
+        let redirect = self.redirect_uri()?;
+        let client = self.client(found, &reg, &redirect)?;
+        let mut req = client
+            .exchange_client_credentials()
+            .add_extra_param("resource", found.resource.clone());
+        if let Some(s) = &scope {
+            req = req.add_scopes(policy::scopes(s).map(|x| Scope::new(x.to_string())));
+        }
+        if let Some(pem) = &self.options.client_key {
+            let alg = self.options.client_key_alg.as_deref().unwrap_or("ES256");
+            let jwt = client_assertion(&id, &found.issuer, pem, alg)?;
+            req = req
+                .add_extra_param(
+                    "client_assertion_type",
+                    "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+                )
+                .add_extra_param("client_assertion", jwt);
+        }
+        self.note(format!(
+            "client_credentials token request to {} (scope: {})",
+            found.token,
+            scope.as_deref().unwrap_or("none")
+        ));
+        let resp = req
+            .request(&self.fetch)
+            .map_err(|e| format!("token request: {}", describe(&e)))?;
+        self.keep(&resp, scope, None);
+        Ok(())
     }
 
     fn select_scope(
@@ -436,7 +495,7 @@ impl Authorizer {
         };
         check_pkce(
             str_list(&meta["code_challenge_methods_supported"]),
-            from_metadata,
+            from_metadata && !self.options.client_credentials,
         )
         .map_err(|e| format!("{issuer}: PKCE S256 not possible ({e:?})"))?;
         Ok(Discovered {
@@ -733,6 +792,34 @@ impl Authorizer {
     fn now_ms(&self) -> u64 {
         self.started.elapsed().as_millis() as u64
     }
+}
+
+/// A `private_key_jwt` client assertion (RFC 7523 §3): `iss` and `sub` the client id,
+/// `aud` the issuer, valid for 5 minutes, a random `jti`.
+fn client_assertion(client_id: &str, issuer: &str, pem: &str, alg: &str) -> Result<String, String> {
+    use jsonwebtoken::{Algorithm, EncodingKey, Header, encode};
+    let alg: Algorithm = alg
+        .parse()
+        .map_err(|_| format!("unknown JWT algorithm {alg}"))?;
+    let key = match alg {
+        Algorithm::ES256 | Algorithm::ES384 => EncodingKey::from_ec_pem(pem.as_bytes()),
+        Algorithm::EdDSA => EncodingKey::from_ed_pem(pem.as_bytes()),
+        _ => EncodingKey::from_rsa_pem(pem.as_bytes()),
+    }
+    .map_err(|e| format!("the client key: {e}"))?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_err(|e| e.to_string())?
+        .as_secs();
+    let claims = json!({
+        "iss": client_id,
+        "sub": client_id,
+        "aud": issuer,
+        "iat": now,
+        "exp": now + 300,
+        "jti": CsrfToken::new_random().secret(),
+    });
+    encode(&Header::new(alg), &claims, &key).map_err(|e| format!("signing the assertion: {e}"))
 }
 
 fn parse_query(query: &str) -> Vec<(String, String)> {

@@ -50,6 +50,12 @@ With --url it checks a running server over Streamable HTTP instead.
                         server lists)
   --client-metadata-url URL
                         with --oauth: this client's metadata document (an https URL)
+  --grant GRANT         with --oauth: authorization-code (default) or client-credentials
+                        (a machine client: --client-id with --client-secret or
+                        --client-key; no browser, no redirect)
+  --client-key FILE     with --oauth: a PEM private key; the token endpoint gets a signed
+                        JWT assertion (private_key_jwt) instead of a secret
+  --client-key-alg ALG  the JWT's algorithm (default ES256; RS256, EdDSA …)
   --scope SCOPES        with --oauth: ask for these scopes instead of the spec's choice
                         (space-separated; default: the challenge's scope, else the
                         PRM's scopes_supported)
@@ -168,7 +174,10 @@ pub(crate) fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, A
             | "--client-secret"
             | "--client-metadata-url"
             | "--scope"
-            | "--redirect-port" => {
+            | "--redirect-port"
+            | "--grant"
+            | "--client-key"
+            | "--client-key-alg" => {
                 let value = it
                     .next()
                     .ok_or_else(|| ArgsError::Usage(format!("{arg} needs a value")))?;
@@ -186,6 +195,25 @@ pub(crate) fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, A
                         o.client_metadata_url = Some(value)
                     }
                     "--scope" => o.scope = Some(value),
+                    "--grant" => {
+                        o.client_credentials = match value.as_str() {
+                            "client-credentials" => true,
+                            "authorization-code" => false,
+                            _ => {
+                                return Err(ArgsError::Usage(format!(
+                                    "--grant: `{value}` is not authorization-code or \
+                                     client-credentials"
+                                )));
+                            }
+                        }
+                    }
+                    "--client-key" => {
+                        let pem = std::fs::read_to_string(&value).map_err(|e| {
+                            ArgsError::Usage(format!("--client-key: cannot read {value}: {e}"))
+                        })?;
+                        o.client_key = Some(pem)
+                    }
+                    "--client-key-alg" => o.client_key_alg = Some(value),
                     _ => {
                         o.redirect_port = value.parse().map_err(|_| {
                             ArgsError::Usage(format!("--redirect-port: `{value}` is not a port"))
@@ -229,8 +257,8 @@ pub(crate) fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, A
     }
     if oauth_flags && !oauth {
         return Err(ArgsError::Usage(
-            "--client-id, --client-secret, --client-metadata-url, --scope, --redirect-port \
-             and --oauth-allow-private need --oauth"
+            "--client-id, --client-secret, --client-metadata-url, --scope, --redirect-port, \
+             --grant, --client-key, --client-key-alg and --oauth-allow-private need --oauth"
                 .into(),
         ));
     }
@@ -239,8 +267,12 @@ pub(crate) fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, A
             "--token and --oauth exclude each other".into(),
         ));
     }
-    if o.client_secret.is_some() && o.client_id.is_none() {
-        return Err(ArgsError::Usage("--client-secret needs --client-id".into()));
+    if (o.client_secret.is_some() || o.client_key.is_some() || o.client_credentials)
+        && o.client_id.is_none()
+    {
+        return Err(ArgsError::Usage(
+            "--client-secret, --client-key and --grant client-credentials need --client-id".into(),
+        ));
     }
     if oauth {
         o.protocol_version = args.protocol.map(|v| v.as_str().to_string());
@@ -356,6 +388,21 @@ mod tests {
                 "http://x/",
             ],
             &["--oauth", "--redirect-port", "x", "--url", "http://x/"],
+            &["--oauth", "--grant", "implicit", "--url", "http://x/"],
+            &[
+                "--oauth",
+                "--grant",
+                "client-credentials",
+                "--url",
+                "http://x/",
+            ],
+            &[
+                "--oauth",
+                "--client-key",
+                "/nonexistent",
+                "--url",
+                "http://x/",
+            ],
             &["--url", "http://x/", "srv"],
             &["--header", "A:b"],
             &["--url", "http://x/", "--header", "nocolon"],

@@ -81,12 +81,9 @@ AUTH_SCENARIOS = [
 
 # The probe's OAuth flags in every auth scenario: the suite's hard-coded Client ID Metadata
 # Document URL (used only where the mock advertises client_id_metadata_document_supported;
-# the mock never fetches it). The pre-registered credentials of auth/pre-registration are
-# the ones the suite hands its example client in MCP_CONFORMANCE_CONTEXT.
+# the mock never fetches it). probe_client.py adds what the scenario's
+# MCP_CONFORMANCE_CONTEXT holds (pre-registered credentials, a client key).
 AUTH_FLAGS = "--oauth --client-metadata-url https://conformance-test.local/client-metadata.json"
-AUTH_EXTRA = {
-    "auth/pre-registration": "--client-id pre-registered-client --client-secret pre-registered-secret",
-}
 
 # Client scenarios the probe may fail, each with its reason (the suite's own format, key
 # `client`); one listed here that passes fails the run, so the list cannot go stale.
@@ -100,10 +97,10 @@ def run_client(probe: str, only: str | None = None) -> bool:
     if only:
         scenarios = [s for s in scenarios if s in only.split(",")]
     for scenario in scenarios:
-        flags = ""
+        command = f"{probe} --url"
         if scenario.startswith("auth/"):
-            flags = f"{AUTH_FLAGS} {AUTH_EXTRA.get(scenario, '')} "
-        cmd = [str(NODE), str(SUITE), "client", "--command", f"{probe} {flags}--url",
+            command = f"{sys.executable} {HERE / 'probe_client.py'} {probe} {AUTH_FLAGS} --url"
+        cmd = [str(NODE), str(SUITE), "client", "--command", command,
                "--scenario", scenario, "-o", str(LOGS / "conformance-client")]
         if CLIENT_EXPECTED.exists():
             cmd += ["--expected-failures", str(CLIENT_EXPECTED)]
