@@ -99,6 +99,21 @@ pub struct Options {
     pub client_key: Option<String>,
     /// The JWT's algorithm (`ES256`, `RS256` …; default `ES256`).
     pub client_key_alg: Option<String>,
+    /// Enterprise-managed authorization (SEP-990): the user's ID token from the
+    /// enterprise IdP is exchanged there for an ID-JAG, which the authorization server
+    /// takes with the JWT bearer grant (with `client_id` and `client_secret`).
+    pub enterprise: Option<Enterprise>,
+}
+
+/// The enterprise IdP side of SEP-990.
+#[derive(Clone, Debug)]
+pub struct Enterprise {
+    /// The IdP's token endpoint (RFC 8693 token exchange).
+    pub token_endpoint: String,
+    /// The user's ID token issued by the IdP.
+    pub id_token: String,
+    /// This client's id at the IdP.
+    pub client_id: String,
 }
 
 impl Options {
@@ -288,8 +303,108 @@ impl Authorizer {
         if self.options.client_credentials {
             return self.client_credentials(&found, scope);
         }
+        if let Some(e) = self.options.enterprise.clone() {
+            return self.enterprise(&found, &e, scope);
+        }
         let reg = self.register(&found)?;
         self.authorization_code(&found, &reg, scope)
+    }
+
+    /// SEP-990: token exchange at the IdP (ID token for an ID-JAG, RFC 8693), then the
+    /// JWT bearer grant at the authorization server (RFC 7523), with Basic client
+    /// authentication. Neither grant is in the `oauth2` crate: plain form POSTs.
+    fn enterprise(
+        &mut self,
+        found: &Discovered,
+        e: &Enterprise,
+        scope: Option<String>,
+    ) -> Result<(), String> {
+        use base64::Engine;
+        let form = |pairs: &[(&str, &str)]| {
+            url::form_urlencoded::Serializer::new(String::new())
+                .extend_pairs(pairs)
+                .finish()
+        };
+        let headers = [
+            ("Content-Type", "application/x-www-form-urlencoded"),
+            ("Accept", "application/json"),
+        ];
+        let body = form(&[
+            (
+                "grant_type",
+                "urn:ietf:params:oauth:grant-type:token-exchange",
+            ),
+            ("subject_token", &e.id_token),
+            (
+                "subject_token_type",
+                "urn:ietf:params:oauth:token-type:id_token",
+            ),
+            (
+                "requested_token_type",
+                "urn:ietf:params:oauth:token-type:id-jag",
+            ),
+            ("audience", &found.issuer),
+            ("resource", &found.resource),
+            ("client_id", &e.client_id),
+        ]);
+        let resp = self
+            .fetch
+            .post(&e.token_endpoint, &headers, body.as_bytes())?;
+        self.note(format!(
+            "token exchange at {} -> HTTP {}",
+            e.token_endpoint, resp.status
+        ));
+        let jag = resp
+            .json()
+            .filter(|_| resp.status == 200)
+            .and_then(|d| d["access_token"].as_str().map(str::to_string))
+            .ok_or_else(|| format!("token exchange refused: HTTP {}", resp.status))?;
+        let id = self
+            .options
+            .client_id
+            .clone()
+            .ok_or("enterprise-managed authorization needs --client-id")?;
+        let secret = self.options.client_secret.clone().unwrap_or_default();
+        let enc = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+        let basic = format!(
+            "Basic {}",
+            base64::engine::general_purpose::STANDARD.encode(format!(
+                "{}:{}",
+                enc(&id),
+                enc(&secret)
+            ))
+        );
+        let mut pairs = vec![
+            ("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"),
+            ("assertion", jag.as_str()),
+            ("resource", found.resource.as_str()),
+        ];
+        if let Some(s) = &scope {
+            pairs.push(("scope", s));
+        }
+        let mut h = headers.to_vec();
+        h.push(("Authorization", &basic));
+        let resp = self.fetch.post(&found.token, &h, form(&pairs).as_bytes())?;
+        self.note(format!(
+            "JWT bearer grant at {} -> HTTP {}",
+            found.token, resp.status
+        ));
+        let doc = resp
+            .json()
+            .filter(|_| resp.status == 200)
+            .ok_or_else(|| format!("JWT bearer grant refused: HTTP {}", resp.status))?;
+        let access = doc["access_token"]
+            .as_str()
+            .ok_or("the token response has no access_token")?
+            .to_string();
+        self.note(format!("access token {}", redact(&access)));
+        self.token = Some(Token {
+            access,
+            refresh: None,
+            granted: doc["scope"].as_str().map(str::to_string).or(scope.clone()),
+            requested: scope,
+        });
+        Ok(())
     }
 
     /// The `client_credentials` grant with a secret (Basic or post, as the server lists)

@@ -56,6 +56,11 @@ With --url it checks a running server over Streamable HTTP instead.
   --client-key FILE     with --oauth: a PEM private key; the token endpoint gets a signed
                         JWT assertion (private_key_jwt) instead of a secret
   --client-key-alg ALG  the JWT's algorithm (default ES256; RS256, EdDSA …)
+  --idp-token-endpoint URL, --idp-client-id ID, --idp-id-token-file FILE
+                        with --oauth: enterprise-managed authorization (SEP-990): the ID
+                        token is exchanged at the IdP for an ID-JAG, which the server's
+                        authorization server takes with the JWT bearer grant
+                        (--client-id and --client-secret authenticate there)
   --scope SCOPES        with --oauth: ask for these scopes instead of the spec's choice
                         (space-separated; default: the challenge's scope, else the
                         PRM's scopes_supported)
@@ -126,6 +131,7 @@ pub(crate) fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, A
     let mut oauth = false;
     let mut o = picomcp_oauth::Options::new("picomcp-probe");
     let mut oauth_flags = false;
+    let mut idp: (Option<String>, Option<String>, Option<String>) = (None, None, None);
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "-h" | "--help" => return Err(ArgsError::Help),
@@ -177,7 +183,10 @@ pub(crate) fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, A
             | "--redirect-port"
             | "--grant"
             | "--client-key"
-            | "--client-key-alg" => {
+            | "--client-key-alg"
+            | "--idp-token-endpoint"
+            | "--idp-client-id"
+            | "--idp-id-token-file" => {
                 let value = it
                     .next()
                     .ok_or_else(|| ArgsError::Usage(format!("{arg} needs a value")))?;
@@ -214,6 +223,16 @@ pub(crate) fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, A
                         o.client_key = Some(pem)
                     }
                     "--client-key-alg" => o.client_key_alg = Some(value),
+                    "--idp-token-endpoint" => idp.0 = Some(value),
+                    "--idp-client-id" => idp.1 = Some(value),
+                    "--idp-id-token-file" => {
+                        let t = std::fs::read_to_string(&value).map_err(|e| {
+                            ArgsError::Usage(format!(
+                                "--idp-id-token-file: cannot read {value}: {e}"
+                            ))
+                        })?;
+                        idp.2 = Some(t.trim().to_string())
+                    }
                     _ => {
                         o.redirect_port = value.parse().map_err(|_| {
                             ArgsError::Usage(format!("--redirect-port: `{value}` is not a port"))
@@ -258,7 +277,7 @@ pub(crate) fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, A
     if oauth_flags && !oauth {
         return Err(ArgsError::Usage(
             "--client-id, --client-secret, --client-metadata-url, --scope, --redirect-port, \
-             --grant, --client-key, --client-key-alg and --oauth-allow-private need --oauth"
+             --grant, --client-key, --client-key-alg, --idp-* and --oauth-allow-private need --oauth"
                 .into(),
         ));
     }
@@ -273,6 +292,21 @@ pub(crate) fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, A
         return Err(ArgsError::Usage(
             "--client-secret, --client-key and --grant client-credentials need --client-id".into(),
         ));
+    }
+    match idp {
+        (None, None, None) => {}
+        (Some(token_endpoint), Some(client_id), Some(id_token)) => {
+            o.enterprise = Some(picomcp_oauth::Enterprise {
+                token_endpoint,
+                id_token,
+                client_id,
+            })
+        }
+        _ => {
+            return Err(ArgsError::Usage(
+                "--idp-token-endpoint, --idp-client-id and --idp-id-token-file go together".into(),
+            ));
+        }
     }
     if oauth {
         o.protocol_version = args.protocol.map(|v| v.as_str().to_string());

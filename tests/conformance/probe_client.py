@@ -7,8 +7,9 @@ credentials, a client key), as the suite's own example client reads it.
 
 Context keys: client_id and client_secret become --client-id/--client-secret;
 private_key_pem is written to a temporary file for --client-key (with
---client-key-alg signing_algorithm); the client-credentials scenarios add --grant
-client-credentials. The probe itself reads no environment.
+--client-key-alg signing_algorithm); idp_id_token (with idp_token_endpoint and
+idp_client_id) becomes the --idp-* flags of enterprise-managed authorization; the
+client-credentials scenarios add --grant client-credentials. The probe itself reads no environment.
 """
 
 import json
@@ -31,6 +32,12 @@ def main() -> int:
         key.write(ctx["private_key_pem"])
         key.close()
         extra += ["--client-key", key.name, "--client-key-alg", ctx.get("signing_algorithm") or "ES256"]
+    if ctx.get("idp_id_token"):
+        token = tempfile.NamedTemporaryFile("w", suffix=".jwt", delete=False)
+        token.write(ctx["idp_id_token"])
+        token.close()
+        extra += ["--idp-token-endpoint", ctx["idp_token_endpoint"],
+                  "--idp-client-id", ctx["idp_client_id"], "--idp-id-token-file", token.name]
     if scenario.startswith("auth/client-credentials"):
         extra += ["--grant", "client-credentials"]
     # Flags before --url (the last two arguments: --url and the server URL).
