@@ -6,6 +6,7 @@
 //! picomcp-probe [--timeout-ms N] [--protocol VERSION] [--json] [--pin FILE]
 //!               [--lint-results] [--strict-lint] [-- SERVER_CMD ARGS...]
 //! picomcp-probe [OPTIONS] --url http://HOST:PORT/PATH [--header NAME:VALUE]...
+//!               [--token TOKEN | --oauth [--client-id ID] [--scope S] ...]
 //! ```
 //!
 //! Without a server command it probes the Rust demo server, `picomcp-demo`, found next to
@@ -26,7 +27,7 @@
 //! |---|---|
 //! | `cli` | the command line |
 //! | `child` | the server process: pipes, stderr tail, exit after stdin EOF |
-//! | `http` | `--url`: the session's pipe over Streamable HTTP (sockets and threads around the core's `http::client`) |
+//! | `http` | `--url`: the session's pipe over Streamable HTTP (sockets and threads around the core's `http::client`); `--token`, and `--oauth` through `picomcp-oauth` (a 401/403 is authorized, then the POST is sent again) |
 //! | `client` | the client loop: one session, requests and whatever arrives meanwhile |
 //! | `checks` | one module per check (handshake, ping, logging, tools, resources, prompts, subscriptions) |
 //! | `generate` | arguments from a tool's input schema, URIs from templates |
