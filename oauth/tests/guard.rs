@@ -241,6 +241,11 @@ fn no_pkce_advertised_means_no_authorization() {
 /// An authorization server whose `/authorize` is a login page (200): the authorizer
 /// waits on its loopback redirect URI, as for a browser.
 fn browser_as(token_scope: &'static str) -> Server {
+    browser_as_with(token_scope, "")
+}
+
+/// [`browser_as`] whose token responses add `extra` (e.g. a refresh token).
+fn browser_as_with(token_scope: &'static str, extra: &'static str) -> Server {
     serve(move |base| {
         vec![
             (
@@ -277,7 +282,7 @@ fn browser_as(token_scope: &'static str) -> Server {
                 200,
                 String::new(),
                 format!(
-                    r#"{{"access_token":"tok-123456789","token_type":"Bearer","expires_in":60,"scope":"{token_scope}"}}"#
+                    r#"{{"access_token":"tok-123456789","token_type":"Bearer","expires_in":60,"scope":"{token_scope}"{extra}}}"#
                 ),
             ),
         ]
@@ -361,4 +366,44 @@ fn a_callback_with_another_state_is_dropped() {
     assert!(err.contains("state"), "{err}");
     assert!(!s.seen.lock().unwrap().iter().any(|p| p == "/token"));
     assert_eq!(a.bearer(), None);
+}
+
+#[test]
+fn a_plain_401_refreshes_when_a_refresh_token_was_issued() {
+    let s = browser_as_with("mcp:read", r#","refresh_token":"r-1""#);
+    let b = browser(Arc::clone(&s.seen), None);
+    let mut a = Authorizer::new(&format!("{}/mcp", s.base), Options::new("t")).unwrap();
+    assert_eq!(
+        a.handle_response("tools/list", 401, &challenge(&s.base)),
+        Ok(true)
+    );
+    b.join().unwrap();
+    // The token expired: a 401 again is answered with a refresh, no second authorization.
+    assert_eq!(
+        a.handle_response("tools/list", 401, &challenge(&s.base)),
+        Ok(true)
+    );
+    {
+        let seen = s.seen.lock().unwrap();
+        assert_eq!(
+            seen.iter().filter(|p| p.starts_with("/authorize")).count(),
+            1,
+            "{seen:?}"
+        );
+        assert_eq!(
+            seen.iter().filter(|p| *p == "/token").count(),
+            2,
+            "{seen:?}"
+        );
+    }
+    assert!(a.take_log().iter().any(|l| l == "token refreshed"));
+    // A third time exceeds the attempts of this operation.
+    assert!(
+        a.handle_response("tools/list", 401, &challenge(&s.base))
+            .is_ok()
+    );
+    assert!(
+        a.handle_response("tools/list", 401, &challenge(&s.base))
+            .is_err()
+    );
 }
