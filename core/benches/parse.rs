@@ -214,7 +214,9 @@ fn framing(c: &mut Criterion) {
     // the same crates (one `memchr` and one `simdutf8` call per line); the UTF-8 check of
     // the whole stream in one call shows what the per-call overhead of that check is.
     for name in ["memchr_each", "memchr_iter_plus_simdutf8", "simdutf8_whole"] {
-        g.bench_function(name, |b| b.iter(|| framing_variant(name, black_box(&stream))));
+        g.bench_function(name, |b| {
+            b.iter(|| framing_variant(name, black_box(&stream)))
+        });
     }
     g.bench_function("line_decoder", |b| {
         b.iter(|| frame_count(black_box(&stream), stream.len()))
