@@ -199,7 +199,9 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineDecoder<B> {
         };
         // The common case first: no partial line held (or only the last frame, now
         // released), nothing to replay or skip, and a whole line in the input that fits.
-        // It is borrowed from the input; the line rules are inlined here.
+        // It is borrowed from the input; the line rules are inlined here. (Hosts only:
+        // on bare-metal targets the general path below does the same for less flash.)
+        #[cfg(not(target_os = "none"))]
         if let Some(i) = nl
             && i <= cap
             && !self.discarding
@@ -332,11 +334,11 @@ fn finish_line(line: &[u8], max_depth: usize) -> Option<Frame<'_>> {
     finish_line_inline(line, line, max_depth)
 }
 
-/// [`finish_line`], inlined into the common path of [`LineDecoder::decode`] (a call and
-/// its register saves cost about as much as the rules themselves on a short line).
-/// `ahead` starts with `line` and may go on past its end (the rest of the caller's
-/// input): see [`line_str`].
-#[inline(always)]
+/// [`finish_line`], inlined into the common path of [`LineDecoder::decode`] on hosts (a
+/// call and its register saves cost about as much as the rules themselves on a short
+/// line; bare-metal targets keep one copy, for flash). `ahead` starts with `line` and may
+/// go on past its end (the rest of the caller's input): see [`line_str`].
+#[cfg_attr(not(target_os = "none"), inline(always))]
 fn finish_line_inline<'a>(line: &'a [u8], ahead: &'a [u8], max_depth: usize) -> Option<Frame<'a>> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     if line.iter().all(|&c| matches!(c, b' ' | b'\t' | b'\r')) {
