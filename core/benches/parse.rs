@@ -6,7 +6,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group};
 use picomcp::Limits;
 use picomcp::framing::{Frame, LineDecoder};
 use picomcp::jsonrpc::{self, Message};
@@ -157,6 +157,33 @@ fn frame_count(stream: &[u8], chunk: usize) -> usize {
     n
 }
 
+/// The variants of the framing group by name (see `main`).
+fn framing_variant(name: &str, s: &[u8]) -> usize {
+    match name {
+        "memchr_iter" => memchr::memchr_iter(b'\n', s).count(),
+        "memchr_each" => {
+            let (mut start, mut n) = (0, 0);
+            while let Some(i) = memchr::memchr(b'\n', &s[start..]) {
+                n += 1;
+                start += i + 1;
+            }
+            n
+        }
+        "memchr_iter_plus_simdutf8" => {
+            let (mut start, mut n) = (0, 0);
+            for nl in memchr::memchr_iter(b'\n', s) {
+                n += simdutf8::basic::from_utf8(&s[start..nl]).is_ok() as usize;
+                start = nl + 1;
+            }
+            n
+        }
+        "simdutf8_whole" => simdutf8::basic::from_utf8(s).is_ok() as usize,
+        "line_decoder" => frame_count(s, s.len()),
+        "line_decoder_4k_reads" => frame_count(s, 4096),
+        _ => panic!("unknown framing variant {name}"),
+    }
+}
+
 fn framing(c: &mut Criterion) {
     let (stream, lines) = stream();
     assert_eq!(frame_count(&stream, stream.len()), lines);
@@ -182,6 +209,15 @@ fn framing(c: &mut Criterion) {
             n
         })
     });
+    // Where the decoder's time goes: a newline search per call (as the decoder does it)
+    // rather than one iterator over the stream, and the floor of a safe `&str` framing on
+    // the same crates (one `memchr` and one `simdutf8` call per line); the UTF-8 check of
+    // the whole stream in one call shows what the per-call overhead of that check is.
+    for name in ["memchr_each", "memchr_iter_plus_simdutf8", "simdutf8_whole"] {
+        g.bench_function(name, |b| {
+            b.iter(|| framing_variant(name, black_box(&stream)))
+        });
+    }
     g.bench_function("line_decoder", |b| {
         b.iter(|| frame_count(black_box(&stream), stream.len()))
     });
@@ -199,4 +235,22 @@ fn config() -> Criterion {
 }
 
 criterion_group! { name = benches; config = config(); targets = parse, framing }
-criterion_main!(benches);
+
+/// `PICOMCP_FRAMING_LOOP=NAME:N` runs one framing variant N times and exits, for
+/// `perf stat -e cycles:u,instructions:u`: counts that the load of a shared machine does
+/// not move the way it moves wall-clock time.
+fn main() {
+    if let Ok(spec) = std::env::var("PICOMCP_FRAMING_LOOP") {
+        let (name, n) = spec.split_once(':').expect("NAME:N");
+        let n: usize = n.parse().expect("N");
+        let (stream, _) = stream();
+        let mut acc = 0usize;
+        for _ in 0..n {
+            acc += framing_variant(name, black_box(&stream));
+        }
+        println!("{name} x{n}: {acc}");
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

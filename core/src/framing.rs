@@ -191,6 +191,29 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineDecoder<B> {
     /// that line, if one was completed. Call again with the unconsumed rest. A returned
     /// frame may borrow the decoder's buffer until the next call.
     pub fn decode<'a>(&'a mut self, input: &'a [u8]) -> Decoded<'a> {
+        let cap = self.buf.as_ref().len();
+        let nl = if self.complete {
+            None
+        } else {
+            memchr_nl(input)
+        };
+        // The common case first: no partial line held (or only the last frame, now
+        // released), nothing to replay or skip, and a whole line in the input that fits.
+        // It is borrowed from the input; the line rules are inlined here. (Hosts only:
+        // on bare-metal targets the general path below does the same for less flash.)
+        #[cfg(not(target_os = "none"))]
+        if let Some(i) = nl
+            && i <= cap
+            && !self.discarding
+            && (self.len == 0 || self.release)
+        {
+            self.len = 0;
+            self.release = false;
+            return Decoded {
+                consumed: i + 1,
+                frame: finish_line_inline(&input[..i], input, self.max_depth),
+            };
+        }
         if self.complete {
             self.complete = false;
             self.release = true;
@@ -211,8 +234,6 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> LineDecoder<B> {
             self.len = 0;
             self.release = false;
         }
-        let cap = self.buf.as_ref().len();
-        let nl = memchr_nl(input);
         if self.discarding {
             return match nl {
                 Some(i) => {
@@ -310,17 +331,49 @@ fn starts_batch(a: &[u8], b: &[u8]) -> bool {
 
 /// Applies the line rules: strip one trailing `\r`, skip blank lines, check UTF-8.
 fn finish_line(line: &[u8], max_depth: usize) -> Option<Frame<'_>> {
+    finish_line_inline(line, line, max_depth)
+}
+
+/// [`finish_line`], inlined into the common path of [`LineDecoder::decode`] on hosts (a
+/// call and its register saves cost about as much as the rules themselves on a short
+/// line; bare-metal targets keep one copy, for flash). `ahead` starts with `line` and may
+/// go on past its end (the rest of the caller's input): see [`line_str`].
+#[cfg_attr(not(target_os = "none"), inline(always))]
+fn finish_line_inline<'a>(line: &'a [u8], ahead: &'a [u8], max_depth: usize) -> Option<Frame<'a>> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     if line.iter().all(|&c| matches!(c, b' ' | b'\t' | b'\r')) {
         return None;
     }
-    Some(match to_str(line) {
+    Some(match line_str(ahead, line.len()) {
         Ok(s) => Frame::Line(s),
         Err(valid) => Frame::InvalidUtf8 {
             line,
             id: peek_id(&line[..valid], max_depth),
         },
     })
+}
+
+/// `ahead[..len]` as `&str`, or the length of its valid UTF-8 prefix; `ahead[len]`, when
+/// present, is the line's `\r` or `\n`.
+///
+/// On hosts the check runs over whole 64-byte blocks when the input goes on far enough:
+/// `simdutf8` handles a partial last block by copying it into a zeroed block and running
+/// the full (non-ASCII) check on it, which costs more per line than the ASCII test of a
+/// few bytes of the next line. When the longer span is valid UTF-8, the line is its prefix
+/// up to the `\r`/`\n` (always a character boundary, so taking it is a checked O(1)
+/// slice); when it is not (the next line is not UTF-8, or the block ends inside one of
+/// its characters), the line alone is checked as before. The result is the same either
+/// way: the decision is the line's own validity.
+#[inline(always)]
+fn line_str(ahead: &[u8], len: usize) -> Result<&str, usize> {
+    #[cfg(not(target_os = "none"))]
+    if let Some(block) = ahead.get(..len.next_multiple_of(64))
+        && let Ok(s) = simdutf8::basic::from_utf8(block)
+        && let Some(line) = s.get(..len)
+    {
+        return Ok(line);
+    }
+    to_str(&ahead[..len])
 }
 
 /// `line` as `&str`, or the length of its valid UTF-8 prefix.
@@ -635,6 +688,46 @@ mod tests {
             run(&mut dec, &[b"[\"\xc3", b"\xa9\"]\n"]),
             [line("[\"é\"]")]
         );
+    }
+
+    #[test]
+    fn the_utf8_check_past_a_line_end_changes_no_frame() {
+        // A line borrowed from the input is checked in whole 64-byte blocks that may run
+        // on into the next line; whatever that holds (invalid bytes, a character cut by
+        // the block's end, a CRLF), each line's frame is its own, and the same as when the
+        // stream comes byte by byte (lines assembled in the buffer, checked alone).
+        let followers: [&[u8]; 6] = [
+            b"\xff\xfe",
+            "\u{e9}\u{20ac}\u{1f600}".as_bytes(),
+            b"\xe2\x82",
+            b"\r",
+            b"   x",
+            b"\xed\xa0\x80",
+        ];
+        for len in [0, 1, 2, 30, 61, 62, 63, 64, 65, 100, 126, 127, 128, 129] {
+            for (k, follower) in followers.iter().enumerate() {
+                for pad in 0..=66 {
+                    let first = format!("[\"{}\u{e9}\"]", "a".repeat(len));
+                    let mut second = vec![b'b'; pad];
+                    second.extend_from_slice(follower);
+                    let mut s = first.clone().into_bytes();
+                    s.extend_from_slice(if k % 2 == 0 { b"\n" } else { b"\r\n" });
+                    s.extend_from_slice(&second);
+                    s.extend_from_slice(b"\n1\n");
+                    let got = frames(256, &s);
+                    assert_eq!(got[0], line(&first), "len {len} follower {k} pad {pad}");
+                    assert_eq!(got.last(), Some(&line("1")));
+                    let second = second.strip_suffix(b"\r").unwrap_or(&second);
+                    match core::str::from_utf8(second) {
+                        Ok(t) if t.trim_matches([' ', '\t', '\r']).is_empty() => {
+                            assert_eq!(got.len(), 2)
+                        }
+                        Ok(t) => assert_eq!(got[1], line(t)),
+                        Err(_) => assert_eq!(got[1], F::Bad(second.to_vec(), None)),
+                    }
+                }
+            }
+        }
     }
 
     #[test]
