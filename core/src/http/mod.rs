@@ -24,6 +24,7 @@ pub mod client;
 pub mod codec;
 pub mod endpoint;
 pub mod headers;
+pub mod params;
 pub mod sse;
 
 use crate::InsufficientSize;

@@ -42,6 +42,7 @@ pub use streams::{MAX_IDS, StreamSlot};
 use sessions::SlotState;
 use streams::{Kind, Mode};
 
+use super::params::ToolSchemas;
 use super::{BodyLength, Header, Method as HttpMethod, Request, ResponseHead};
 use crate::Limits;
 use crate::error::ErrorCode;
@@ -95,6 +96,11 @@ pub struct EndpointConfig<'a> {
     /// The `x-mcp-header` annotations of the served tools: each `Mcp-Param-{header}` is
     /// checked against the argument it mirrors (MODERN §13.2). Default none.
     pub param_headers: &'a [ParamHeader<'a>],
+    /// The served tools' input schemas: every `x-mcp-header` annotation in them is
+    /// checked as its `Mcp-Param-{Name}` header of 2026-07-28 `tools/call`s (MODERN §13.2;
+    /// [`crate::http::params`]). The server layer's [`Server`](crate::server::Server) and
+    /// [`Catalog`](crate::server::Catalog) provide them. Default none.
+    pub tools: Option<&'a dyn ToolSchemas>,
 }
 
 /// One `x-mcp-header` annotation: tool `tool`'s top-level argument `property` travels
@@ -124,6 +130,7 @@ impl Default for EndpointConfig<'_> {
             get_stream: true,
             versions: Versions::ALL,
             param_headers: &[],
+            tools: None,
         }
     }
 }
