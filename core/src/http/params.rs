@@ -295,7 +295,7 @@ fn header_name<'b>(header: &str, buf: &'b mut [u8]) -> Option<&'b str> {
 /// boolean as `true`/`false` (MODERN §13.3).
 pub fn matches(header: &[u8], v: Json<'_>, ty: ParamType) -> bool {
     let mut buf = [0u8; 512];
-    let Ok(text) = headers::decode_value(header, &mut buf) else {
+    let Ok(text) = headers::decode_value(crate::http::endpoint::trim_ows(header), &mut buf) else {
         return false;
     };
     match ty {

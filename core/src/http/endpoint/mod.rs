@@ -35,6 +35,7 @@ mod streams;
 
 pub use checks::{
     LOOPBACK_HOSTS, accepts, decode_header, header_matches, host_allowed, is_json, origin_allowed,
+    trim_ows,
 };
 pub use sessions::{ENTROPY_LEN, SESSION_ID_LEN, SlotEntry};
 pub use streams::{MAX_IDS, StreamSlot};
