@@ -128,6 +128,8 @@ impl Shared {
     /// whitespace between tokens (inside strings they must be escaped), so they become
     /// spaces and the line framing holds for pretty-printed answers too.
     fn deliver(&self, message: &[u8]) {
+        let filtered = self.drop_invalid_tools(message);
+        let message = filtered.as_deref().unwrap_or(message);
         let mut line: Vec<u8> = message
             .iter()
             .map(|&b| if b == b'\n' || b == b'\r' { b' ' } else { b })
@@ -137,6 +139,34 @@ impl Shared {
         if let Some(tx) = &*self.inbox.lock().unwrap_or_else(|e| e.into_inner()) {
             let _ = tx.send(line);
         }
+    }
+
+    /// A `tools/list` answer without the tools whose `x-mcp-header` annotations are
+    /// invalid (MODERN §13.3: an HTTP client must not expose them; the rules are the
+    /// core's, [`params::check_schema`]), each dropped one noted; `None` when nothing
+    /// is dropped.
+    fn drop_invalid_tools(&self, message: &[u8]) -> Option<Vec<u8>> {
+        if !message.windows(12).any(|w| w == b"x-mcp-header") {
+            return None;
+        }
+        let mut v: serde_json::Value = serde_json::from_slice(message).ok()?;
+        let tools = v.get_mut("result")?.get_mut("tools")?.as_array_mut()?;
+        let before = tools.len();
+        tools.retain(|t| {
+            let schema = t.get("inputSchema").map(|s| s.to_string()).unwrap_or_default();
+            let verdict = Json::new(&schema)
+                .map_err(|_| "inputSchema is not JSON".to_string())
+                .and_then(|j| params::check_schema(j).map_err(|e| e.to_string()));
+            match verdict {
+                Ok(()) => true,
+                Err(why) => {
+                    let name = t.get("name").and_then(|n| n.as_str()).unwrap_or("?");
+                    self.note(format!("tools/list: tool {name:?} dropped: {why}"));
+                    false
+                }
+            }
+        });
+        (tools.len() != before).then(|| serde_json::to_vec(&v).unwrap_or_default())
     }
 
     /// Keeps the input schemas of a `tools/list` answer.
