@@ -153,7 +153,10 @@ impl Shared {
         let tools = v.get_mut("result")?.get_mut("tools")?.as_array_mut()?;
         let before = tools.len();
         tools.retain(|t| {
-            let schema = t.get("inputSchema").map(|s| s.to_string()).unwrap_or_default();
+            let schema = t
+                .get("inputSchema")
+                .map(|s| s.to_string())
+                .unwrap_or_default();
             let verdict = Json::new(&schema)
                 .map_err(|_| "inputSchema is not JSON".to_string())
                 .and_then(|j| params::check_schema(j).map_err(|e| e.to_string()));

@@ -356,66 +356,85 @@ pub fn write_headers<'b>(
         let Some(v) = value_at(arguments, a) else {
             return;
         };
-        result = (|| {
-            let slot = out.get_mut(n).ok_or(WriteParamsError::InsufficientSize)?;
-            let r = core::mem::take(&mut rest);
-            let (name, r) = split_str(r, PREFIX.len() + a.header.len(), |b| {
-                b[..PREFIX.len()].copy_from_slice(PREFIX.as_bytes());
-                b[PREFIX.len()..].copy_from_slice(a.header.as_bytes());
-            })?;
-            // The value as text, then encoded.
-            let mut num = [0u8; 24];
-            let (text_len, escaped) = match (a.ty, v.kind()) {
-                (ParamType::String, JsonKind::String) => {
-                    let s = v.as_str().ok_or(WriteParamsError::BadValue)?;
-                    (s.decoded_len(), Some(s))
-                }
-                (ParamType::Boolean, JsonKind::Bool) => {
-                    let t: &[u8] = if v.as_bool() == Some(true) {
-                        b"true"
-                    } else {
-                        b"false"
-                    };
-                    num[..t.len()].copy_from_slice(t);
-                    (t.len(), None)
-                }
-                (ParamType::Integer, JsonKind::Number) => {
-                    let f = v.as_f64().ok_or(WriteParamsError::BadValue)?;
-                    if !is_whole(f) {
-                        return Err(WriteParamsError::BadValue);
-                    }
-                    let mut w = crate::json::JsonWriter::new(&mut num);
-                    // In range: exact as i64.
-                    w.i64(f as i64);
-                    let len = w.finish().map_err(|_| WriteParamsError::BadValue)?;
-                    (len, None)
-                }
-                _ => return Err(WriteParamsError::BadValue),
-            };
-            let (plain, r) = match escaped {
-                Some(s) => split_str(r, text_len, |b| {
-                    let _ = s.unescape_into(b);
-                })?,
-                None => split_str(r, text_len, |b| b.copy_from_slice(&num[..text_len]))?,
-            };
-            let need = headers::encoded_len(plain);
-            if r.len() < need {
-                return Err(WriteParamsError::InsufficientSize);
+        let slot = match out.get_mut(n) {
+            Some(slot) => slot,
+            None => {
+                result = Err(WriteParamsError::InsufficientSize);
+                return;
             }
-            let (enc, r) = r.split_at_mut(need);
-            let value = headers::encode_value(plain, enc)
-                .map_err(|_| WriteParamsError::InsufficientSize)?;
-            *slot = Header {
-                name,
-                value: value.as_bytes(),
-            };
-            rest = r;
-            n += 1;
-            Ok(())
-        })();
+        };
+        match write_one(a, v, core::mem::take(&mut rest)) {
+            Ok((header, r)) => {
+                *slot = header;
+                rest = r;
+                n += 1;
+            }
+            Err(e) => result = Err(e),
+        }
     })
     .map_err(WriteParamsError::Schema)?;
     result.map(|()| n)
+}
+
+/// One annotation's header: its name and encoded value split off the front of `r`.
+fn write_one<'b>(
+    a: &Annotation<'_>,
+    v: Json<'_>,
+    r: &'b mut [u8],
+) -> Result<(Header<'b>, &'b mut [u8]), WriteParamsError> {
+    let (name, r) = split_str(r, PREFIX.len() + a.header.len(), |b| {
+        b[..PREFIX.len()].copy_from_slice(PREFIX.as_bytes());
+        b[PREFIX.len()..].copy_from_slice(a.header.as_bytes());
+    })?;
+    // The value as text, then encoded.
+    let mut num = [0u8; 24];
+    let (text_len, escaped) = match (a.ty, v.kind()) {
+        (ParamType::String, JsonKind::String) => {
+            let s = v.as_str().ok_or(WriteParamsError::BadValue)?;
+            (s.decoded_len(), Some(s))
+        }
+        (ParamType::Boolean, JsonKind::Bool) => {
+            let t: &[u8] = if v.as_bool() == Some(true) {
+                b"true"
+            } else {
+                b"false"
+            };
+            num[..t.len()].copy_from_slice(t);
+            (t.len(), None)
+        }
+        (ParamType::Integer, JsonKind::Number) => {
+            let f = v.as_f64().ok_or(WriteParamsError::BadValue)?;
+            if !is_whole(f) {
+                return Err(WriteParamsError::BadValue);
+            }
+            let mut w = crate::json::JsonWriter::new(&mut num);
+            // In range: exact as i64.
+            w.i64(f as i64);
+            let len = w.finish().map_err(|_| WriteParamsError::BadValue)?;
+            (len, None)
+        }
+        _ => return Err(WriteParamsError::BadValue),
+    };
+    let (plain, r) = match escaped {
+        Some(s) => split_str(r, text_len, |b| {
+            let _ = s.unescape_into(b);
+        })?,
+        None => split_str(r, text_len, |b| b.copy_from_slice(&num[..text_len]))?,
+    };
+    let need = headers::encoded_len(plain);
+    if r.len() < need {
+        return Err(WriteParamsError::InsufficientSize);
+    }
+    let (enc, r) = r.split_at_mut(need);
+    let value =
+        headers::encode_value(plain, enc).map_err(|_| WriteParamsError::InsufficientSize)?;
+    Ok((
+        Header {
+            name,
+            value: value.as_bytes(),
+        },
+        r,
+    ))
 }
 
 /// Splits `len` bytes off `buf`, fills them with `fill` and reads them as UTF-8.

@@ -302,6 +302,8 @@ impl<'e> Endpoint<'e> {
             .config
             .tools
             .and_then(|t| t.input_schema(tool))
+            // Most tools have no annotation: no parse of their schema per call.
+            .filter(|s| s.contains("x-mcp-header"))
             .and_then(|s| Json::new(s).ok());
         if let Some(schema) = schema {
             let lookup = |name: &str| {
