@@ -438,11 +438,11 @@ fn write_one<'b>(
 }
 
 /// Splits `len` bytes off `buf`, fills them with `fill` and reads them as UTF-8.
-fn split_str<'b>(
-    buf: &'b mut [u8],
+fn split_str(
+    buf: &mut [u8],
     len: usize,
     fill: impl FnOnce(&mut [u8]),
-) -> Result<(&'b str, &'b mut [u8]), WriteParamsError> {
+) -> Result<(&str, &mut [u8]), WriteParamsError> {
     if buf.len() < len {
         return Err(WriteParamsError::InsufficientSize);
     }
