@@ -66,7 +66,7 @@ static const picomcp_catalog CATALOG = {TOOLS, COUNT(TOOLS), RESOURCES, COUNT(RE
 typedef struct { int used, job; uint32_t id; uint64_t start, due, ms; int64_t steps, done; } timer;
 picomcp_session *sess; /* the session being served (over HTTP: the one of the slot being served) */
 static picomcp_server server;
-typedef struct { timer t[SLOTS]; int busy; } app; /* a session's state; busy: timers in use (none: nothing to scan) */
+typedef struct { timer t[SLOTS]; int busy; uint64_t next_watch; } app; /* a session's state; busy: timers in use (none: nothing to scan) */
 static app apps[1 + HTTP_SESSIONS], *cur = apps; static int http; /* apps[0]: stdio; apps[1 + slot]: HTTP */
 void demo_select(size_t slot, picomcp_session *s, bool fresh) { sess = s; cur = &apps[1 + slot]; if (fresh) memset(cur, 0, sizeof *cur); }
 static int diag_level = 1; /* 0 error, 1 warn, 2 info, 3 debug */
@@ -206,6 +206,19 @@ uint64_t run_timers(uint64_t now) {
   }
   return next;
 }
+#define WATCH_MS 3000 /* how often test://watched-resource "changes" */
+/* test://watched-resource changes every WATCH_MS: the core tells whoever subscribed to it (nobody: nothing is
+ * sent). Returns when it next changes. */
+uint64_t run_watch(uint64_t now) {
+  if (!cur->next_watch) cur->next_watch = now + WATCH_MS;
+  if (now >= cur->next_watch) {
+    if (picomcp_session_notify(sess, PICOMCP_CHANGE_RESOURCE_UPDATED, S("test://watched-resource"), NULL) == PICOMCP_STATUS_QUEUE_FULL)
+      flush(), picomcp_session_notify(sess, PICOMCP_CHANGE_RESOURCE_UPDATED, S("test://watched-resource"), NULL);
+    cur->next_watch = now + WATCH_MS;
+    flush();
+  }
+  return cur->next_watch;
+}
 static void call_prompt(uint32_t id, const picomcp_call *c) {
   static char a1[4096], a2[4096], text[8300];
   picomcp_prompt_message m = {.role = PICOMCP_PROMPT_ROLE_USER, .content = {.kind = PICOMCP_CONTENT_KIND_TEXT}};
@@ -322,6 +335,7 @@ int main(int argc, char **argv) {
       if (!taken) { picomcp_session_phase(sess, &phase); if (phase == PICOMCP_PHASE_CLOSED) in_off = in_len; break; }
     }
     now = now_ms(); due = run_timers(0);
+    if (!eof && run_watch(now) < due) due = cur->next_watch; /* while the client is there */
     picomcp_session_poll_timeout(sess, &deadline); if (due < deadline) deadline = due;
     /* Read only when the session took everything read so far; with nothing scheduled, a blocking read (no poll). */
     pfd.fd = eof || in_off < in_len ? -1 : STDIN_FILENO; pfd.events = POLLIN; pfd.revents = pfd.fd >= 0 && deadline == PICOMCP_NO_DEADLINE ? POLLIN : 0;
