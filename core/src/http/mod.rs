@@ -17,6 +17,8 @@
 //! - [`headers`]: the MCP header fields (names, what a POST of a message carries, the
 //!   value encoding), shared by both roles.
 //! - [`sse`]: Server-Sent Events framing.
+//! - [`oauth`]: the rules of a client's authorization (challenges, discovery order,
+//!   resource and issuer checks, scope selection, step-up).
 //!
 //! Neither allocates: every buffer and table is the caller's, every limit configuration.
 
@@ -24,6 +26,7 @@ pub mod client;
 pub mod codec;
 pub mod endpoint;
 pub mod headers;
+pub mod oauth;
 pub mod params;
 pub mod sse;
 
