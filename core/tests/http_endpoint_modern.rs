@@ -192,3 +192,70 @@ fn mcp_param_headers_mirror_annotated_arguments() {
     let r = modern(&mut h, &with(&[("Mcp-Param-City", "x")]), &null);
     assert_eq!(r.status, 400, "null: the header must be absent");
 }
+
+/// The annotations come from the tools' input schemas (`EndpointConfig::tools`, here the
+/// server layer's `Catalog`): nothing listed by hand.
+#[test]
+fn mcp_param_headers_derived_from_input_schemas() {
+    use picomcp::http::endpoint::EndpointConfig;
+    use picomcp::server::{Catalog, Tool};
+    static TOOLS: &[Tool<'static>] = &[Tool::new(
+        "echo",
+        r#"{"type":"object","properties":{"city":{"type":"string","x-mcp-header":"City"},"opts":{"type":"object","properties":{"n":{"type":"integer","x-mcp-header":"N"}}}}}"#,
+    )];
+    static CATALOG: Catalog<'static> = Catalog {
+        tools: TOOLS,
+        resources: &[],
+        templates: &[],
+        prompts: &[],
+    };
+    let config = EndpointConfig {
+        tools: Some(&CATALOG),
+        ..http_common::endpoint_config()
+    };
+    let mut h = Host::with(config, 8, 16);
+    let body = |args: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{args},{META}}}}}"#
+        )
+    };
+    let base = [("Mcp-Method", "tools/call"), ("Mcp-Name", "echo")];
+    let with = |extra: &[(&'static str, &'static str)]| {
+        let mut v = base.to_vec();
+        v.extend_from_slice(extra);
+        v
+    };
+    let ok = body(r#"{"city":"Zürich","opts":{"n":42}}"#);
+    let r = modern(
+        &mut h,
+        &with(&[
+            ("Mcp-Param-City", "=?base64?WsO8cmljaA==?="),
+            ("mcp-param-n", "42"),
+        ]),
+        &ok,
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    for bad in [
+        &[("Mcp-Param-City", "Zurich"), ("Mcp-Param-N", "42")][..],
+        &[("Mcp-Param-City", "=?base64?WsO8cmljaA?=")][..],
+        &[("Mcp-Param-N", "42")][..],
+        &[
+            ("Mcp-Param-City", "=?base64?WsO8cmljaA==?="),
+            ("Mcp-Param-N", "43"),
+        ][..],
+    ] {
+        let r = modern(&mut h, &with(bad), &ok);
+        assert_eq!(
+            (r.status, r.json()["error"]["code"].clone()),
+            (400, (-32020).into()),
+            "{bad:?}"
+        );
+    }
+    // Absent arguments: no header expected, none allowed.
+    let none = body("{}");
+    assert_eq!(modern(&mut h, &base, &none).status, 200);
+    assert_eq!(
+        modern(&mut h, &with(&[("Mcp-Param-City", "x")]), &none).status,
+        400
+    );
+}

@@ -8,6 +8,7 @@ extern picomcp_session *sess; /* the session the demo's handlers serve */
 void demo_select(size_t slot, picomcp_session *s, bool fresh);
 void drain_events(void);            /* answers every pending event of `sess` */
 uint64_t run_timers(uint64_t now);  /* due sleep progress and answers of `sess`; the next due time */
+uint64_t run_watch(uint64_t now);   /* test://watched-resource's periodic change; when it next changes */
 uint64_t now_ms(void);
 void http_flush(void);              /* http_loop.c: the endpoint takes `sess`'s output */
 int http_serve(const char *addr, const picomcp_config *cfg, size_t session_size); /* http_loop.c */

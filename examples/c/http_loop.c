@@ -169,6 +169,7 @@ int http_serve(const char *addr, const picomcp_config *cfg, size_t session_size)
       if (d <= now) picomcp_session_handle_timeout(sess, now), picomcp_session_poll_timeout(sess, &d);
       if (d < next) next = d;
       if ((d = run_timers(now)) < next) next = d;
+      if ((d = run_watch(now)) < next) next = d;
       drain_events();
     }
     for (i = 0; i < CONNS; i++) {

@@ -16,7 +16,13 @@
 #define SLOTS 64 /* requests in flight, and so sleep timers */
 #define OBJ(props, req) "{\"type\":\"object\",\"properties\":{" props "},\"required\":[" req "]}"
 #define INT(lo, hi) "{\"type\":\"integer\",\"minimum\":" #lo ",\"maximum\":" #hi "}"
-enum { ECHO, ADD, SLEEP, SIMPLE_TEXT, ERROR_HANDLING, SIMPLE_PROMPT = 0, ARGS_PROMPT };
+enum { ECHO, ADD, SLEEP, SIMPLE_TEXT, ERROR_HANDLING, IMAGE, AUDIO, EMBEDDED, MIXED, WITH_LOGGING, WITH_PROGRESS, SCHEMA_2020,
+       SIMPLE_PROMPT = 0, ARGS_PROMPT, EMBEDDED_PROMPT, IMAGE_PROMPT, STATIC_TEXT = 0, STATIC_BINARY, WATCHED };
+enum { SLEEP_JOB, LOGGING_JOB, PROGRESS_JOB }; /* what a timer does */
+#define NO_ARGS "{\"type\":\"object\",\"additionalProperties\":false}"
+/* A 1x1 red PNG, and one millisecond of silence as WAV (8-bit mono PCM at 8 kHz). */
+#define PNG "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR42mP4z8AAAAMBAQD3A0FDAAAAAElFTkSuQmCC"
+#define WAV "UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgICAgICAgA=="
 static const picomcp_tool TOOLS[] = {
   {.name = "echo", .description = "Returns its text", .input_schema = OBJ("\"text\":{\"type\":\"string\"}", "\"text\"")},
   {.name = "add", .description = "Adds two numbers", .input_schema = OBJ("\"a\":{\"type\":\"number\"},\"b\":{\"type\":\"number\"}", "\"a\",\"b\""),
@@ -24,18 +30,43 @@ static const picomcp_tool TOOLS[] = {
   {.name = "sleep", .description = "Waits ms milliseconds, with progress and cancellation",
    .input_schema = OBJ("\"ms\":" INT(0, 60000) ",\"steps\":" INT(0, 10000), "\"ms\"")},
   {.name = "test_simple_text", .description = "Returns simple text content", .input_schema = OBJ("", "")},
-  {.name = "test_error_handling", .description = "Always returns a tool error", .input_schema = OBJ("", "")}};
+  {.name = "test_error_handling", .description = "Always returns a tool error", .input_schema = OBJ("", "")},
+  /* The rest of the conformance fixture (../../tests/conformance, /work/shared/DEMO_SERVER.md). */
+  {.name = "test_image_content", .description = "Returns a 1x1 PNG image block", .input_schema = NO_ARGS},
+  {.name = "test_audio_content", .description = "Returns a short WAV audio block", .input_schema = NO_ARGS},
+  {.name = "test_embedded_resource", .description = "Returns an embedded text resource", .input_schema = NO_ARGS},
+  {.name = "test_multiple_content_types", .description = "Returns text, image and embedded resource blocks", .input_schema = NO_ARGS},
+  {.name = "test_tool_with_logging", .description = "Sends three info log messages about 50 ms apart", .input_schema = NO_ARGS},
+  {.name = "test_tool_with_progress", .description = "Reports progress 0, 50 and 100 of 100, about 50 ms apart", .input_schema = NO_ARGS},
+  {.name = "json_schema_2020_12_tool", .description = "JSON Schema 2020-12 features in its input schema; returns its arguments",
+   .input_schema = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"$defs\":{\"address\":{\"$anchor\":"
+     "\"addressDef\",\"type\":\"object\",\"properties\":{\"street\":{\"type\":\"string\"},\"city\":{\"type\":\"string\"}}}},"
+     "\"properties\":{\"name\":{\"type\":\"string\"},\"address\":{\"$ref\":\"#/$defs/address\"},\"contactMethod\":{\"type\":\"string\","
+     "\"enum\":[\"phone\",\"email\"]},\"phone\":{\"type\":\"string\"},\"email\":{\"type\":\"string\"}},\"allOf\":[{\"anyOf\":"
+     "[{\"required\":[\"phone\"]},{\"required\":[\"email\"]}]}],\"if\":{\"properties\":{\"contactMethod\":{\"const\":\"phone\"}},"
+     "\"required\":[\"contactMethod\"]},\"then\":{\"required\":[\"phone\"]},\"else\":{\"required\":[\"email\"]},\"additionalProperties\":false}"}};
 static const picomcp_resource RESOURCES[] = {
-  {.uri = "test://static-text", .name = "static-text", .description = "A static text resource", .mime_type = "text/plain"}};
-static const picomcp_prompt_argument ARGS[] = {{.name = "arg1", .description = "First argument", .required = true},
-                                               {.name = "arg2", .description = "Second argument", .required = true}};
+  {.uri = "test://static-text", .name = "static-text", .description = "A static text resource", .mime_type = "text/plain"},
+  {.uri = "test://static-binary", .name = "static-binary", .description = "A static binary resource (a 1x1 PNG image)", .mime_type = "image/png"},
+  {.uri = "test://watched-resource", .name = "watched-resource", .description = "A resource that can be subscribed to", .mime_type = "text/plain"}};
+static const picomcp_resource_template TEMPLATES[] = {{.uri_template = "test://template/{id}/data", .name = "template",
+  .description = "test://template/{id}/data returns JSON data for that id", .mime_type = "application/json", .completable = true}};
+static const picomcp_prompt_argument ARGS[] = {{.name = "arg1", .description = "First argument", .required = true, .completable = true},
+                                               {.name = "arg2", .description = "Second argument", .required = true, .completable = true}};
+static const picomcp_prompt_argument URI_ARG[] = {{.name = "resourceUri", .description = "URI of the resource to embed", .required = true, .completable = true}};
 static const picomcp_prompt PROMPTS[] = {{.name = "test_simple_prompt", .description = "A simple prompt"},
-  {.name = "test_prompt_with_arguments", .description = "A prompt with arguments", .arguments = ARGS, .argument_count = 2}};
-static const picomcp_catalog CATALOG = {TOOLS, 5, RESOURCES, 1, NULL, 0, PROMPTS, 2};
-typedef struct { int used; uint32_t id; uint64_t start, due, ms; int64_t steps, done; } timer;
+  {.name = "test_prompt_with_arguments", .description = "A prompt with arguments", .arguments = ARGS, .argument_count = 2},
+  {.name = "test_prompt_with_embedded_resource", .description = "A prompt that embeds a resource", .arguments = URI_ARG, .argument_count = 1},
+  {.name = "test_prompt_with_image", .description = "A prompt with image content"}};
+#define COUNT(a) (sizeof (a) / sizeof *(a))
+static const picomcp_catalog CATALOG = {TOOLS, COUNT(TOOLS), RESOURCES, COUNT(RESOURCES), TEMPLATES, COUNT(TEMPLATES), PROMPTS, COUNT(PROMPTS)};
+/* A running tool: sleep (progress `steps` times over `ms`, then "slept"), or the logging or progress fixture (`done` of
+ * three messages sent, one every FIXTURE_STEP_MS, then the answer). */
+#define FIXTURE_STEP_MS 50
+typedef struct { int used, job; uint32_t id; uint64_t start, due, ms; int64_t steps, done; } timer;
 picomcp_session *sess; /* the session being served (over HTTP: the one of the slot being served) */
 static picomcp_server server;
-typedef struct { timer t[SLOTS]; int busy; } app; /* a session's state; busy: timers in use (none: nothing to scan) */
+typedef struct { timer t[SLOTS]; int busy; uint64_t next_watch; } app; /* a session's state; busy: timers in use (none: nothing to scan) */
 static app apps[1 + HTTP_SESSIONS], *cur = apps; static int http; /* apps[0]: stdio; apps[1 + slot]: HTTP */
 void demo_select(size_t slot, picomcp_session *s, bool fresh) { sess = s; cur = &apps[1 + slot]; if (fresh) memset(cur, 0, sizeof *cur); }
 static int diag_level = 1; /* 0 error, 1 warn, 2 info, 3 debug */
@@ -70,9 +101,31 @@ static double number(const picomcp_call *c, const char *name, double d) {
   if (!picomcp_json_get(c->arguments, S(name), &v)) picomcp_json_number(v, &d); /* unchanged if not a number */
   return d;
 }
+/* Answers with `n` content blocks. */
+static void tool_blocks(uint32_t id, size_t tool, const picomcp_content *blocks, size_t n) {
+  picomcp_tool_result r = {.content = blocks, .content_count = n};
+  ANSWER(id, picomcp_server_respond_tool(&server, sess, id, tool, &r, NULL));
+}
+static picomcp_content image_block(void) {
+  picomcp_content b = {.kind = PICOMCP_CONTENT_KIND_IMAGE}; b.data = S(PNG); b.mime_type = S("image/png"); return b;
+}
+static picomcp_content resource_block(const char *uri, const char *mime, const char *text) {
+  picomcp_content b = {.kind = PICOMCP_CONTENT_KIND_RESOURCE}; b.uri = S(uri); b.mime_type = S(mime); b.text = S(text); return b;
+}
+/* Starts a timer (sleep, or a fixture that sends its three messages over time); false when all are in use. */
+static bool start_timer(uint32_t id, int job, uint64_t ms, int64_t steps) {
+  int t;
+  for (t = 0; t < SLOTS && cur->t[t].used; t++) {}
+  if (t == SLOTS) return false;
+  cur->t[t].used = 1; cur->busy++; cur->t[t].id = id; cur->t[t].job = job; cur->t[t].start = now_ms(); cur->t[t].done = 0;
+  cur->t[t].ms = ms; cur->t[t].steps = steps;
+  cur->t[t].due = cur->t[t].start + (job == SLEEP_JOB ? ms / (uint64_t)(steps + 1) : 0);
+  return true;
+}
 static void call_tool(uint32_t id, const picomcp_call *c) {
   picomcp_tool_result r = {.content = NULL}; picomcp_request_info info; picomcp_writer w; picomcp_str text;
-  char sum[64]; size_t n = 0; int t; double x;
+  picomcp_content blocks[3] = {{.kind = PICOMCP_CONTENT_KIND_TEXT}}; static char received[8192];
+  char sum[64]; size_t n = 0; double x; int64_t steps; bool audio = false; uint32_t version = 0;
   switch (c->index) {
   case ECHO: picomcp_session_argument(sess, S("text"), &text); tool_text(id, ECHO, text, true, false); break;
   case ADD: /* {"sum":A+B}: the layer writes it as structuredContent and as a text block */
@@ -83,23 +136,63 @@ static void call_tool(uint32_t id, const picomcp_call *c) {
     ANSWER(id, picomcp_server_respond_tool(&server, sess, id, ADD, &r, NULL));
     break;
   case SLEEP: /* step k of n at k/(n+1) of the wait, so no progress arrives on top of the answer */
-    for (t = 0; t < SLOTS && cur->t[t].used; t++) {}
-    if (t == SLOTS) { tool_text(id, SLEEP, S("Too many requests in progress"), false, true); break; }
-    cur->t[t].used = 1; cur->busy++; cur->t[t].id = id; cur->t[t].start = now_ms(); cur->t[t].done = 0; cur->t[t].ms = (uint64_t)number(c, "ms", 0);
-    cur->t[t].steps = picomcp_session_request_info(sess, id, &info) || !info.has_progress_token ? 0 : (int64_t)number(c, "steps", 1);
-    cur->t[t].due = cur->t[t].start + cur->t[t].ms / (uint64_t)(cur->t[t].steps + 1);
+    steps = picomcp_session_request_info(sess, id, &info) || !info.has_progress_token ? 0 : (int64_t)number(c, "steps", 1);
+    if (!start_timer(id, SLEEP_JOB, (uint64_t)number(c, "ms", 0), steps)) tool_text(id, SLEEP, S("Too many requests in progress"), false, true);
     break;
   case SIMPLE_TEXT: tool_text(id, SIMPLE_TEXT, S("This is a simple text response for testing."), false, false); break;
+  case IMAGE: blocks[0] = image_block(); tool_blocks(id, IMAGE, blocks, 1); break;
+  case AUDIO: /* audio blocks exist from 2025-03-26 on */
+    picomcp_session_version(sess, &version); picomcp_version_has(version, PICOMCP_FEATURE_AUDIO_CONTENT, &audio);
+    if (!audio) { tool_text(id, AUDIO, S("Audio content needs protocol revision 2025-03-26 or later"), false, true); break; }
+    blocks[0].kind = PICOMCP_CONTENT_KIND_AUDIO; blocks[0].data = S(WAV); blocks[0].mime_type = S("audio/wav"); tool_blocks(id, AUDIO, blocks, 1);
+    break;
+  case EMBEDDED:
+    blocks[0] = resource_block("test://embedded-resource", "text/plain", "This is an embedded resource content.");
+    tool_blocks(id, EMBEDDED, blocks, 1);
+    break;
+  case MIXED:
+    blocks[0].text = S("Multiple content types test:"); blocks[1] = image_block();
+    blocks[2] = resource_block("test://mixed-content-resource", "application/json", "{\"test\":\"data\",\"value\":123}");
+    tool_blocks(id, MIXED, blocks, 3);
+    break;
+  case WITH_LOGGING: case WITH_PROGRESS:
+    if (!start_timer(id, c->index == WITH_LOGGING ? LOGGING_JOB : PROGRESS_JOB, 0, 3))
+      tool_text(id, c->index, S("Too many requests in progress"), false, true);
+    break;
+  case SCHEMA_2020:
+    snprintf(received, sizeof received, "Received arguments: %.*s", (int)c->arguments.len, c->arguments.ptr);
+    tool_text(id, SCHEMA_2020, S(received), false, false);
+    break;
   default: tool_text(id, ERROR_HANDLING, S("This tool intentionally returns an error for testing"), false, true);
   }
 }
-/* Sends due progress notifications and sleep answers; returns when the next timer is due. */
+static const char *const LOG_MESSAGES[] = {"Tool execution started", "Tool processing data", "Tool execution completed"};
+static const double PROGRESS_VALUES[] = {0, 50, 100};
+/* One step of the logging or progress fixture: the next message, or the answer after the third. */
+static void fixture_step(timer *tm, uint64_t now) {
+  bool sent; picomcp_status st;
+  if (tm->done < 3) {
+    if (tm->job == LOGGING_JOB) {
+      st = picomcp_session_log_for_text(sess, tm->id, PICOMCP_LOG_LEVEL_INFO, S("picomcp-demo-c"), S(LOG_MESSAGES[tm->done]), &sent);
+      if (st == PICOMCP_STATUS_QUEUE_FULL) flush(), picomcp_session_log_for_text(sess, tm->id, PICOMCP_LOG_LEVEL_INFO, S("picomcp-demo-c"), S(LOG_MESSAGES[tm->done]), &sent);
+    } else if (picomcp_session_progress(sess, tm->id, PROGRESS_VALUES[tm->done], 100, S(NULL)) == PICOMCP_STATUS_QUEUE_FULL) {
+      flush(), picomcp_session_progress(sess, tm->id, PROGRESS_VALUES[tm->done], 100, S(NULL)); /* without a token: nothing is sent */
+    }
+    tm->done++; tm->due = now + (tm->done < 3 ? FIXTURE_STEP_MS : 0);
+    return;
+  }
+  tool_text(tm->id, tm->job == LOGGING_JOB ? WITH_LOGGING : WITH_PROGRESS,
+            tm->job == LOGGING_JOB ? S("Tool with logging executed successfully") : S("Tool with progress executed successfully"), false, false);
+  tm->used = 0; cur->busy--;
+}
+/* Sends due progress notifications, log messages and answers; returns when the next timer is due. */
 uint64_t run_timers(uint64_t now) {
   uint64_t next = PICOMCP_NO_DEADLINE; int t;
-  for (t = 0; cur->busy && t < SLOTS; t++) { /* no sleep running (the common case): nothing to scan */
+  for (t = 0; cur->busy && t < SLOTS; t++) { /* no tool running (the common case): nothing to scan */
     timer *tm = &cur->t[t];
     while (tm->used && tm->due <= now) {
-      if (tm->done < tm->steps) {
+      if (tm->job != SLEEP_JOB) fixture_step(tm, now);
+      else if (tm->done < tm->steps) {
         tm->done++;
         if (picomcp_session_progress(sess, tm->id, (double)tm->done, (double)tm->steps, S(NULL)) == PICOMCP_STATUS_QUEUE_FULL)
           flush(), picomcp_session_progress(sess, tm->id, (double)tm->done, (double)tm->steps, S(NULL));
@@ -113,11 +206,36 @@ uint64_t run_timers(uint64_t now) {
   }
   return next;
 }
+#define WATCH_MS 3000 /* how often test://watched-resource "changes" */
+/* test://watched-resource changes every WATCH_MS: the core tells whoever subscribed to it (nobody: nothing is
+ * sent). Returns when it next changes. */
+uint64_t run_watch(uint64_t now) {
+  if (!cur->next_watch) cur->next_watch = now + WATCH_MS;
+  if (now >= cur->next_watch) {
+    if (picomcp_session_notify(sess, PICOMCP_CHANGE_RESOURCE_UPDATED, S("test://watched-resource"), NULL) == PICOMCP_STATUS_QUEUE_FULL)
+      flush(), picomcp_session_notify(sess, PICOMCP_CHANGE_RESOURCE_UPDATED, S("test://watched-resource"), NULL);
+    cur->next_watch = now + WATCH_MS;
+    flush();
+  }
+  return cur->next_watch;
+}
 static void call_prompt(uint32_t id, const picomcp_call *c) {
   static char a1[4096], a2[4096], text[8300];
   picomcp_prompt_message m = {.role = PICOMCP_PROMPT_ROLE_USER, .content = {.kind = PICOMCP_CONTENT_KIND_TEXT}};
   picomcp_str v; size_t n;
   m.content.text = S("This is a simple prompt for testing.");
+  picomcp_prompt_message two[2] = {{.role = PICOMCP_PROMPT_ROLE_USER}, {.role = PICOMCP_PROMPT_ROLE_USER, .content = {.kind = PICOMCP_CONTENT_KIND_TEXT}}};
+  if (c->index == EMBEDDED_PROMPT || c->index == IMAGE_PROMPT) {
+    if (c->index == EMBEDDED_PROMPT) { /* the URI asked for, decoded (a longer one is left out) */
+      if (picomcp_json_get(c->arguments, S("resourceUri"), &v) || picomcp_json_string(v, a1, sizeof a1, &n)) a1[0] = 0;
+      two[0].content = resource_block(a1, "text/plain", "Embedded resource content for testing.");
+      two[1].content.text = S("Please process the embedded resource above.");
+    } else {
+      two[0].content = image_block(); two[1].content.text = S("Please analyze the image above.");
+    }
+    ANSWER(id, picomcp_server_respond_prompt(&server, sess, id, c->index, two, 2));
+    return;
+  }
   if (c->index == ARGS_PROMPT) { /* arguments longer than this demo quotes are left out */
     if (picomcp_json_get(c->arguments, S("arg1"), &v) || picomcp_json_string(v, a1, sizeof a1, &n)) a1[0] = 0;
     if (picomcp_json_get(c->arguments, S("arg2"), &v) || picomcp_json_string(v, a2, sizeof a2, &n)) a2[0] = 0;
@@ -125,17 +243,48 @@ static void call_prompt(uint32_t id, const picomcp_call *c) {
   }
   ANSWER(id, picomcp_server_respond_prompt(&server, sess, id, c->index, &m, 1));
 }
+/* resources/read of a resource (`c->index` in RESOURCES) or of the template (its `id`: JSON data for it). */
+static void call_read(uint32_t id, const picomcp_call *c) {
+  static const char *const TEXTS[] = {"This is the content of the static text resource.", NULL, "Watched resource content"};
+  picomcp_resource_contents r = {.uri = c->uri}; char json[512]; const char *item = ""; int item_len = 0; size_t i;
+  if (c->target == PICOMCP_CALL_TARGET_RESOURCE) {
+    r.mime_type = S(RESOURCES[c->index].mime_type);
+    if (c->index == STATIC_BINARY) r.blob = S(PNG); else r.text = S(TEXTS[c->index]);
+  } else { /* the template: {"id":…,"templateTest":true,"data":"Data for ID: …"} (the id is a URI segment: no quotes) */
+    for (i = 0; i < c->var_count; i++)
+      if (c->vars[i].name.len == 2 && !memcmp(c->vars[i].name.ptr, "id", 2)) item = c->vars[i].value.ptr, item_len = (int)c->vars[i].value.len;
+    if (item_len > 128 || memchr(item, '"', (size_t)item_len) || memchr(item, '\\', (size_t)item_len)) item_len = 0;
+    snprintf(json, sizeof json, "{\"id\":\"%.*s\",\"templateTest\":true,\"data\":\"Data for ID: %.*s\"}", item_len, item, item_len, item);
+    r.mime_type = S("application/json"); r.text = S(json);
+  }
+  ANSWER(id, picomcp_server_respond_read(&server, sess, id, &r, 1));
+}
+/* completion/complete: the candidates that start with the value typed so far. */
+static void call_complete(uint32_t id, const picomcp_call *c) {
+  static const char *const ARG1_VALUES[] = {"paris", "park", "party", "hello", "help", "testValue1", NULL};
+  static const char *const ARG2_VALUES[] = {"world", "word", "work", "testValue2", NULL};
+  static const char *const URIS[] = {"test://static-text", "test://static-binary", "test://watched-resource", "test://template/1/data", NULL};
+  static const char *const IDS[] = {"1", "2", "3", "42", "123", NULL};
+  const char *const *cands = IDS; picomcp_str out[8]; picomcp_completion comp = {.values = out, .has_total = true};
+  if (c->target == PICOMCP_CALL_TARGET_PROMPT) {
+    cands = c->argument.len == 4 && !memcmp(c->argument.ptr, "arg1", 4) ? ARG1_VALUES
+          : c->argument.len == 4 && !memcmp(c->argument.ptr, "arg2", 4) ? ARG2_VALUES
+          : c->argument.len == 11 && !memcmp(c->argument.ptr, "resourceUri", 11) ? URIS : IDS + 5;
+  }
+  for (; *cands && comp.value_count < 8; cands++)
+    if (strlen(*cands) >= c->value.len && !memcmp(*cands, c->value.ptr, c->value.len)) out[comp.value_count++] = S(*cands);
+  comp.total = comp.value_count;
+  ANSWER(id, picomcp_server_respond_completion(&server, sess, id, &comp));
+}
 /* Takes every event; the views in `e` and `c` are valid until the next call on the session. */
 void drain_events(void) {
-  picomcp_event e; picomcp_call c; picomcp_resource_contents r = {.text_is_json = false}; int t;
+  picomcp_event e; picomcp_call c; int t;
   while (picomcp_session_poll_served(sess, &server, &e, &c) == PICOMCP_STATUS_OK && e.kind != PICOMCP_EVENT_KIND_NONE) {
     switch (e.kind) {
     case PICOMCP_EVENT_KIND_CALL_TOOL: call_tool(e.id, &c); break;
     case PICOMCP_EVENT_KIND_CALL_PROMPT: call_prompt(e.id, &c); break;
-    case PICOMCP_EVENT_KIND_CALL_READ: /* the one resource */
-      r.uri = c.uri; r.mime_type = S("text/plain"); r.text = S("This is the content of the static text resource.");
-      ANSWER(e.id, picomcp_server_respond_read(&server, sess, e.id, &r, 1));
-      break;
+    case PICOMCP_EVENT_KIND_CALL_READ: call_read(e.id, &c); break;
+    case PICOMCP_EVENT_KIND_CALL_COMPLETE: call_complete(e.id, &c); break;
     case PICOMCP_EVENT_KIND_REQUEST: picomcp_session_respond_error(sess, e.id, -32601, S("Method not found"), S(NULL)); break;
     case PICOMCP_EVENT_KIND_CANCELLED: /* the core finished the request: nothing more is sent for it */
       for (t = 0; t < SLOTS; t++) if (cur->t[t].used && cur->t[t].id == e.id) cur->t[t].used = 0, cur->busy--;
@@ -147,7 +296,8 @@ void drain_events(void) {
 }
 int main(int argc, char **argv) {
   static uint8_t in[65536];
-  static picomcp_server_slot slots[16]; /* one per tool, resource, prompt and prompt argument */
+  static picomcp_server_slot slots[64]; /* one per tool, resource, template, prompt and prompt argument */
+  picomcp_server_options opts;
   char caps[PICOMCP_SERVER_CAPABILITIES_MAX];
   picomcp_server_error err; picomcp_config cfg; picomcp_status st; void *mem;
   size_t size = 0, align = 0, max_line = 1u << 20, in_off = 0, in_len = 0, caps_len = 0, taken;
@@ -161,11 +311,12 @@ int main(int argc, char **argv) {
   }
   if (max_line < 256) { fprintf(stderr, "picomcp-demo-c: --max-line must be at least 256\n"); return 2; }
   signal(SIGPIPE, SIG_IGN);
-  if (picomcp_server_init(&server, &CATALOG, NULL, slots, 16, &err)) { diag(0, "server: %s", err.message); return 1; }
+  picomcp_server_options_init(&opts); opts.subscribe = true; /* the core keeps the subscriptions */
+  if (picomcp_server_init(&server, &CATALOG, &opts, slots, COUNT(slots), &err)) { diag(0, "server: %s", err.message); return 1; }
   picomcp_server_capabilities(&server, caps, sizeof caps, &caps_len);
   picomcp_config_init(&cfg, PICOMCP_ROLE_SERVER);
   cfg.name = S("picomcp-demo-c"); cfg.version = S(PICOMCP_LIB_VERSION_STRING); cfg.capabilities = S(caps);
-  cfg.instructions = S("picomcp demo server (C). Tools: echo, add, sleep, test_simple_text, test_error_handling.");
+  cfg.instructions = S("picomcp demo server (C). Tools: echo, add, sleep, and the MCP conformance fixture (test_* tools and prompts, test:// resources).");
   cfg.versions = PICOMCP_VERSIONS_ALL; cfg.max_line = max_line; cfg.inbound_slots = SLOTS;
   /* No-malloc placement: memory of this size and alignment from anywhere; zeroed (calloc, .bss) for init_zeroed. */
   if ((st = picomcp_session_storage_size(&cfg, &size, &align))) { diag(0, "config: %s", describe(st)); return 1; }
@@ -184,6 +335,7 @@ int main(int argc, char **argv) {
       if (!taken) { picomcp_session_phase(sess, &phase); if (phase == PICOMCP_PHASE_CLOSED) in_off = in_len; break; }
     }
     now = now_ms(); due = run_timers(0);
+    if (!eof && run_watch(now) < due) due = cur->next_watch; /* while the client is there */
     picomcp_session_poll_timeout(sess, &deadline); if (due < deadline) deadline = due;
     /* Read only when the session took everything read so far; with nothing scheduled, a blocking read (no poll). */
     pfd.fd = eof || in_off < in_len ? -1 : STDIN_FILENO; pfd.events = POLLIN; pfd.revents = pfd.fd >= 0 && deadline == PICOMCP_NO_DEADLINE ? POLLIN : 0;

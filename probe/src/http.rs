@@ -17,6 +17,7 @@
 //! cannot see (HTTP error statuses, resets), shown as the "server stderr" of the report
 //! when a check fails.
 
+use std::collections::HashMap;
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,12 +27,12 @@ use std::thread;
 use std::time::Duration;
 
 use picomcp::http::client::{
-    ClientConfig, Exchange, ExchangeKind, HttpClient, Next, ResponseKind, WriteError,
+    ClientConfig, Exchange, ExchangeKind, HttpClient, Next, ResponseKind, WriteError, param_headers,
 };
 use picomcp::http::codec::{ClientResponse, CodecLimits};
 use picomcp::http::sse::{Decoder, DecoderLimits};
-use picomcp::http::{Header, Method};
-use picomcp::json::Json;
+use picomcp::http::{Header, Method, params};
+use picomcp::json::{Json, JsonStr};
 use picomcp::session::Slice;
 
 /// The largest JSON answer or SSE event accepted (the session's own line limit applies
@@ -123,6 +124,10 @@ struct Shared {
     get_sockets: Mutex<Vec<TcpStream>>,
     done: AtomicBool,
     notes: Mutex<Vec<String>>,
+    /// Each tool's `inputSchema` as the server listed it (`tools/list` answers seen on
+    /// the way to the session): the `Mcp-Param-*` headers of 2026-07-28 calls come from
+    /// it ([`picomcp::http::client::param_headers`]).
+    schemas: Mutex<HashMap<String, String>>,
 }
 
 impl Shared {
@@ -137,14 +142,86 @@ impl Shared {
     /// whitespace between tokens (inside strings they must be escaped), so they become
     /// spaces and the line framing holds for pretty-printed answers too.
     fn deliver(&self, message: &[u8]) {
+        let filtered = self.drop_invalid_tools(message);
+        let message = filtered.as_deref().unwrap_or(message);
         let mut line: Vec<u8> = message
             .iter()
             .map(|&b| if b == b'\n' || b == b'\r' { b' ' } else { b })
             .collect();
         line.push(b'\n');
+        self.learn_schemas(message);
         if let Some(tx) = &*self.inbox.lock().unwrap_or_else(|e| e.into_inner()) {
             let _ = tx.send(line);
         }
+    }
+
+    /// A `tools/list` answer without the tools whose `x-mcp-header` annotations are
+    /// invalid (MODERN §13.3: an HTTP client must not expose them; the rules are the
+    /// core's, [`params::check_schema`]), each dropped one noted; `None` when nothing
+    /// is dropped.
+    fn drop_invalid_tools(&self, message: &[u8]) -> Option<Vec<u8>> {
+        if !message.windows(12).any(|w| w == b"x-mcp-header") {
+            return None;
+        }
+        let mut v: serde_json::Value = serde_json::from_slice(message).ok()?;
+        let tools = v.get_mut("result")?.get_mut("tools")?.as_array_mut()?;
+        let before = tools.len();
+        tools.retain(|t| {
+            let schema = t
+                .get("inputSchema")
+                .map(|s| s.to_string())
+                .unwrap_or_default();
+            let verdict = Json::new(&schema)
+                .map_err(|_| "inputSchema is not JSON".to_string())
+                .and_then(|j| params::check_schema(j).map_err(|e| e.to_string()));
+            match verdict {
+                Ok(()) => true,
+                Err(why) => {
+                    let name = t.get("name").and_then(|n| n.as_str()).unwrap_or("?");
+                    self.note(format!("tools/list: tool {name:?} dropped: {why}"));
+                    false
+                }
+            }
+        });
+        (tools.len() != before).then(|| serde_json::to_vec(&v).unwrap_or_default())
+    }
+
+    /// Keeps the input schemas of a `tools/list` answer.
+    fn learn_schemas(&self, message: &[u8]) {
+        let Some(tools) = std::str::from_utf8(message)
+            .ok()
+            .and_then(|t| Json::new(t).ok())
+            .and_then(|j| j.get("result"))
+            .and_then(|r| r.get("tools"))
+        else {
+            return;
+        };
+        let mut schemas = self.schemas.lock().unwrap_or_else(|e| e.into_inner());
+        for tool in tools.elements() {
+            let name = tool.get("name").and_then(|n| n.as_str());
+            if let (Some(name), Some(schema)) = (name, tool.get("inputSchema")) {
+                let name: String = name.chars().collect();
+                schemas.insert(name, schema.as_raw().to_owned());
+            }
+        }
+    }
+
+    /// The `Mcp-Param-*` headers of a POST of `message`, owned (none for anything but
+    /// a 2026-07-28 `tools/call` of a tool whose schema was listed).
+    fn param_headers(&self, message: &[u8]) -> Result<Vec<(String, Vec<u8>)>, String> {
+        let schemas = self.schemas.lock().unwrap_or_else(|e| e.into_inner());
+        let mut buf = vec![0u8; 1024 + 4 * message.len()];
+        let mut hs = [Header::EMPTY; params::MAX_PARAMS];
+        let schema_of = |name: JsonStr<'_>| {
+            let name: String = name.chars().collect();
+            schemas.get(&name).map(String::as_str)
+        };
+        let n = param_headers(message, schema_of, &mut buf, &mut hs)
+            .map_err(|e| format!("Mcp-Param headers: {e:?}"))?;
+        Ok(hs[..n]
+            .iter()
+            .map(|h| (h.name.to_owned(), h.value.to_vec()))
+            .collect())
     }
 
     fn client(&self) -> MutexGuard<'_, HttpClient<'static>> {
@@ -192,6 +269,16 @@ impl Shared {
     /// A request written by the client into a buffer that grows until it fits.
     fn request<T>(
         &self,
+        write: impl FnMut(&mut HttpClient<'static>, &[Header<'_>], &mut [u8]) -> Result<T, WriteError>,
+        hint: usize,
+    ) -> io::Result<(T, Vec<u8>)> {
+        self.request_with(&[], write, hint)
+    }
+
+    /// [`request`](Self::request) with `more` headers after the `--header` ones.
+    fn request_with<T>(
+        &self,
+        more: &[(String, Vec<u8>)],
         mut write: impl FnMut(
             &mut HttpClient<'static>,
             &[Header<'_>],
@@ -200,13 +287,14 @@ impl Shared {
         hint: usize,
     ) -> io::Result<(T, Vec<u8>)> {
         let owned = self.extra();
-        let extra: Vec<Header<'_>> = owned
+        let mut extra: Vec<Header<'_>> = owned
             .iter()
             .map(|(n, v)| Header {
                 name: n,
                 value: v.as_bytes(),
             })
             .collect();
+        extra.extend(more.iter().map(|(n, v)| Header { name: n, value: v }));
         let mut out = vec![0u8; 1024 + hint];
         loop {
             match write(&mut self.client(), &extra, &mut out) {
@@ -264,6 +352,7 @@ pub(crate) fn open(
         get_sockets: Mutex::new(Vec::new()),
         done: AtomicBool::new(false),
         notes: Mutex::new(Vec::new()),
+        schemas: Mutex::new(HashMap::new()),
     });
     (
         HttpPeer {
@@ -396,7 +485,15 @@ struct Answered {
 fn post(shared: &Arc<Shared>, message: &[u8]) {
     let mut label = format!("POST {}", method_of(message));
     let mut method = Method::Post;
-    let (started, bytes) = match shared.request(
+    let params = match shared.param_headers(message) {
+        Ok(p) => p,
+        Err(e) => {
+            shared.note(format!("{label}: {e}"));
+            Vec::new()
+        }
+    };
+    let (started, bytes) = match shared.request_with(
+        &params,
         |c, extra, out| c.write_post(message, extra, out),
         message.len(),
     ) {

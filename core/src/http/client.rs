@@ -29,6 +29,12 @@
 //!   reopened with `Last-Event-ID` when it ends; DELETE ends a session that has an id
 //!   ([`HttpClient::write_delete`]).
 //!
+//! - **`Mcp-Param-*` headers** ([`param_headers`]): a 2026-07-28 `tools/call` mirrors the
+//!   arguments its tool's `inputSchema` marks with `x-mcp-header` (MODERN §13.2, §13.3),
+//!   built from the schema the server listed in `tools/list`; the caller passes them to
+//!   `write_post` as extra headers. A tool whose annotations are invalid must not be
+//!   called over HTTP ([`WriteParamsError::Schema`]).
+//!
 //! Several exchanges can be in flight at once: the per-exchange state is an [`Exchange`],
 //! a small `Copy` value the caller keeps next to its connection; what they share (the
 //! session id, the version, the GET stream) is the [`HttpClient`], behind `&mut self`
@@ -79,9 +85,42 @@ use crate::error::ErrorCode;
 use crate::http::Cursor;
 use crate::http::codec::{ResponseBody, ResponseHeadView, write_request};
 use crate::http::headers::{self, message_headers};
+use crate::http::params::{self, WriteParamsError};
 use crate::http::{Header, Method, reason_phrase};
-use crate::json::Json;
+use crate::json::{Json, JsonStr};
 use crate::session::Slice;
+
+/// The `Mcp-Param-*` headers of a POST of `message` into `out` (names and values in
+/// `buf`); returns how many. Only a 2026-07-28 `tools/call` has any: `schema_of` is
+/// asked for the `inputSchema` (JSON text, as the server listed it in `tools/list`) of
+/// the tool it names; a tool the client never saw a schema for gets none (MODERN §13.3).
+///
+/// # Errors
+/// [`WriteParamsError`]: the schema's annotations are invalid (the tool must not be
+/// called over HTTP), an argument its annotation's type cannot carry, or `buf`/`out`
+/// too small.
+pub fn param_headers<'s, 'b>(
+    message: &[u8],
+    schema_of: impl FnOnce(JsonStr<'_>) -> Option<&'s str>,
+    buf: &'b mut [u8],
+    out: &mut [Header<'b>],
+) -> Result<usize, WriteParamsError> {
+    let Some(json) = core::str::from_utf8(message)
+        .ok()
+        .and_then(|t| Json::new(t).ok())
+    else {
+        return Ok(0);
+    };
+    let mh = message_headers(json);
+    if !mh.request || mh.method != Some("tools/call") || mh.protocol_version.is_none() {
+        return Ok(0);
+    }
+    let Some(schema) = mh.name.and_then(schema_of).and_then(|s| Json::new(s).ok()) else {
+        return Ok(0);
+    };
+    let arguments = json.get("params").and_then(|p| p.get("arguments"));
+    params::write_headers(schema, arguments, buf, out)
+}
 
 /// The code of the JSON-RPC error a request answered by an HTTP error status (without a
 /// JSON-RPC response in its body) ends with: the first of JSON-RPC's
@@ -947,6 +986,55 @@ mod tests {
         let text =
             r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"HTTP 404 Not Found"}}"#;
         assert_eq!(need, text.len());
+    }
+
+    /// A 2026-07-28 `tools/call` mirrors its annotated arguments, from the schema the
+    /// server listed; legacy calls, other methods and unknown tools get none; the POST
+    /// then carries them next to the client's own headers.
+    #[test]
+    fn param_headers_of_modern_tool_calls() {
+        const SCHEMA: &str = r#"{"type":"object","properties":{"city":{"type":"string","x-mcp-header":"City"},"n":{"type":"integer","x-mcp-header":"N"}}}"#;
+        let modern = br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"lookup","arguments":{"city":"Z\u00fcrich","n":7},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        let schema_of = |name: JsonStr<'_>| name.eq_str("lookup").then_some(SCHEMA);
+        let (mut buf, mut hs) = ([0u8; 256], [Header::EMPTY; params::MAX_PARAMS]);
+        let n = param_headers(modern, schema_of, &mut buf, &mut hs).unwrap();
+        assert_eq!(n, 2);
+        assert_eq!(
+            (hs[0].name, hs[0].value),
+            ("Mcp-Param-City", &b"=?base64?WsO8cmljaA==?="[..])
+        );
+        assert_eq!((hs[1].name, hs[1].value), ("Mcp-Param-N", &b"7"[..]));
+        let (mut sid, mut ver) = ([0u8; 16], [0u8; 16]);
+        let client = HttpClient::new(
+            ClientConfig::new("/mcp", "localhost"),
+            &mut sid[..],
+            &mut ver[..],
+        );
+        let mut out = [0u8; 1024];
+        let len = client.write_post(modern, &hs[..n], &mut out).unwrap().len;
+        let text = core::str::from_utf8(&out[..len]).unwrap();
+        assert!(
+            text.contains("\r\nMcp-Param-City: =?base64?WsO8cmljaA==?=\r\nMcp-Param-N: 7\r\n"),
+            "{text}"
+        );
+        assert!(text.contains("\r\nMcp-Name: lookup\r\n"), "{text}");
+
+        let legacy = br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"lookup","arguments":{"city":"x"}}}"#;
+        let none = |m: &[u8]| {
+            let (mut buf, mut hs) = ([0u8; 256], [Header::EMPTY; params::MAX_PARAMS]);
+            param_headers(m, schema_of, &mut buf, &mut hs)
+        };
+        assert_eq!(none(legacy), Ok(0));
+        let other = br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"other","arguments":{"city":"x"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        assert_eq!(none(other), Ok(0));
+        let (mut buf, mut hs) = ([0u8; 256], [Header::EMPTY; params::MAX_PARAMS]);
+        let bad = |_: JsonStr<'_>| {
+            Some(r#"{"type":"object","properties":{"x":{"type":"number","x-mcp-header":"X"}}}"#)
+        };
+        assert_eq!(
+            param_headers(modern, bad, &mut buf, &mut hs),
+            Err(WriteParamsError::Schema(params::AnnotationError::WrongType))
+        );
     }
 
     #[test]

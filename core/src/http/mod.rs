@@ -27,6 +27,7 @@ pub mod codec;
 pub mod endpoint;
 pub mod headers;
 pub mod oauth;
+pub mod params;
 pub mod sse;
 
 use crate::InsufficientSize;

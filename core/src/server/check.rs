@@ -58,6 +58,9 @@ pub enum DefinitionErrorKind {
     Argument,
     /// [`Options::page_size`] is 0.
     PageSize,
+    /// An `x-mcp-header` annotation of `inputSchema` is invalid (MODERN §13.3).
+    #[cfg(feature = "http")]
+    HeaderAnnotation(crate::http::params::AnnotationError),
 }
 
 /// A definition [`Server::new`](super::Server::new) refuses: where and what.
@@ -93,6 +96,8 @@ impl fmt::Display for DefinitionError {
             DefinitionErrorKind::Template(e) => write!(f, "invalid URI template: {e}"),
             DefinitionErrorKind::Argument => f.write_str("an argument is unnamed or named twice"),
             DefinitionErrorKind::PageSize => f.write_str("page_size must be at least 1"),
+            #[cfg(feature = "http")]
+            DefinitionErrorKind::HeaderAnnotation(e) => write!(f, "{e}"),
         }
     }
 }
@@ -116,6 +121,10 @@ pub(super) fn catalog(c: &Catalog<'_>, o: &Options) -> Result<(), DefinitionErro
             return Err(at("name", DefinitionErrorKind::Duplicate));
         }
         object_schema(t.input_schema, "inputSchema", &at)?;
+        // The Mcp-Param-* headers the schema asks for (MODERN §13.3).
+        #[cfg(feature = "http")]
+        crate::http::params::check_schema(Json::from_validated(t.input_schema))
+            .map_err(|e| at("inputSchema", DefinitionErrorKind::HeaderAnnotation(e)))?;
         if let Some(s) = t.output_schema {
             object_schema(s, "outputSchema", &at)?;
         }

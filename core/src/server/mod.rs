@@ -121,6 +121,26 @@ pub struct Server<'a> {
     options: Options,
 }
 
+/// The endpoint finds a tool's schema in the layer's tables, so the `Mcp-Param-*` headers
+/// their `x-mcp-header` annotations ask for are checked with no list kept by hand
+/// ([`EndpointConfig::tools`](crate::http::endpoint::EndpointConfig::tools)).
+#[cfg(feature = "http")]
+impl crate::http::params::ToolSchemas for Catalog<'_> {
+    fn input_schema(&self, tool: crate::json::JsonStr<'_>) -> Option<&str> {
+        self.tools
+            .iter()
+            .find(|t| tool.eq_str(t.name))
+            .map(|t| t.input_schema)
+    }
+}
+
+#[cfg(feature = "http")]
+impl crate::http::params::ToolSchemas for Server<'_> {
+    fn input_schema(&self, tool: crate::json::JsonStr<'_>) -> Option<&str> {
+        self.catalog.input_schema(tool)
+    }
+}
+
 /// What [`Server::handle`] did with an event.
 #[allow(clippy::large_enum_variant)] // see `Call`
 #[derive(Debug)]

@@ -86,7 +86,7 @@ impl Core<'_> {
         let version = ProtocolVersion::from_json_str(requested)
             .filter(|v| !v.is_legacy() && self.versions.contains(*v));
         let Some(version) = version else {
-            return self.reply_unsupported_version(ev, id, Some(requested), false);
+            return self.reply_unsupported_version(ev, id, Some(requested), true);
         };
         // The method: in this version's table, with server-capability gating.
         let method = match method {

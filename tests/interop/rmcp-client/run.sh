@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Build the rmcp (official Rust SDK) interop client and run it in both modes against a
-# stdio server.
+# stdio server, or over Streamable HTTP with --url.
 #
-#   tests/interop/rmcp-client/run.sh [--timeout-scale N] [--] SERVER_CMD [ARGS...]
+#   tests/interop/rmcp-client/run.sh [--timeout-scale N] [--url URL] [--] SERVER_CMD [ARGS...]
 #   e.g. tests/interop/rmcp-client/run.sh target/release/picomcp-demo
+#        tests/interop/rmcp-client/run.sh --url 'http://127.0.0.1:{port}/mcp' -- \
+#            target/release/picomcp-demo --http '127.0.0.1:{port}'
 #
 # --timeout-scale N is passed on to the client (it multiplies its timeouts; slow servers).
+# --url URL: rmcp's streamable HTTP client; the client picks a free port for {port} (in
+# the URL and the server's arguments) and starts the server itself.
 #
 # The client is built in release mode into $REPO/target/rmcp-interop (cached between
 # runs; a cold build of rmcp + tokio takes a few minutes, a warm one about a second),
@@ -22,14 +26,14 @@ BIN="$CARGO_TARGET_DIR/release/rmcp-interop"
 opts=()
 while [ $# -gt 0 ]; do
     case "$1" in
-        --timeout-scale) [ $# -ge 2 ] || { echo "$0: --timeout-scale needs a value" >&2; exit 2; }
+        --timeout-scale|--url) [ $# -ge 2 ] || { echo "$0: $1 needs a value" >&2; exit 2; }
                          opts+=("$1" "$2"); shift 2 ;;
         --) shift; break ;;
         *) break ;;
     esac
 done
 if [ $# -eq 0 ]; then
-    echo "usage: $0 [--timeout-scale N] [--] SERVER_CMD [ARGS...]" >&2
+    echo "usage: $0 [--timeout-scale N] [--url URL] [--] SERVER_CMD [ARGS...]" >&2
     exit 2
 fi
 

@@ -90,7 +90,22 @@ pub fn is_json(value: &[u8]) -> bool {
 /// checked ([`headers::decode_value`]); `None` when it is invalid or longer than 512
 /// bytes decoded.
 pub fn decode_header<'b>(value: &[u8], buf: &'b mut [u8; 512]) -> Option<&'b str> {
-    headers::decode_value(value, buf).ok()
+    headers::decode_value(trim_ows(value), buf).ok()
+}
+
+/// A field value without the optional whitespace (SP, HTAB) around it, which is not part
+/// of the value (RFC 9110 §5.5). The codec trims it already; a host that hands over raw
+/// values (an ASGI server, Node's `rawHeaders`) may not.
+pub fn trim_ows(value: &[u8]) -> &[u8] {
+    let start = value
+        .iter()
+        .position(|&b| b != b' ' && b != b'\t')
+        .unwrap_or(value.len());
+    let end = value
+        .iter()
+        .rposition(|&b| b != b' ' && b != b'\t')
+        .map_or(start, |i| i + 1);
+    &value[start..end]
 }
 
 /// True when a header value (after sentinel decoding) equals the JSON string `s`.
@@ -139,6 +154,9 @@ mod tests {
             Some("Zürich")
         );
         assert_eq!(decode_header(b"plain", &mut buf), Some("plain"));
+        // Optional whitespace around a value is not part of it (RFC 9110 §5.5).
+        assert_eq!(decode_header(b" \tplain\t ", &mut buf), Some("plain"));
+        assert_eq!(decode_header(b"  ", &mut buf), Some(""));
         assert_eq!(decode_header(b"=?base64?%%?=", &mut buf), None);
         // Characters the encoding never sends plain are refused (MODERN §13.2).
         assert_eq!(decode_header(b"a\x01b", &mut buf), None);

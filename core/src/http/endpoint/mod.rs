@@ -35,6 +35,7 @@ mod streams;
 
 pub use checks::{
     LOOPBACK_HOSTS, accepts, decode_header, header_matches, host_allowed, is_json, origin_allowed,
+    trim_ows,
 };
 pub use sessions::{
     AdoptError, ENTROPY_LEN, SESSION_ID_LEN, SessionRecord, SessionStore, SlotEntry, StoreFull,
@@ -44,6 +45,7 @@ pub use streams::{MAX_IDS, StreamSlot};
 use sessions::SlotState;
 use streams::{Kind, Mode};
 
+use super::params::ToolSchemas;
 use super::{BodyLength, Header, Method as HttpMethod, Request, ResponseHead};
 use crate::Limits;
 use crate::error::ErrorCode;
@@ -97,6 +99,11 @@ pub struct EndpointConfig<'a> {
     /// The `x-mcp-header` annotations of the served tools: each `Mcp-Param-{header}` is
     /// checked against the argument it mirrors (MODERN §13.2). Default none.
     pub param_headers: &'a [ParamHeader<'a>],
+    /// The served tools' input schemas: every `x-mcp-header` annotation in them is
+    /// checked as its `Mcp-Param-{Name}` header of 2026-07-28 `tools/call`s (MODERN §13.2;
+    /// [`crate::http::params`]). The server layer's [`Server`](crate::server::Server) and
+    /// [`Catalog`](crate::server::Catalog) provide them. Default none.
+    pub tools: Option<&'a dyn ToolSchemas>,
 }
 
 /// One `x-mcp-header` annotation: tool `tool`'s top-level argument `property` travels
@@ -126,6 +133,7 @@ impl Default for EndpointConfig<'_> {
             get_stream: true,
             versions: Versions::ALL,
             param_headers: &[],
+            tools: None,
         }
     }
 }

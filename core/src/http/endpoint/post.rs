@@ -6,7 +6,7 @@ use super::sessions::{self, ENTROPY_LEN, SlotState};
 use super::streams::{self, Kind, MAX_IDS, Mode};
 use super::{Endpoint, Outcome, Refusal, is_method, raw_of, refuse};
 use crate::error::ErrorCode;
-use crate::http::{Request, headers};
+use crate::http::{Request, headers, params};
 use crate::json::Json;
 use crate::jsonrpc::{self, Id, Message};
 use crate::protocol::{Method, ProtocolVersion};
@@ -283,7 +283,9 @@ impl<'e> Endpoint<'e> {
     }
 
     /// The `Mcp-Param-{Name}` headers of a 2026-07-28 `tools/call` against its arguments
-    /// (MODERN §13.2), for the annotations in [`EndpointConfig::param_headers`]: a value
+    /// (MODERN §13.2): first for the annotations of the tool's `inputSchema` found in
+    /// [`EndpointConfig::tools`] ([`params::check`]), then for those listed by hand in
+    /// [`EndpointConfig::param_headers`]: a value
     /// present and not `null` needs its header, equal after sentinel decoding (integers
     /// compared as numbers); an absent or `null` one must have none.
     fn check_params<'r>(
@@ -296,6 +298,32 @@ impl<'e> Endpoint<'e> {
             return Ok(());
         };
         let args = params.and_then(|p| p.get("arguments"));
+        let schema = self
+            .config
+            .tools
+            .and_then(|t| t.input_schema(tool))
+            // Most tools have no annotation: no parse of their schema per call.
+            .filter(|s| s.contains("x-mcp-header"))
+            .and_then(|s| Json::new(s).ok());
+        if let Some(schema) = schema {
+            let lookup = |name: &str| {
+                req.headers
+                    .iter()
+                    .find(|h| h.name.eq_ignore_ascii_case(name))
+                    .map(|h| h.value)
+            };
+            if let Err(e) = params::check(schema, args, lookup) {
+                return Err(header_error(
+                    r.id,
+                    match e {
+                        params::ParamError::Missing => {
+                            "Header mismatch: an Mcp-Param header the tool's inputSchema asks for is missing"
+                        }
+                        _ => "Header mismatch: an Mcp-Param header does not match the arguments",
+                    },
+                ));
+            }
+        }
         for p in self
             .config
             .param_headers

@@ -84,6 +84,11 @@ pub(crate) const TOOLS: &[Tool<'static>] = &[
     Tool::new("json_schema_2020_12_tool", r##"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false}"##)
         .title("JSON Schema 2020-12")
         .description("Tool with JSON Schema 2020-12 features in its input schema; returns its arguments (conformance fixture)."),
+    // `echo` whose argument also travels as the header `Mcp-Param-Text` of 2026-07-28
+    // HTTP calls (MODERN §13.3): the core derives the check from this schema.
+    Tool::new("echo_header", r#"{"type":"object","properties":{"text":{"type":"string","x-mcp-header":"Text","description":"The text to return, mirrored in the Mcp-Param-Text header"}},"required":["text"]}"#)
+        .title("Echo (header)")
+        .description("Returns `text` unchanged, as one text block; over Streamable HTTP (2026-07-28) `text` is mirrored in the Mcp-Param-Text header."),
 ];
 
 /// The behaviour of `TOOLS[i]`.
@@ -104,6 +109,7 @@ pub(crate) const TOOL_KINDS: [ToolKind; TOOLS.len()] = [
     ToolKind::ElicitationDefaults,
     ToolKind::ElicitationEnums,
     ToolKind::JsonSchema2020,
+    ToolKind::Echo,
 ];
 
 /// What `resources/read` returns for a direct resource.

@@ -108,6 +108,8 @@ pub(crate) fn run(addr: &str, config: Config<'static>, max_line: usize) -> std::
             ..Limits::DEFAULT
         },
         versions: config.versions,
+        // The tools' x-mcp-header annotations: their Mcp-Param-* headers are checked.
+        tools: Some(&catalog::CATALOG),
         ..EndpointConfig::default()
     };
     let storage = EndpointStorage::owned(SLOTS, STREAMS, max_line + 4096);

@@ -1,8 +1,13 @@
 //! Interop client on the OFFICIAL Rust MCP SDK (`rmcp` 3.11.0).
 //!
 //! ```text
-//! rmcp-interop [--mode default|auto] [--timeout-scale N] [--] SERVER_CMD [ARGS...]
+//! rmcp-interop [--mode default|auto] [--timeout-scale N] [--url URL] [--] SERVER_CMD [ARGS...]
 //! ```
+//!
+//! With `--url` (e.g. `http://127.0.0.1:{port}/mcp`) the client speaks Streamable HTTP
+//! (rmcp's `StreamableHttpClientTransport` on reqwest): it picks a free port, puts it
+//! for `{port}` in the URL and in the server's arguments, starts the server, waits until
+//! it listens, and connects to the URL. The same checks run in both modes.
 //!
 //! The server is spawned with rmcp's child-process transport (`TokioChildProcess`, stdio
 //! piped, stderr inherited). The server implements the demo contract
@@ -40,7 +45,7 @@ use rmcp::model::{
     ReadResourceRequestParams,
 };
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::TokioChildProcess;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientLifecycleMode, ClientServiceExt, ServiceExt};
 use serde_json::{json, Value};
 
@@ -103,7 +108,7 @@ impl Mode {
 }
 
 const USAGE: &str =
-    "rmcp-interop [--mode default|auto] [--timeout-scale N] [--] SERVER_CMD [ARGS...]";
+    "rmcp-interop [--mode default|auto] [--timeout-scale N] [--url URL] [--] SERVER_CMD [ARGS...]";
 
 fn usage(msg: &str) -> ExitCode {
     eprintln!("rmcp-interop: {msg}");
@@ -115,8 +120,13 @@ fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let mut mode = Mode::Default;
     let mut server: Vec<String> = Vec::new();
+    let mut url: Option<String> = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
+            "--url" => match args.next() {
+                Some(u) => url = Some(u),
+                None => return usage("--url needs a value"),
+            },
             "--" => {
                 server.extend(args.by_ref());
                 break;
@@ -168,7 +178,7 @@ fn main() -> ExitCode {
         }
     };
     rt.block_on(async {
-        if tokio::time::timeout(scaled(GLOBAL_TIMEOUT), run(mode, &server)).await.is_err() {
+        if tokio::time::timeout(scaled(GLOBAL_TIMEOUT), run(mode, &server, url.as_deref())).await.is_err() {
             fail(
                 "global timeout",
                 format!("the run took more than {} s", scaled(GLOBAL_TIMEOUT).as_secs()),
@@ -215,7 +225,49 @@ fn short(v: &Value, n: usize) -> String {
     }
 }
 
-async fn run(mode: Mode, server: &[String]) {
+/// A free port on 127.0.0.1 (bound, read, released: the server takes it next).
+fn free_port() -> std::io::Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// Waits until something accepts connections on `port`, or the child exits.
+async fn wait_listening(port: u16, child: &mut tokio::process::Child) -> Result<(), String> {
+    let deadline = Instant::now() + scaled(CONNECT_TIMEOUT);
+    while Instant::now() < deadline {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            return Ok(());
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            return Err(format!("the server exited with {status} before listening"));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Err(format!("nothing listened on port {port}"))
+}
+
+/// The handshake of `mode` over `transport`.
+macro_rules! connect {
+    ($mode:expr, $transport:expr) => {
+        async {
+            match $mode {
+                Mode::Default => ().serve($transport).await,
+                Mode::Auto => {
+                    ()
+                        .serve_with_lifecycle(
+                            $transport,
+                            ClientLifecycleMode::Auto {
+                                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                                legacy_version: Some(ProtocolVersion::V_2025_11_25),
+                            },
+                        )
+                        .await
+                }
+            }
+        }
+    };
+}
+
+async fn run(mode: Mode, server: &[String], url: Option<&str>) {
     // --- premise: what rmcp proposes ------------------------------------------------
     let proposed = ClientConfig::default().protocol_version;
     if mode == Mode::Default {
@@ -230,39 +282,57 @@ async fn run(mode: Mode, server: &[String]) {
     }
 
     // --- spawn + handshake ----------------------------------------------------------
-    let mut cmd = tokio::process::Command::new(&server[0]);
-    cmd.args(&server[1..]);
-    // rmcp kills the child from a task spawned in its Drop; if the runtime shuts down
-    // first (timeouts, failed handshake) that task never runs. kill_on_drop makes tokio
-    // send SIGKILL synchronously when the child handle is finally dropped.
-    cmd.kill_on_drop(true);
-    let transport = match TokioChildProcess::new(cmd) {
-        Ok(t) => t,
-        Err(e) => {
-            fail("spawn server", format!("{}: {e}", server[0]));
+    // Over HTTP the server is our child (killed when `_http_server` drops); over stdio
+    // rmcp's transport owns it.
+    let mut _http_server = None;
+    let started;
+    let connected = if let Some(url) = url {
+        let port = match free_port() {
+            Ok(p) => p.to_string(),
+            Err(e) => {
+                fail("free port", e.to_string());
+                return;
+            }
+        };
+        let url = url.replace("{port}", &port);
+        let mut cmd = tokio::process::Command::new(&server[0]);
+        cmd.args(server[1..].iter().map(|a| a.replace("{port}", &port)));
+        cmd.kill_on_drop(true).stdin(std::process::Stdio::null());
+        let mut child = match cmd.spawn() {
+            Ok(c) => c,
+            Err(e) => {
+                fail("spawn server", format!("{}: {e}", server[0]));
+                return;
+            }
+        };
+        if let Err(e) = wait_listening(port.parse().unwrap_or(0), &mut child).await {
+            fail("server listens", e);
             return;
         }
-    };
-
-    let started = Instant::now();
-    let connect = async {
-        match mode {
-            Mode::Default => ().serve(transport).await,
-            Mode::Auto => {
-                ()
-                    .serve_with_lifecycle(
-                        transport,
-                        ClientLifecycleMode::Auto {
-                            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-                            legacy_version: Some(ProtocolVersion::V_2025_11_25),
-                        },
-                    )
-                    .await
+        _http_server = Some(child);
+        ok("server listens", &url);
+        started = Instant::now();
+        let transport = StreamableHttpClientTransport::from_uri(url);
+        tokio::time::timeout(scaled(CONNECT_TIMEOUT), connect!(mode, transport)).await
+    } else {
+        let mut cmd = tokio::process::Command::new(&server[0]);
+        cmd.args(&server[1..]);
+        // rmcp kills the child from a task spawned in its Drop; if the runtime shuts down
+        // first (timeouts, failed handshake) that task never runs. kill_on_drop makes tokio
+        // send SIGKILL synchronously when the child handle is finally dropped.
+        cmd.kill_on_drop(true);
+        let transport = match TokioChildProcess::new(cmd) {
+            Ok(t) => t,
+            Err(e) => {
+                fail("spawn server", format!("{}: {e}", server[0]));
+                return;
             }
-        }
+        };
+        started = Instant::now();
+        tokio::time::timeout(scaled(CONNECT_TIMEOUT), connect!(mode, transport)).await
     };
     let client: RunningService<RoleClient, ()> =
-        match tokio::time::timeout(scaled(CONNECT_TIMEOUT), connect).await {
+        match connected {
             Ok(Ok(c)) => c,
             Ok(Err(e)) => {
                 fail(&format!("handshake ({} mode)", mode.name()), e.to_string());

@@ -3,6 +3,10 @@
 //!
 //! ```text
 //! rmcp-interop-server          # speaks MCP on stdin/stdout; log lines go to stderr
+//! rmcp-interop-server --http 127.0.0.1:PORT [--stateless] [--json]
+//!                              # Streamable HTTP at /mcp (rmcp's StreamableHttpService on
+//!                              # axum): sessions unless --stateless, SSE answers unless
+//!                              # --json (rmcp honours it only when stateless); until SIGTERM
 //! ```
 //!
 //! The same features as the Python and TypeScript SDK servers in
@@ -227,13 +231,51 @@ impl ServerHandler for InteropServer {
     }
 }
 
+/// Serves Streamable HTTP on `addr` until SIGTERM or SIGINT.
+async fn serve_http(
+    addr: &str,
+    stateless: bool,
+    json: bool,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    use rmcp::transport::streamable_http_server::{
+        session::local::LocalSessionManager, StreamableHttpServerConfig, StreamableHttpService,
+    };
+    let ct = tokio_util::sync::CancellationToken::new();
+    let config = StreamableHttpServerConfig::default()
+        .with_cancellation_token(ct.child_token())
+        .with_legacy_session_mode(!stateless)
+        .with_json_response(json);
+    let service: StreamableHttpService<InteropServer, LocalSessionManager> =
+        StreamableHttpService::new(|| Ok(InteropServer::new()), Default::default(), config);
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    eprintln!("rmcp-interop-server: Streamable HTTP on http://{addr}/mcp");
+    let shutdown = async move {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("SIGTERM handler");
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+        ct.cancel();
+    };
+    axum::serve(listener, router).with_graceful_shutdown(shutdown).await?;
+    Ok(())
+}
+
 fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .expect("tokio runtime");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let http = args.iter().position(|a| a == "--http").and_then(|i| args.get(i + 1).cloned());
+    let flag = |f: &str| args.iter().any(|a| a == f);
     let served = rt.block_on(async {
+        if let Some(addr) = http {
+            return serve_http(&addr, flag("--stateless"), flag("--json")).await;
+        }
         let service = InteropServer::new().serve(rmcp::transport::stdio()).await?;
         service.waiting().await?;
         Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
