@@ -321,19 +321,22 @@ impl Authorizer {
         challenged: Option<&str>,
         step_up: bool,
     ) -> Result<Option<String>, String> {
-        let mut scope = if let Some(s) = &self.options.scope {
-            Some(s.clone())
-        } else if step_up {
+        // A step-up asks for what was asked before (`--scope` the first time) plus what
+        // the 403 names: repeating `--scope` alone could never succeed.
+        let mut scope = if step_up {
             let previous = self
                 .token
                 .as_ref()
                 .and_then(|t| t.requested.clone())
+                .or_else(|| self.options.scope.clone())
                 .unwrap_or_default();
             let mut out = vec![0u8; previous.len() + challenged.map_or(0, str::len) + 1];
             let n = policy::write_union(&previous, challenged.unwrap_or(""), &mut out)
                 .map_err(|e| e.to_string())?;
             out.truncate(n);
             Some(String::from_utf8(out).map_err(|e| e.to_string())?)
+        } else if let Some(s) = &self.options.scope {
+            Some(s.clone())
         } else {
             initial_scope(challenged, found.prm_scopes.as_deref())
                 .as_str()
