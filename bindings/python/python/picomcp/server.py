@@ -176,6 +176,8 @@ class Server:
         #: granted scopes for the core layer (``None``: everything).
         self._principal: dict | None = None
         self._scopes: list | None = None
+        #: ``asgi(auth=...)`` for ``run()``'s ``--http`` (``None``: no authorization).
+        self.http_auth: dict | None = None
         self._http_addr: str | None = None  # run(["--http", "HOST:PORT"])
 
     # ---- registration ----
@@ -468,7 +470,7 @@ class Server:
         host, _, port = addr.rpartition(":")
         host = host.strip("[]")
         self.diag("info", "serving Streamable HTTP on http://%s/mcp" % addr)
-        uvicorn.run(self.asgi(), host=host, port=int(port), lifespan="on",
+        uvicorn.run(self.asgi(auth=self.http_auth), host=host, port=int(port), lifespan="on",
                     access_log=False, log_level="warning",
                     timeout_graceful_shutdown=1)
         return 0
