@@ -429,7 +429,8 @@ class Server {
       process.stderr.write(`${this.name}: ${e.message}\nusage: ${this.name} [--max-line BYTES] [--log-level ${LEVELS.join('|')}] [--http HOST:PORT]\n`)
       return 2
     }
-    if (this.httpAddress) return this.serveHttp(this.httpAddress)
+    // `httpAuth`: `httpHandler`'s `auth` for `--http` (a demo sets it from its own flags).
+    if (this.httpAddress) return this.serveHttp(this.httpAuth ? { ...this.httpAddress, auth: this.httpAuth } : this.httpAddress)
     // Only the protocol writes to stdout while serving: console.log and friends go to stderr.
     const guard = guardStdout()
     try {
