@@ -1878,6 +1878,53 @@ typedef uint32_t picomcp_response_kind;
 #endif // __cplusplus
 
 /**
+ * The claims one by one: a `picomcp_claim` and its text (`sub`, `client_id`, one `aud`
+ * entry, space-delimited `scope`) or number (`exp`, `nbf`, Unix seconds).
+ */
+enum picomcp_claim
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * `sub` (text).
+   */
+  PICOMCP_CLAIM_SUBJECT = 0,
+  /**
+   * `client_id` (text).
+   */
+  PICOMCP_CLAIM_CLIENT_ID = 1,
+  /**
+   * One audience (text; once per entry).
+   */
+  PICOMCP_CLAIM_AUDIENCE = 2,
+  /**
+   * Granted scopes (text, space-delimited).
+   */
+  PICOMCP_CLAIM_SCOPE = 3,
+  /**
+   * `exp` (number).
+   */
+  PICOMCP_CLAIM_EXPIRES_AT = 4,
+  /**
+   * `nbf` (number).
+   */
+  PICOMCP_CLAIM_NOT_BEFORE = 5,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum picomcp_claim picomcp_claim;
+#else
+typedef uint32_t picomcp_claim;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Where a verifier reports a token's claims (valid during the callback only).
+ */
+typedef struct picomcp_claims picomcp_claims;
+
+/**
  * The Streamable HTTP endpoint (opaque), in caller memory: see
  * `picomcp_endpoint_storage_size`. Not thread-safe.
  */
@@ -1962,13 +2009,6 @@ typedef struct picomcp_auth_config {
    */
   bool require_expiry;
 } picomcp_auth_config;
-
-/**
- * Where a verifier reports a token's claims (valid during the callback only).
- */
-typedef struct picomcp_claims {
-  uint8_t _opaque[0];
-} picomcp_claims;
 
 /**
  * The endpoint's rules, limits and table sizes (`picomcp_endpoint_config_init` fills
