@@ -10,6 +10,11 @@ What is measured, per server and response mode, at 1 and 64 keep-alive connectio
 legacy session (initialize + notifications/initialized first), one request at a time per
 connection. Medians over the repetitions of req/s, p50 latency, server CPU per request
 (server CPU seconds in the measured window / requests) and the server's peak RSS (VmHWM).
+The ratio table gives, beside the req/s ratios, the reference's server CPU per request over
+ours: at one connection req/s measures the round trip (each side waits for the other to
+wake; on an idle 2-core machine that wake-up, not either server's work, sets the rate), so
+CPU per request is the fair comparison there; `--pin same` (server and client on one CPU)
+turns the round trip into CPU time too.
 
 Modes: the reference servers choose with JSON_RESPONSE=1 ("json": one application/json body per
 POST) or not ("sse": a text/event-stream per POST that carries the answer); rmcp honours
@@ -363,9 +368,14 @@ def ratios(s, table):
             if y and x["rps"] and y["rps"]:
                 per = [by_rep[(label, mode, c, k)] / by_rep[(ref, rmode, c, k)] for k in range(s["reps"])
                        if by_rep.get((label, mode, c, k)) and by_rep.get((ref, rmode, c, k))]
+                # Server CPU per request, reference / ours: the fair figure at one connection,
+                # where req/s is bound by the round trip (both sides wake each other) rather
+                # than by either server's work.
+                cx, cy = x.get("server_cpu_us_per_req"), y.get("server_cpu_us_per_req")
                 out.append({"ours": f"{label}/{mode}", "ref": f"{ref}/{rmode}", "conns": c,
                             "rps_ratio": round(x["rps"] / y["rps"], 2),
-                            "rps_ratio_median_of_reps": round(med(per), 2) if per else None})
+                            "rps_ratio_median_of_reps": round(med(per), 2) if per else None,
+                            "cpu_ratio": round(cy / cx, 2) if cx and cy else None})
     return out
 
 
@@ -382,10 +392,12 @@ def table_md(s):
                  f"{x['p50_us'] / 1000:.2f} | {x['p99_us'] / 1000:.2f} | {cpu} | {x['peak_rss_kib'] / 1024:.1f} | "
                  f"{x['client_cpu_pct']:.0f} | {x['errors']} |")
     if s["ratios"]:
-        L += ["", "| ours / reference (req/s, same run) | conns | ratio of medians | median of per-rep ratios |",
-              "|---|---:|---:|---:|"]
+        L += ["", "| ours / reference (req/s, same run) | conns | ratio of medians | median of per-rep ratios "
+              "| server CPU per request, reference / ours |",
+              "|---|---:|---:|---:|---:|"]
         L += [f"| {r['ours']} / {r['ref']} | {r['conns']} | {r['rps_ratio']:.2f}x | "
-              f"{r['rps_ratio_median_of_reps']:.2f}x |" for r in s["ratios"]]
+              f"{r['rps_ratio_median_of_reps']:.2f}x | "
+              f"{'%.2fx' % r['cpu_ratio'] if r.get('cpu_ratio') else 'n/a'} |" for r in s["ratios"]]
     for k, v in s["failed"].items():
         L.append(f"\nfailed: {k}: {v}")
     if s["idle"]:

@@ -95,9 +95,23 @@ impl Target {
     }
 }
 
+/// Credentials for every request (`--token`, `--oauth`).
+pub(crate) enum Auth {
+    /// `--token`: a static bearer token.
+    Static(String),
+    /// `--oauth`: the OAuth client of `picomcp-oauth`, which gets (and refreshes, and
+    /// steps up) the token on a 401 or 403.
+    OAuth(Box<Mutex<picomcp_oauth::Authorizer>>),
+}
+
+/// POSTs of one message sent again after a new token (beyond the authorizer's own cap).
+const MAX_AUTH_RETRIES: u32 = 4;
+
 /// What the POST threads, the GET stream and the session's pipe share.
 struct Shared {
     target: Target,
+    /// `--token` or `--oauth`, when given.
+    auth: Option<Auth>,
     /// The read timeout of a request's answer (`--timeout-ms`).
     timeout: Duration,
     /// The core's rules of an MCP client over HTTP, and what they keep (the session id,
@@ -137,16 +151,42 @@ impl Shared {
         self.client.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The `--header` fields, sent on every request.
-    fn extra(&self) -> Vec<Header<'_>> {
-        self.target
-            .extra
-            .iter()
-            .map(|(n, v)| Header {
-                name: n,
-                value: v.as_bytes(),
-            })
-            .collect()
+    /// The `--header` fields and the bearer token, sent on every request.
+    fn extra(&self) -> Vec<(String, String)> {
+        let mut fields = self.target.extra.clone();
+        if let Some(token) = self.bearer() {
+            fields.push(("Authorization".to_string(), format!("Bearer {token}")));
+        }
+        fields
+    }
+
+    /// The bearer token of the moment, if any.
+    fn bearer(&self) -> Option<String> {
+        match self.auth.as_ref()? {
+            Auth::Static(t) => Some(t.clone()),
+            Auth::OAuth(a) => a
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .bearer()
+                .map(str::to_string),
+        }
+    }
+
+    /// A 401 or 403 to a request sent with `sent` as its token: whether to send it again
+    /// (another thread got a new token meanwhile, or the authorizer just got one).
+    fn reauthorize(&self, operation: &str, answered: &Answered, sent: Option<&str>) -> bool {
+        let Some(Auth::OAuth(a)) = &self.auth else {
+            return false;
+        };
+        let mut a = a.lock().unwrap_or_else(|e| e.into_inner());
+        if a.bearer() != sent && a.bearer().is_some() {
+            return true;
+        }
+        let outcome = a.handle_response(operation, answered.status, &answered.www_authenticate);
+        for line in a.take_log() {
+            self.note(format!("auth: {line}"));
+        }
+        outcome.unwrap_or(false)
     }
 
     /// A request written by the client into a buffer that grows until it fits.
@@ -159,7 +199,14 @@ impl Shared {
         ) -> Result<T, WriteError>,
         hint: usize,
     ) -> io::Result<(T, Vec<u8>)> {
-        let extra = self.extra();
+        let owned = self.extra();
+        let extra: Vec<Header<'_>> = owned
+            .iter()
+            .map(|(n, v)| Header {
+                name: n,
+                value: v.as_bytes(),
+            })
+            .collect();
         let mut out = vec![0u8; 1024 + hint];
         loop {
             match write(&mut self.client(), &extra, &mut out) {
@@ -194,7 +241,11 @@ pub(crate) struct HttpWriter {
 }
 
 /// Connects nothing yet: requests open their own connections as the session writes.
-pub(crate) fn open(target: Target, timeout: Duration) -> (HttpPeer, HttpReader, HttpWriter) {
+pub(crate) fn open(
+    target: Target,
+    auth: Option<Auth>,
+    timeout: Duration,
+) -> (HttpPeer, HttpReader, HttpWriter) {
     let (tx, rx) = channel();
     // The client borrows its endpoint for as long as the probe runs (one per run).
     let path: &'static str = target.path.clone().leak();
@@ -206,6 +257,7 @@ pub(crate) fn open(target: Target, timeout: Duration) -> (HttpPeer, HttpReader, 
     );
     let shared = Arc::new(Shared {
         target,
+        auth,
         timeout,
         client: Mutex::new(client),
         inbox: Mutex::new(Some(tx)),
@@ -234,6 +286,22 @@ impl HttpPeer {
     pub(crate) fn notes(&self, lines: usize) -> Vec<String> {
         let notes = self.shared.notes.lock().unwrap_or_else(|e| e.into_inner());
         notes[notes.len().saturating_sub(lines)..].to_vec()
+    }
+
+    /// What the authorization did (each line also a note), and the token it ended with
+    /// (redacted).
+    pub(crate) fn auth_log(&self) -> Option<(Vec<String>, Option<String>)> {
+        let Some(Auth::OAuth(_)) = &self.shared.auth else {
+            return None;
+        };
+        let notes = self.shared.notes.lock().unwrap_or_else(|e| e.into_inner());
+        let lines = notes
+            .iter()
+            .filter_map(|n| n.strip_prefix("auth: "))
+            .map(str::to_string)
+            .collect();
+        let token = self.shared.bearer().map(|t| picomcp_oauth::redact(&t));
+        Some((lines, token))
     }
 }
 
@@ -311,6 +379,10 @@ impl Drop for HttpWriter {
 
 /// What [`exchange`] saw of a response besides the messages it delivered.
 struct Answered {
+    /// The status of the final head.
+    status: u16,
+    /// Its `WWW-Authenticate` values (a 401 or 403's challenges).
+    www_authenticate: Vec<String>,
     /// The body, when it was not an SSE stream (a JSON answer, an error text).
     body: Vec<u8>,
     /// The SSE stream's last event id and `retry` hint.
@@ -335,11 +407,34 @@ fn post(shared: &Arc<Shared>, message: &[u8]) {
     let mut request = bytes;
     request.truncate(started.len);
     let mut last_event_id: Option<String> = None;
+    let mut sent = shared.bearer();
+    let mut auth_retries = 0;
     loop {
         let r = match exchange(shared, method, &mut ex, &request) {
             Ok(r) => r,
             Err(e) => return shared.note(format!("{label}: {e}")),
         };
+        if method == Method::Post
+            && matches!(r.status, 401 | 403)
+            && auth_retries < MAX_AUTH_RETRIES
+            && shared.reauthorize(&method_of(message), &r, sent.as_deref())
+        {
+            // Sent again with the new token, as a new exchange.
+            auth_retries += 1;
+            sent = shared.bearer();
+            match shared.request(
+                |c, extra, out| c.write_post(message, extra, out),
+                message.len(),
+            ) {
+                Ok((started, mut bytes)) => {
+                    ex = started.exchange;
+                    bytes.truncate(started.len);
+                    request = bytes;
+                    continue;
+                }
+                Err(e) => return shared.note(format!("{label}: {e}")),
+            }
+        }
         last_event_id = r.last_event_id.or(last_event_id);
         let next = shared
             .client()
@@ -496,6 +591,8 @@ fn exchange(
     sock.write_all(request)?;
 
     let limits = CodecLimits::default();
+    let mut status = 0;
+    let mut www_authenticate = Vec::new();
     let mut reader = ClientResponse::new(method, &limits);
     let mut buf: Vec<u8> = Vec::with_capacity(16 * 1024);
     let mut chunk = vec![0u8; 64 * 1024];
@@ -505,6 +602,13 @@ fn exchange(
             let mut fields = [Header::EMPTY; MAX_RESPONSE_HEADERS];
             match reader.parse_head(&buf, &mut fields) {
                 Ok(Some(head)) => {
+                    status = head.status;
+                    www_authenticate = head
+                        .headers
+                        .iter()
+                        .filter(|h| h.name.eq_ignore_ascii_case("www-authenticate"))
+                        .filter_map(|h| h.value_str().map(str::to_string))
+                        .collect();
                     let kind = shared
                         .client()
                         .handle_response_head(ex, &head)
@@ -549,6 +653,8 @@ fn exchange(
     };
     // The body: SSE events as they complete, or the whole of anything else.
     let mut answered = Answered {
+        status,
+        www_authenticate,
         body: Vec::new(),
         last_event_id: None,
         retry_ms: None,

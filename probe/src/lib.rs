@@ -6,6 +6,7 @@
 //! picomcp-probe [--timeout-ms N] [--protocol VERSION] [--json] [--pin FILE]
 //!               [--lint-results] [--strict-lint] [-- SERVER_CMD ARGS...]
 //! picomcp-probe [OPTIONS] --url http://HOST:PORT/PATH [--header NAME:VALUE]...
+//!               [--token TOKEN | --oauth [--client-id ID] [--scope S] ...]
 //! ```
 //!
 //! Without a server command it probes the Rust demo server, `picomcp-demo`, found next to
@@ -26,7 +27,7 @@
 //! |---|---|
 //! | `cli` | the command line |
 //! | `child` | the server process: pipes, stderr tail, exit after stdin EOF |
-//! | `http` | `--url`: the session's pipe over Streamable HTTP (sockets and threads around the core's `http::client`) |
+//! | `http` | `--url`: the session's pipe over Streamable HTTP (sockets and threads around the core's `http::client`); `--token`, and `--oauth` through `picomcp-oauth` (a 401/403 is authorized, then the POST is sent again) |
 //! | `client` | the client loop: one session, requests and whatever arrives meanwhile |
 //! | `checks` | one module per check (handshake, ping, logging, tools, resources, prompts, subscriptions) |
 //! | `generate` | arguments from a tool's input schema, URIs from templates |
@@ -144,7 +145,14 @@ fn probe_url(
     pins: Option<&pins::PinFile>,
 ) -> Result<(Report, Vec<String>), String> {
     let target = http::Target::parse(url, args.headers.clone())?;
-    let (peer, reader, writer) = http::open(target, Duration::from_millis(args.timeout_ms));
+    let auth = match (&args.token, &args.oauth) {
+        (Some(t), _) => Some(http::Auth::Static(t.clone())),
+        (None, Some(o)) => Some(http::Auth::OAuth(Box::new(std::sync::Mutex::new(
+            picomcp_oauth::Authorizer::new(url, o.clone())?,
+        )))),
+        (None, None) => None,
+    };
+    let (peer, reader, writer) = http::open(target, auth, Duration::from_millis(args.timeout_ms));
     let mut report = match Probe::new(writer, reader, args, false, Instant::now(), pins) {
         Ok(mut probe) => {
             probe.run();
@@ -153,6 +161,18 @@ fn probe_url(
         Err(msg) => connect_failed(args, msg),
     };
     report.command = vec![url.to_string()];
+    if let Some((lines, token)) = peer.auth_log() {
+        // What `--oauth` did: discovery, registration, authorization, the token (redacted).
+        let section = report.section("authorization");
+        for line in lines {
+            section.info(line);
+        }
+        let outcome = match token {
+            Some(t) => Outcome::Ok(t),
+            None => Outcome::Failed("no token was obtained".into()),
+        };
+        section.check("access token", outcome, None);
+    }
     Ok((report, peer.notes(STDERR_TAIL)))
 }
 

@@ -2,7 +2,7 @@
 //! sans-IO core (`picomcp`) over any byte stream (stdin and stdout, a child process's
 //! pipes), with timeouts. It only calls the session's public API; it never parses or
 //! tracks protocol state itself. [`http`] serves the same sessions over Streamable HTTP
-//! (the core's codec and endpoint, a thread per connection). It lives beside the core, not in it, so that the core
+//! (the core's codec and endpoint, one thread's readiness loop). It lives beside the core, not in it, so that the core
 //! stays free of threads and I/O: a device build never compiles it, and the core's `std`
 //! feature holds only std conversions.
 //!

@@ -19,6 +19,8 @@
 //! - [`sse`]: Server-Sent Events framing.
 //! - [`auth`]: the endpoint as an OAuth 2.1 protected resource (metadata document, Bearer
 //!   challenges, the audience, expiry and scope rules around the host's token verifier).
+//! - [`oauth`]: the rules of a client's authorization (challenges, discovery order,
+//!   resource and issuer checks, scope selection, step-up).
 //!
 //! Neither allocates: every buffer and table is the caller's, every limit configuration.
 
@@ -27,6 +29,7 @@ pub mod client;
 pub mod codec;
 pub mod endpoint;
 pub mod headers;
+pub mod oauth;
 pub mod sse;
 
 use crate::InsufficientSize;

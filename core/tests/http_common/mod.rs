@@ -72,7 +72,7 @@ pub fn endpoint_config() -> EndpointConfig<'static> {
     }
 }
 
-fn session(now: u64) -> Session<'static> {
+pub fn session(now: u64) -> Session<'static> {
     let caps = Json::new(r#"{"tools":{"listChanged":true}}"#).unwrap();
     let mut c = Config::server("http-test", "1.0.0", caps);
     c.limits.max_line = LINE;

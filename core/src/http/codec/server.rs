@@ -5,6 +5,7 @@ use super::head::{Framing, HeadInfo, find_head_end, inspect, origin_form};
 use super::{CodecLimits, Cursor, RequestError, put_header_line, put_status_line};
 use crate::InsufficientSize;
 use crate::http::{BodyLength, Header, Method, Request, ResponseHead};
+use crate::session::Slice;
 
 #[derive(Clone, Copy, Debug)]
 enum BodyState {
@@ -71,9 +72,8 @@ struct ResponseInfo {
 ///   - `Err(e)`: send [`RequestError::write_response`], then close the socket.
 ///
 /// Time is milliseconds on any clock of the caller's, the same one for every call.
-#[derive(Debug)]
 pub struct ServerConnection<'b> {
-    buf: &'b mut [u8],
+    buf: Slice<'b, u8>,
     len: usize,
     limits: CodecLimits,
     phase: Phase,
@@ -83,11 +83,34 @@ pub struct ServerConnection<'b> {
     response: Option<ResponseInfo>,
 }
 
+impl core::fmt::Debug for ServerConnection<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ServerConnection")
+            .field("capacity", &self.buf.len())
+            .field("len", &self.len)
+            .field("limits", &self.limits)
+            .field("phase", &self.phase)
+            .field("eof", &self.eof)
+            .field("close_requested", &self.close_requested)
+            .field("continue_sent", &self.continue_sent)
+            .field("response", &self.response)
+            .finish()
+    }
+}
+
 impl<'b> ServerConnection<'b> {
     /// A connection that has just been accepted at `now`, receiving into `buf` (which
     /// bounds the head plus body of one request: size it at least
     /// [`CodecLimits::max_head_bytes`] plus the largest body you accept).
     pub fn new(buf: &'b mut [u8], limits: CodecLimits, now: u64) -> Self {
+        Self::with_buffer(Slice::Borrowed(buf), limits, now)
+    }
+
+    /// As [`new`](Self::new), over a buffer that is either borrowed or (with the `alloc`
+    /// feature) owned: a host that keeps connections in a table (an event loop) gives
+    /// each its own buffer and takes it back with [`into_buffer`](Self::into_buffer)
+    /// for the next connection.
+    pub fn with_buffer(buf: Slice<'b, u8>, limits: CodecLimits, now: u64) -> Self {
         ServerConnection {
             buf,
             len: 0,
@@ -98,6 +121,11 @@ impl<'b> ServerConnection<'b> {
             continue_sent: false,
             response: None,
         }
+    }
+
+    /// The receive buffer back, for the next connection (its contents are stale).
+    pub fn into_buffer(self) -> Slice<'b, u8> {
+        self.buf
     }
 
     // ---- getters
@@ -269,7 +297,7 @@ impl<'b> ServerConnection<'b> {
         match self.phase {
             Phase::Failed(e) => Err(e),
             Phase::Ready { head, body_end, .. } => {
-                let buf: &'a [u8] = self.buf;
+                let buf: &'a [u8] = &self.buf;
                 let mut raw = [httparse::EMPTY_HEADER; N];
                 let mut req = httparse::Request::new(&mut raw);
                 match req.parse(&buf[..head.head_len]) {

@@ -36,7 +36,9 @@ mod streams;
 pub use checks::{
     LOOPBACK_HOSTS, accepts, decode_header, header_matches, host_allowed, is_json, origin_allowed,
 };
-pub use sessions::{ENTROPY_LEN, SESSION_ID_LEN, SlotEntry};
+pub use sessions::{
+    AdoptError, ENTROPY_LEN, SESSION_ID_LEN, SessionRecord, SessionStore, SlotEntry, StoreFull,
+};
 pub use streams::{MAX_IDS, StreamSlot};
 
 use sessions::SlotState;
@@ -718,7 +720,12 @@ impl<'e> Endpoint<'e> {
     pub fn collect(&mut self, now: u64, slot: usize, session: &mut Session<'_>) {
         loop {
             let pending = session.pending_transmit();
-            let Some(nl) = pending.iter().position(|&b| b == b'\n') else {
+            // The host build's SIMD search (memchr); a byte loop on bare metal.
+            #[cfg(not(target_os = "none"))]
+            let found = memchr::memchr(b'\n', pending);
+            #[cfg(target_os = "none")]
+            let found = pending.iter().position(|&b| b == b'\n');
+            let Some(nl) = found else {
                 break;
             };
             self.route(now, slot, &pending[..nl], session.version());

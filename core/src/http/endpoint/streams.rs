@@ -237,3 +237,22 @@ impl StreamSlot {
         self.sent = at;
     }
 }
+
+impl super::Endpoint<'_> {
+    /// Makes the numbers of the streams opened from now on start at `first` (never 0).
+    /// A stream's number is the first part of each of its event ids (`<number>-<seq>`),
+    /// so processes of one deployment that take disjoint ranges (process `k`:
+    /// `(k << 24) + 1`, room for 16 million streams each before a range wraps into the
+    /// next) hand out event ids that name their process: a `GET` with `Last-Event-ID` can
+    /// then be routed to the one process whose replay buffer holds that stream
+    /// ([`resumes_stream`](Self::resumes_stream); docs/DESIGN.md, "Shared stores").
+    pub fn set_first_stream_number(&mut self, first: u32) {
+        self.next_number = first.max(1);
+    }
+
+    /// The stream number a `Last-Event-ID` value names, if it is one of this endpoint's
+    /// event ids (`<number>-<seq>`): what a host or balancer routes a resumption by.
+    pub fn resumes_stream(last_event_id: &[u8]) -> Option<u32> {
+        parse_event_id(last_event_id).map(|(number, _)| number)
+    }
+}

@@ -7,7 +7,7 @@ use picomcp::Limits;
 use picomcp::http::auth::{AuthConfig, Claims, Principal, Rejected, ScopePolicy};
 use picomcp::http::endpoint::{EndpointConfig, EndpointStorage};
 use picomcp::server::Access;
-use picomcp::session::{Config, Session, Storage};
+use picomcp::session::{Config, Session, Slice, Storage};
 use picomcp_stdio::http::{HttpOptions, Service, serve};
 
 use crate::auth::{self, AuthArgs, JwtVerifier};
@@ -15,8 +15,9 @@ use crate::auth::{self, AuthArgs, JwtVerifier};
 use crate::{INBOUND_SLOTS, OUTBOUND_SLOTS, Server, catalog};
 
 /// Sessions served at once: legacy sessions plus 2026-07-28 requests in flight. Each
-/// holds about 5 × `--max-line` bytes of session storage once used, so this bounds the
-/// server's memory (about 170 MB at the default 1 MiB; `--max-line 65536` makes it 11 MB).
+/// holds about 3 × `--max-line` bytes of session storage while it lives ([`storage`]),
+/// so this bounds the server's memory (about 100 MB at the default 1 MiB when every slot
+/// is busy; `--max-line 65536` makes it 7 MB); an ended session's storage is freed.
 const SLOTS: usize = 32;
 /// Response streams open at once (each `--max-line` + 4 KiB, touched only as used).
 const STREAMS: usize = 64;
@@ -39,12 +40,9 @@ struct Demo {
 
 impl Service for Demo {
     fn reset(&mut self, slot: usize, now: u64) {
-        let storage = Storage::owned(
-            self.max_line,
-            INBOUND_SLOTS,
-            OUTBOUND_SLOTS,
-            self.config.info_len(),
-        );
+        // The previous session's memory goes first, so the new one can reuse it.
+        self.slots[slot] = None;
+        let storage = storage(self.max_line, self.config.info_len());
         self.slots[slot] = Session::new(&self.config, storage, now)
             .ok()
             .map(|session| Slot {
@@ -89,6 +87,12 @@ impl Service for Demo {
         server.tick(session, now);
     }
 
+    fn release(&mut self, slot: usize) {
+        if let Some(s) = self.slots.get_mut(slot) {
+            *s = None;
+        }
+    }
+
     fn tick(&mut self, slot: usize, now: u64) -> Option<u64> {
         let Some(Some(Slot { session, server })) = self.slots.get_mut(slot) else {
             return None;
@@ -98,6 +102,30 @@ impl Service for Demo {
             server.on_event(session, event, now);
         }
         server.next_wake(session.is_subscribed(catalog::WATCHED_URI))
+    }
+}
+
+/// A session's storage sized for HTTP, about 3 × `max_line` where `Storage::owned` gives
+/// stdio sessions 5 ×: a body comes whole ([`Session::handle_message`]), so the
+/// receive buffer is never filled (the session still requires it to be `max_line`
+/// long; its pages stay untouched), and the driver takes each output right after the
+/// session produced it ([`Endpoint::collect`](picomcp::http::endpoint::Endpoint::collect)),
+/// so the event and transmit queues need one message each, not a backlog.
+fn storage(max_line: usize, info_len: usize) -> Storage<'static> {
+    let events = max_line + 1024;
+    Storage {
+        rx: Slice::Owned(vec![0; max_line]),
+        tx: Slice::Owned(vec![0; (max_line + 320).max(info_len + 640) + 4096]),
+        events: Slice::Owned(vec![0; events]),
+        event_slots: Slice::Owned(vec![
+            picomcp::session::EventSlot::EMPTY;
+            Storage::event_slots_for(events)
+        ]),
+        inbound: Slice::Owned(vec![picomcp::session::InboundSlot::EMPTY; INBOUND_SLOTS]),
+        outbound: Slice::Owned(vec![picomcp::session::OutboundSlot::EMPTY; OUTBOUND_SLOTS]),
+        info: Slice::Owned(vec![0; info_len]),
+        // A server checks no tool pins (they are the client role's).
+        pins: Slice::Owned(Vec::new()),
     }
 }
 
