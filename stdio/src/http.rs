@@ -21,6 +21,7 @@
 use std::io::{self, Read};
 use std::net::{TcpListener, ToSocketAddrs};
 
+use picomcp::http::auth::{Claims, Principal, Rejected, ScopePolicy, Verifier};
 use picomcp::http::codec::CodecLimits;
 use picomcp::http::endpoint::{ENTROPY_LEN, Endpoint, EndpointConfig, EndpointStorage};
 use picomcp::session::Session;
@@ -43,6 +44,42 @@ pub trait Service: Send + 'static {
     fn release(&mut self, slot: usize) {
         let _ = slot;
     }
+
+    // ---- authorization (under `EndpointConfig::auth`; docs/DESIGN.md, "Authorization") ----
+
+    /// Verifies a Bearer token (signature, issuer: the host's business) and reports its
+    /// claims; the endpoint then checks audience, expiry and scopes. The token is valid
+    /// for this call only: never keep or forward it. Default: every token refused.
+    fn verify(&self, token: &str, claims: &mut Claims<'_>) -> Result<(), Rejected> {
+        let _ = (token, claims);
+        Err(Rejected("the server has no token verifier"))
+    }
+    /// The scopes each tool, resource and prompt needs (the server layer,
+    /// `picomcp::server::Server`), asked before a request reaches a session. Default none.
+    fn scope_policy(&self) -> Option<&dyn ScopePolicy> {
+        None
+    }
+    /// The verified principal of the request about to be delivered to `slot` (`None`
+    /// without authorization): hand it to `Server::handle_as` and the handlers.
+    fn principal(&mut self, slot: usize, principal: Option<&Principal>) {
+        let _ = (slot, principal);
+    }
+}
+
+/// A [`Service`]'s `verify` as the endpoint's [`Verifier`].
+struct ServiceVerifier<'s, S>(&'s S);
+
+impl<S: Service> Verifier for ServiceVerifier<'_, S> {
+    fn verify(&mut self, token: &str, claims: &mut Claims<'_>) -> Result<(), Rejected> {
+        self.0.verify(token, claims)
+    }
+}
+
+/// Now in Unix seconds (token expiry is absolute time).
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// Socket-level options.

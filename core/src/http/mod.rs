@@ -17,11 +17,14 @@
 //! - [`headers`]: the MCP header fields (names, what a POST of a message carries, the
 //!   value encoding), shared by both roles.
 //! - [`sse`]: Server-Sent Events framing.
+//! - [`auth`]: the endpoint as an OAuth 2.1 protected resource (metadata document, Bearer
+//!   challenges, the audience, expiry and scope rules around the host's token verifier).
 //! - [`oauth`]: the rules of a client's authorization (challenges, discovery order,
 //!   resource and issuer checks, scope selection, step-up).
 //!
 //! Neither allocates: every buffer and table is the caller's, every limit configuration.
 
+pub mod auth;
 pub mod client;
 pub mod codec;
 pub mod endpoint;

@@ -352,7 +352,13 @@ impl<S: Service> Loop<S> {
             Ok(Some(req)) => {
                 *dirty = true;
                 let entropy = random.bytes();
-                match ep.handle_request(now, &req, &entropy) {
+                let mut verifier = super::ServiceVerifier(&*svc);
+                let auth = picomcp::http::auth::AuthInput {
+                    unix_s: super::unix_now(),
+                    verifier: &mut verifier,
+                    policy: svc.scope_policy(),
+                };
+                match ep.handle_request_as(now, &req, &entropy, Some(auth)) {
                     Outcome::Respond { head, body } => {
                         put_head(&mut c.codec, &head.response(), &mut c.out);
                         if c.codec.body_allowed() {
@@ -370,6 +376,8 @@ impl<S: Service> Loop<S> {
                             svc.reset(slot, now);
                             started[slot] = true;
                         }
+                        let principal = ep.principal().copied();
+                        svc.principal(slot, principal.as_ref());
                         let delivered = deliver(ep, svc, slot, now, req.body);
                         let wake = svc.tick(slot, now);
                         if let Some(s) = svc.session(slot) {

@@ -45,6 +45,7 @@ pub use streams::{MAX_IDS, StreamSlot};
 use sessions::SlotState;
 use streams::{Kind, Mode};
 
+use super::auth::{AUTH_TEXT, AuthConfig, AuthConfigError, Principal};
 use super::params::ToolSchemas;
 use super::{BodyLength, Header, Method as HttpMethod, Request, ResponseHead};
 use crate::Limits;
@@ -104,6 +105,9 @@ pub struct EndpointConfig<'a> {
     /// [`crate::http::params`]). The server layer's [`Server`](crate::server::Server) and
     /// [`Catalog`](crate::server::Catalog) provide them. Default none.
     pub tools: Option<&'a dyn ToolSchemas>,
+    /// Serve the endpoint as an OAuth 2.1 protected resource (every request needs a valid
+    /// Bearer token; [`crate::http::auth`]). Default none: no authorization.
+    pub auth: Option<AuthConfig<'a>>,
 }
 
 /// One `x-mcp-header` annotation: tool `tool`'s top-level argument `property` travels
@@ -134,6 +138,7 @@ impl Default for EndpointConfig<'_> {
             versions: Versions::ALL,
             param_headers: &[],
             tools: None,
+            auth: None,
         }
     }
 }
@@ -174,6 +179,8 @@ pub enum EndpointError {
     },
     /// The path does not start with `/`.
     BadPath,
+    /// The [`EndpointConfig::auth`] configuration is unusable.
+    Auth(AuthConfigError),
 }
 
 /// Names one stream; stale once the stream has ended.
@@ -309,6 +316,9 @@ pub struct EndpointStats {
     pub overflowed: u64,
     /// `Last-Event-ID` values that named no stream of the session (nothing replayed).
     pub resume_misses: u64,
+    /// Requests refused by authorization (400, 401, 403 with a challenge); also counted
+    /// in `refused`.
+    pub unauthorized: u64,
 }
 
 /// A refusal before anything reached a session.
@@ -343,8 +353,14 @@ pub struct Endpoint<'e> {
     /// The stream whose POST was delivered last and not yet collected.
     current: Option<usize>,
     stats: EndpointStats,
+    /// Authorization: the metadata document or a challenge, and the principal of the
+    /// request taken last (`authorized`: it was verified).
+    auth_text: [u8; AUTH_TEXT],
+    principal: Principal,
+    authorized: bool,
 }
 
+mod authorize;
 mod post;
 mod serve;
 
@@ -368,6 +384,9 @@ impl<'e> Endpoint<'e> {
         if per_stream < required {
             return Err(EndpointError::StreamTooSmall { required });
         }
+        if let Some(auth) = &config.auth {
+            authorize::check_config(auth)?;
+        }
         Ok(Endpoint {
             config,
             slots: storage.slots,
@@ -378,6 +397,9 @@ impl<'e> Endpoint<'e> {
             next_number: 1,
             current: None,
             stats: EndpointStats::default(),
+            auth_text: [0; AUTH_TEXT],
+            principal: Principal::EMPTY,
+            authorized: false,
         })
     }
 
@@ -423,13 +445,25 @@ impl<'e> Endpoint<'e> {
 
     /// Takes one HTTP request; see [`Outcome`]. `entropy` is fresh random bytes, used
     /// only when the request starts a legacy session (its `Mcp-Session-Id`).
+    ///
+    /// With [`EndpointConfig::auth`] set, use [`handle_request_as`](Self::handle_request_as):
+    /// here no token can be verified, so every request to the endpoint is answered 401.
     pub fn handle_request<'r>(
         &mut self,
         now: u64,
         req: &Request<'r>,
         entropy: &[u8; ENTROPY_LEN],
     ) -> Outcome<'_> {
-        self.current = None;
+        self.handle_request_as(now, req, entropy, None)
+    }
+
+    /// The routing of one request once authorization (if any) let it through.
+    fn route_checked<'r>(
+        &mut self,
+        now: u64,
+        req: &Request<'r>,
+        entropy: &[u8; ENTROPY_LEN],
+    ) -> Outcome<'_> {
         let result = self.route_request(now, req, entropy);
         match result {
             Ok(outcome) => outcome,
