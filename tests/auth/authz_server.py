@@ -354,7 +354,8 @@ def build_app(args) -> tuple[Flask, dict]:
     server.register_grant(CodeGrant, [StrictCodeChallenge(required=True)])
     server.register_grant(RefreshGrant)
     server.register_endpoint(Registration)
-    server.register_extension(Issuer())
+    issuer_param = Issuer()
+    server.register_extension(issuer_param)
 
     for spec in args.client:
         cid, _, rest = spec.partition(":")
@@ -378,7 +379,10 @@ def build_app(args) -> tuple[Flask, dict]:
         try:
             grant = server.get_consent_grant(end_user=user)
         except OAuth2Error as error:
-            return server.handle_error_response(None, error)
+            # RFC 9207 §2: `iss` in error responses too (Authlib's hook covers successes).
+            response = server.handle_error_response(None, error)
+            issuer_param.add_issuer_parameter(server, response)
+            return response
         # Browserless consent: the one test user approves at once.
         return server.create_authorization_response(grant_user=user, grant=grant)
 

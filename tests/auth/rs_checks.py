@@ -147,9 +147,10 @@ class Checks:
         self.prefix, self.passed, self.failed = prefix, 0, 0
 
     def __call__(self, name: str, ok: bool, why: str = "") -> bool:
-        label = f"{self.prefix} {name}"
+        label = f"{self.prefix} {name}" if self.prefix else name
         if ok:
             self.passed += 1
+            why = why if len(why) <= 120 else why[:117] + "..."
             print(f"ok - {label}" + (f" ({why})" if why else ""), flush=True)
         else:
             self.failed += 1
@@ -161,8 +162,10 @@ def mint(issuer: str, **claims) -> str:
     return http("POST", issuer + "/test/mint", claims, {"Content-Type": "application/json"}).messages[0]["access_token"]
 
 
-def check_server(check: Checks, url: str, issuer: str, all_tools: list | None, root_prm: bool = True) -> None:
-    """Every check of the module docstring against the MCP endpoint `url`. `root_prm`:
+def check_server(check: Checks, url: str, issuer: str, all_tools: list | None,
+                 root_prm: bool = True) -> tuple[list, list]:
+    """Every check of the module docstring against the MCP endpoint `url`; returns the
+    tools a token with the challenged scopes sees, and those it does not see. `root_prm`:
     the metadata must also be at the root well-known URL (picomcp serves both; the
     official SDK's server only the path-suffixed one)."""
     origin = url.split("/", 3)
@@ -214,7 +217,7 @@ def check_server(check: Checks, url: str, issuer: str, all_tools: list | None, r
     r = s.initialize()
     if not check("base token: initialize", r.status == 200 and r.result() and "result" in r.result(),
                  f"{r.status} {r.body[:200]!r}"):
-        return
+        return [], []
     r, base_tools = s.tools()
     names0 = [t["name"] for t in base_tools]
     check("base token: tools/list", r.status == 200 and bool(base_tools), f"scope {base!r}: {names0}")
@@ -229,13 +232,13 @@ def check_server(check: Checks, url: str, issuer: str, all_tools: list | None, r
         check(f"base token: call {t['name']}", r.status == 200 and res is not None, f"{r.status} {r.body[:160]!r}")
 
     if all_tools is None:
-        return
+        return base_tools, []
     names_all = [t["name"] for t in all_tools]
     hidden = [t for t in all_tools if t["name"] not in names0]
     check("the list is filtered by scope", set(names0) < set(names_all),
           f"base {sorted(names0)} of {sorted(names_all)}")
     if not hidden:
-        return
+        return base_tools, hidden
     t = hidden[0]
     args = sample_args(t.get("inputSchema") or {})
     r = s.request("tools/call", {"name": t["name"], "arguments": args})
@@ -255,3 +258,4 @@ def check_server(check: Checks, url: str, issuer: str, all_tools: list | None, r
     res = (r.result() or {}).get("result")
     check(f"stepped-up token: call {t['name']}", r.status == 200 and res is not None and not res.get("isError"),
           f"{r.status} {r.body[:160]!r}")
+    return base_tools, hidden

@@ -1,0 +1,405 @@
+#!/usr/bin/env python3
+"""Authorization end to end, with a real authorization server (tests/auth/README.md).
+
+    tests/auth/run.py [--only reference,rust,c,python,node] [--verbose]
+
+1. Installs what it needs (tests/auth/setup.sh: Authlib, Flask, the official Python SDK in
+   target/auth/venv; the TypeScript SDK through tests/interop/setup.sh) and starts the
+   authorization server (tests/auth/authz_server.py) on a free port of 127.0.0.1.
+2. `reference`: proves that server with no picomcp code involved. A resource server on the
+   official Python SDK (tests/auth/reference_server.py, verifying the JWTs with PyJWT and
+   the JWKS) is driven by the resource-server checks (tests/auth/rs_checks.py) and by the
+   official Python and TypeScript SDK clients with their OAuth support, the Python one
+   also through a refresh.
+3. Each demo of examples/servers.json with an "http" command and an "auth" list (the
+   extra arguments that turn authorization on; `{issuer}` and `{port}` are replaced):
+   - its tool list without authorization (the same command without "auth") is the full
+     list; then, with authorization on, the resource-server checks: metadata, 401 with
+     `WWW-Authenticate` for no token, a token for another audience, an expired token, a
+     forged signature (and no audience, another issuer), the filtered list, 403
+     insufficient_scope outside the scopes, step-up, nothing served on a refusal;
+   - the probe (target/release/picomcp-probe --url URL with its OAuth client) registers,
+     authorizes with PKCE and the `resource` parameter, and passes; this script plays the
+     browser (it GETs each authorization URL the probe prints; the server redirects to
+     the probe's loopback listener). What the probe sent is read back from the
+     authorization server's log;
+   - against the first such demo (rust when it has "auth"): the official Python and
+     TypeScript SDK clients with their OAuth support, through step-up.
+   A demo without "auth", or a probe without an OAuth client, is reported as SKIP.
+
+Output: `ok - NAME`, `ok - NAME # SKIP why`, `not ok - NAME: why`; the last line is
+`N passed, M failed, K skipped`. Exit status 1 when a check failed. Logs of every process
+go to target/test-logs/auth-*.log.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "support"))
+sys.path.insert(0, str(HERE))
+from procs import free_port, stop, wait_listening  # noqa: E402
+import rs_checks  # noqa: E402
+
+LOGS = ROOT / "target" / "test-logs"
+PROBE = ROOT / "target" / "release" / "picomcp-probe"
+SDK_DEMO_ORDER = ["rust", "c", "python", "node"]
+
+
+class Run:
+    def __init__(self, verbose: bool):
+        self.verbose = verbose
+        self.check = rs_checks.Checks("")
+        self.check.prefix = ""
+        self.skipped = 0
+        self.procs: list[subprocess.Popen] = []
+
+    def ok(self, name, ok, why=""):
+        return self.check(name, ok, why)
+
+    def absorb(self, c: rs_checks.Checks) -> None:
+        self.check.passed += c.passed
+        self.check.failed += c.failed
+
+    def skip(self, name, why):
+        self.skipped += 1
+        print(f"ok - {name} # SKIP {why}", flush=True)
+
+    def start(self, name: str, argv: list[str], **kw) -> subprocess.Popen:
+        LOGS.mkdir(parents=True, exist_ok=True)
+        log = open(LOGS / f"auth-{name}.log", "wb")
+        proc = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=kw.pop("stdout", log),
+                                stderr=log, **kw)
+        self.procs.append(proc)
+        return proc
+
+    def stop_all(self):
+        for p in self.procs:
+            if p.poll() is None:
+                stop(p)
+
+    def sub(self, label: str, argv: list[str], timeout=180) -> bool:
+        """Runs a checking script; its `ok`/`not ok` lines are counted under `label`."""
+        t0 = time.monotonic()
+        try:
+            r = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+            out, code = r.stdout, r.returncode
+            err = r.stderr
+        except subprocess.TimeoutExpired as e:
+            out, code, err = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or ""), -1, "timeout"
+        for line in out.splitlines():
+            m = re.match(r"(not ok|ok) - (.*)", line)
+            if m:
+                good = m.group(1) == "ok"
+                rest = m.group(2)
+                name, _, why = rest.partition(": ") if not good else (rest, "", "")
+                self.ok(f"{label} {name}", good, why)
+        summary = (out.strip().splitlines() or ["(no output)"])[-1]
+        self.ok(f"{label}: exit 0", code == 0, f"{summary}; {time.monotonic() - t0:.1f} s")
+        if code != 0 or self.verbose:
+            print(err[-3000:], flush=True)
+        return code == 0
+
+
+def as_log(issuer: str, since: int = 0) -> list[dict]:
+    with urllib.request.urlopen(f"{issuer}/test/log?since={since}", timeout=10) as r:
+        return json.load(r)
+
+
+def start_as(run: Run, py: str) -> str:
+    proc = run.start("authz-server", [py, str(HERE / "authz_server.py"), "--test-endpoints", "--port", "0"],
+                     stdout=subprocess.PIPE)
+    line = proc.stdout.readline().decode().strip()
+    if not line.startswith("READY "):
+        raise SystemExit(f"the authorization server did not start: {line!r} (log: {LOGS}/auth-authz-server.log)")
+    return line.split()[1]
+
+
+def check_flow(run: Run, label: str, issuer: str, since: int, url: str, authorizations: int | None = None) -> list:
+    """What a client sent to the authorization server since log entry `since`: one
+    dynamic registration; every authorization request with PKCE S256 and `resource` = the
+    server's URL; every token request successful, with `resource`, and the code verifier
+    on the code exchange. Returns the authorization requests' parameters."""
+    log = as_log(issuer, since)
+    regs = [e for e in log if e["type"] == "register"]
+    auths = [e["params"] for e in log if e["type"] == "authorize"]
+    tokens = [e for e in log if e["type"] == "token"]
+    run.ok(f"{label} registered once (RFC 7591)", len(regs) == 1, f"{len(regs)} registration(s)")
+    run.ok(f"{label} authorization requests: PKCE S256, resource",
+           bool(auths) and all(a.get("code_challenge_method") == "S256" and a.get("code_challenge")
+                               and a.get("resource") == url for a in auths)
+           and (authorizations is None or len(auths) == authorizations),
+           f"{len(auths)}: " + json.dumps([{k: a.get(k) for k in ("scope", "resource", "code_challenge_method")} for a in auths]))
+    run.ok(f"{label} token requests: resource, code verifier",
+           bool(tokens) and all(e["status"] == 200 and e["form"].get("resource") == url
+                                and (e["form"].get("grant_type") != "authorization_code" or e["form"]["code_verifier_sent"])
+                                for e in tokens),
+           json.dumps([{k: e["form"].get(k) for k in ("grant_type", "resource")} | {"status": e["status"]} for e in tokens]))
+    return auths
+
+
+def tool_plan(base: list, hidden: list) -> list[str]:
+    """The SDK clients' arguments: a tool of the base list, and one to step up to."""
+    call = base[0]
+    out = ["--call", call["name"], "--args", json.dumps(rs_checks.sample_args(call.get("inputSchema") or {}))]
+    if hidden:
+        t = hidden[0]
+        out += ["--step-up", t["name"], "--step-up-args", json.dumps(rs_checks.sample_args(t.get("inputSchema") or {}))]
+    return out
+
+
+def sdk_clients(run: Run, py: str, label: str, issuer: str, url: str, plan: list[str], refresh: bool) -> None:
+    step_up = 2 if "--step-up" in plan else 1
+    since = len(as_log(issuer))
+    run.sub(f"{label} Python SDK OAuthClientProvider",
+            [py, str(HERE / "sdk_python_client.py"), "--url", url, *plan, *(["--refresh"] if refresh else [])])
+    check_flow(run, f"{label} Python SDK", issuer, since, url, step_up)
+    since = len(as_log(issuer))
+    run.sub(f"{label} TypeScript SDK authProvider", ["node", str(HERE / "sdk_ts_client.mjs"), "--url", url, *plan])
+    check_flow(run, f"{label} TypeScript SDK", issuer, since, url, step_up)
+
+
+def as_checks(run: Run, issuer: str) -> None:
+    """The authorization server is strict, so a client that passes did the flow right: it
+    refuses an authorization request without PKCE, with `plain`, without `resource`, with
+    an unregistered redirect URI; a token request with another `resource`, a wrong
+    verifier, a reused code. Raw HTTP, no client library."""
+    import base64
+    import hashlib
+    import secrets
+    import urllib.error
+    import urllib.parse
+
+    meta = rs_checks.http("GET", issuer + "/.well-known/oauth-authorization-server").messages[0]
+    oidc = rs_checks.http("GET", issuer + "/.well-known/openid-configuration").messages[0]
+    run.ok("authorization server: RFC 8414 and OpenID discovery",
+           meta.get("issuer") == issuer and oidc.get("issuer") == issuer
+           and meta.get("code_challenge_methods_supported") == ["S256"], json.dumps(meta)[:100])
+    redirect, resource = "http://127.0.0.1:9/cb", "http://127.0.0.1:9/mcp"
+    client = rs_checks.http("POST", issuer + "/register", {
+        "redirect_uris": [redirect], "token_endpoint_auth_method": "none",
+        "grant_types": ["authorization_code", "refresh_token"]}, {"Content-Type": "application/json"})
+    cid = client.messages[0]["client_id"]
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *a, **k):
+            return None
+
+    opener = urllib.request.build_opener(NoRedirect)
+
+    def authorize(**over):
+        verifier = secrets.token_urlsafe(48)
+        q = {"response_type": "code", "client_id": cid, "redirect_uri": redirect, "state": "s",
+             "code_challenge": base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode(),
+             "code_challenge_method": "S256", "resource": resource, "scope": "mcp:read"}
+        q.update(over)
+        q = {k: v for k, v in q.items() if v is not None}
+        try:
+            r = opener.open(issuer + "/authorize?" + urllib.parse.urlencode(q), timeout=10)
+            status, location = r.status, r.headers.get("location", "")
+        except urllib.error.HTTPError as e:
+            status, location = e.code, e.headers.get("location", "")
+        got = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(location).query))
+        return status, got, verifier
+
+    def token(code, verifier, **over):
+        form = {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect,
+                "client_id": cid, "code_verifier": verifier, "resource": resource}
+        form.update(over)
+        req = urllib.request.Request(issuer + "/token", data=urllib.parse.urlencode(form).encode())
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return r.status, json.load(r)
+        except urllib.error.HTTPError as e:
+            return e.code, json.load(e)
+
+    for name, over, error in [
+        ("no PKCE", {"code_challenge": None, "code_challenge_method": None}, "invalid_request"),
+        ("PKCE plain", {"code_challenge_method": "plain"}, "invalid_request"),
+        ("no resource", {"resource": None}, "invalid_target"),
+        ("resource with a fragment", {"resource": resource + "#x"}, "invalid_target"),
+    ]:
+        status, got, _ = authorize(**over)
+        run.ok(f"authorization server refuses: {name}", status == 302 and got.get("error") == error
+               and got.get("iss") == issuer, f"{status} {got}")
+    status, got, _ = authorize(redirect_uri="http://127.0.0.1:9/other")
+    run.ok("authorization server refuses: unregistered redirect_uri (no redirect)", status == 400, f"{status}")
+    status, got, verifier = authorize()
+    run.ok("authorization server: code and iss in the redirect", status == 302 and "code" in got
+           and got.get("iss") == issuer and got.get("state") == "s", f"{status} {got}")
+    s1, body = token(got["code"], verifier, resource="http://127.0.0.1:9/other")
+    run.ok("authorization server refuses: token request for another resource", s1 == 400
+           and body.get("error") == "invalid_target", f"{s1} {body}")
+    status, got, verifier = authorize()
+    s1, body = token(got["code"], "x" * 43)
+    run.ok("authorization server refuses: wrong code_verifier", s1 == 400 and body.get("error") == "invalid_grant",
+           f"{s1} {body}")
+    status, got, verifier = authorize()
+    s1, body = token(got["code"], verifier)
+    claims = json.loads(base64.urlsafe_b64decode(body.get("access_token", "..").split(".")[1] + "=="))
+    run.ok("authorization server: JWT access token claims", s1 == 200 and claims.get("aud") == resource
+           and claims.get("iss") == issuer and claims.get("scope") == "mcp:read" and claims.get("sub")
+           and claims.get("client_id") == cid and claims.get("exp", 0) > time.time()
+           and body.get("refresh_token"), json.dumps(claims)[:160])
+    s2, body2 = token(got["code"], verifier)
+    run.ok("authorization server refuses: a reused code", s2 == 400 and body2.get("error") == "invalid_grant",
+           f"{s2} {body2}")
+    form = {"grant_type": "refresh_token", "refresh_token": body.get("refresh_token", ""), "client_id": cid,
+            "resource": resource}
+    req = urllib.request.Request(issuer + "/token", data=urllib.parse.urlencode(form).encode())
+    with urllib.request.urlopen(req, timeout=10) as r:
+        refreshed = json.load(r)
+    run.ok("authorization server: refresh rotates the refresh token",
+           refreshed.get("access_token") and refreshed.get("refresh_token") not in (None, body.get("refresh_token")))
+    try:
+        urllib.request.urlopen(urllib.request.Request(issuer + "/token", data=urllib.parse.urlencode(form).encode()),
+                               timeout=10)
+        reused = 200
+    except urllib.error.HTTPError as e:
+        reused = e.code
+    run.ok("authorization server refuses: a used refresh token", reused == 400, f"{reused}")
+
+
+def reference(run: Run, py: str, issuer: str) -> None:
+    port = free_port()
+    proc = run.start("reference-server", [py, str(HERE / "reference_server.py"), "--issuer", issuer,
+                                          "--port", str(port), "--scopes", "mcp:read"])
+    if not run.ok("reference server listens", wait_listening(port, proc, 30)):
+        return
+    url = f"http://127.0.0.1:{port}/mcp"
+    c = rs_checks.Checks("reference")
+    base, hidden = rs_checks.check_server(c, url, issuer, None, root_prm=False)
+    run.absorb(c)
+    sdk_clients(run, py, "reference:", issuer, url, tool_plan(base or [{"name": "whoami"}], []), refresh=True)
+    stop(proc)
+
+
+def list_tools(url: str) -> list | None:
+    s = rs_checks.Session(url, None)
+    if s.initialize().status != 200:
+        return None
+    return s.tools()[1]
+
+
+def probe_oauth(run: Run, name: str, url: str, issuer: str, hidden: list) -> None:
+    """The probe's OAuth client against the demo; this function plays the browser."""
+    if not PROBE.exists():
+        run.skip(f"{name}: probe with OAuth", f"{PROBE} is not built (tests/run release)")
+        return
+    help_text = subprocess.run([str(PROBE), "--help"], capture_output=True, text=True).stdout
+    if "--oauth" not in help_text:
+        run.skip(f"{name}: probe with OAuth", "the probe has no OAuth client on this branch (no --oauth in --help)")
+        return
+    argv = [str(PROBE), "--url", url, "--oauth"]
+    if hidden and "--call" in help_text:
+        argv += ["--call", hidden[0]["name"], "--args", json.dumps(rs_checks.sample_args(hidden[0].get("inputSchema") or {}))]
+    since = len(as_log(issuer))
+    t0 = time.monotonic()
+    proc = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    out: list[str] = []
+    visited: list[str] = []
+
+    def browser():
+        for line in proc.stdout:
+            out.append(line)
+            for u in re.findall(re.escape(issuer) + r"/authorize\?\S+", line):
+                visited.append(u)
+                try:  # follows the 302 to the probe's loopback redirect URI
+                    urllib.request.urlopen(u, timeout=30).read()
+                except Exception as e:  # noqa: BLE001 - the probe's verdict decides
+                    out.append(f"[browser] {u}: {e}\n")
+
+    t = threading.Thread(target=browser, daemon=True)
+    t.start()
+    try:
+        code = proc.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        code = -1
+    t.join(5)
+    (LOGS / f"auth-probe-{name}.log").write_text("".join(out))
+    run.ok(f"{name}: probe --oauth exits 0", code == 0,
+           f"{len(visited)} authorization(s), {time.monotonic() - t0:.1f} s; log {LOGS}/auth-probe-{name}.log")
+    auths = check_flow(run, f"{name}: probe", issuer, since, url)
+    if hidden and "--call" in help_text:
+        need = set()
+        if len(auths) >= 2:
+            need = set(auths[-1].get("scope", "").split()) - set(auths[0].get("scope", "").split())
+        run.ok(f"{name}: probe steps up for {hidden[0]['name']} (a second authorization with more scopes)",
+               len(auths) == 2 and bool(need), f"scopes {[a.get('scope') for a in auths]}")
+
+
+def demo(run: Run, py: str, name: str, entry: dict, issuer: str, sdk: bool) -> None:
+    if "auth" not in entry:
+        run.skip(f"{name}", 'no "auth" arguments in examples/servers.json on this branch')
+        return
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    fill = lambda a: a.replace("{port}", str(port)).replace("{issuer}", issuer).replace("{resource}", url)  # noqa: E731
+    plain = [fill(a) for a in entry["http"]]
+    proc = run.start(f"{name}-plain", plain)
+    if not run.ok(f"{name}: listens without authorization", wait_listening(port, proc, 30), shlex.join(plain)):
+        return
+    all_tools = list_tools(url)
+    stop(proc)
+    run.ok(f"{name}: full tool list without authorization", bool(all_tools), f"{[t['name'] for t in all_tools or []]}")
+    argv = plain + [fill(a) for a in entry["auth"]]
+    proc = run.start(f"{name}-auth", argv)
+    if not run.ok(f"{name}: listens with authorization", wait_listening(port, proc, 30), shlex.join(argv)):
+        return
+    c = rs_checks.Checks(f"{name}:")
+    base, hidden = rs_checks.check_server(c, url, issuer, all_tools or [])
+    run.absorb(c)
+    probe_oauth(run, name, url, issuer, hidden or [])
+    if sdk and base:
+        sdk_clients(run, py, f"{name}:", issuer, url, tool_plan(base, hidden or []), refresh=True)
+    stop(proc)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--only", default="", help="comma-separated: reference and/or demo names")
+    p.add_argument("--verbose", action="store_true")
+    args = p.parse_args()
+    only = set(filter(None, args.only.split(",")))
+    t0 = time.monotonic()
+    py = subprocess.run(["bash", str(HERE / "setup.sh")], capture_output=True, text=True)
+    if py.returncode != 0:
+        print(py.stderr)
+        print("0 passed, 1 failed")
+        return 1
+    py = py.stdout.strip().splitlines()[-1]
+    run = Run(args.verbose)
+    try:
+        issuer = start_as(run, py)
+        print(f"# authorization server: {issuer}", flush=True)
+        if not only or "reference" in only:
+            as_checks(run, issuer)
+            reference(run, py, issuer)
+        servers = json.loads((ROOT / "examples" / "servers.json").read_text())
+        http = {k: v for k, v in servers.items() if "http" in v and (not only or k in only)}
+        sdk_demo = next((n for n in SDK_DEMO_ORDER if n in http and "auth" in http[n]), None)
+        for name, entry in http.items():
+            demo(run, py, name, entry, issuer, sdk=name == sdk_demo)
+    finally:
+        run.stop_all()
+    print(f"# {time.monotonic() - t0:.0f} s")
+    print(f"{run.check.passed} passed, {run.check.failed} failed, {run.skipped} skipped")
+    return 1 if run.check.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
