@@ -126,6 +126,33 @@ class Session:
         return r, res.get("tools", [])
 
 
+class Modern:
+    """Stateless 2026-07-28 requests (no initialize; `_meta` and headers on each POST)."""
+
+    VERSION = "2026-07-28"
+
+    def __init__(self, url: str, token: str | None):
+        self.url, self.token, self.next_id = url, token, 1
+
+    def request(self, method: str, params=None) -> Reply:
+        params = dict(params or {})
+        params["_meta"] = {"io.modelcontextprotocol/protocolVersion": self.VERSION,
+                           "io.modelcontextprotocol/clientCapabilities": {},
+                           "io.modelcontextprotocol/clientInfo": {"name": "picomcp-auth-tests", "version": "0"}}
+        h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+             "MCP-Protocol-Version": self.VERSION, "Mcp-Method": method}
+        if "name" in params:
+            h["Mcp-Name"] = params["name"]
+        if self.token:
+            h["Authorization"] = f"Bearer {self.token}"
+        self.next_id += 1
+        return http("POST", self.url, {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}, h)
+
+    def tools(self) -> tuple[Reply, list]:
+        r = self.request("tools/list")
+        return r, ((r.result() or {}).get("result") or {}).get("tools", [])
+
+
 def sample_args(schema: dict) -> dict:
     """Arguments that satisfy the required properties of a tool's inputSchema."""
     out = {}
@@ -162,8 +189,30 @@ def mint(issuer: str, **claims) -> str:
     return http("POST", issuer + "/test/mint", claims, {"Content-Type": "application/json"}).messages[0]["access_token"]
 
 
+def check_modern(check: Checks, url: str, issuer: str, base: str, wider: str, names0: list, t: dict, args: dict):
+    """The same rules in the stateless 2026-07-28 era: no token and an expired token get
+    401, the base list is the same, the hidden tool gets 403, the wider token calls it."""
+    label = f"{Modern.VERSION}:"
+    for name, token in (("no token", None), ("expired token", mint(issuer, aud=url, scope=base, exp_in=-3600))):
+        r = Modern(url, token).tools()[0]
+        check(f"{label} {name}: 401", r.status == 401 and r.result() is None
+              and parse_challenge(r.header("www-authenticate")) is not None, f"{r.status} {r.body[:120]!r}")
+    m = Modern(url, mint(issuer, aud=url, scope=base, sub="alice", client_id="test-client"))
+    r, tools = m.tools()
+    check(f"{label} base token: the same filtered list", r.status == 200 and sorted(x["name"] for x in tools) == sorted(names0),
+          f"{r.status} {[x['name'] for x in tools]} {r.body[:120]!r}")
+    r = m.request("tools/call", {"name": t["name"], "arguments": args})
+    ch = parse_challenge(r.header("www-authenticate")) or {}
+    check(f"{label} call {t['name']} outside the scopes: 403 insufficient_scope",
+          r.status == 403 and ch.get("error") == "insufficient_scope" and r.result() is None, f"{r.status}")
+    r = Modern(url, mint(issuer, aud=url, scope=wider)).request("tools/call", {"name": t["name"], "arguments": args})
+    res = (r.result() or {}).get("result")
+    check(f"{label} stepped-up token: call {t['name']}", r.status == 200 and res is not None and not res.get("isError"),
+          f"{r.status} {r.body[:160]!r}")
+
+
 def check_server(check: Checks, url: str, issuer: str, all_tools: list | None,
-                 root_prm: bool = True) -> tuple[list, list]:
+                 root_prm: bool = True, modern: bool = True) -> tuple[list, list]:
     """Every check of the module docstring against the MCP endpoint `url`; returns the
     tools a token with the challenged scopes sees, and those it does not see. `root_prm`:
     the metadata must also be at the root well-known URL (picomcp serves both; the
@@ -249,6 +298,8 @@ def check_server(check: Checks, url: str, issuer: str, all_tools: list | None,
           and ch.get("resource_metadata", "").startswith(origin),
           f"{r.status} WWW-Authenticate: {r.header('www-authenticate')!r}")
     wider = " ".join(dict.fromkeys((base + " " + need).split()))
+    if modern:
+        check_modern(check, url, issuer, base, wider, names0, t, args)
     s2 = Session(url, mint(issuer, aud=url, scope=wider, sub="alice", client_id="test-client"))
     s2.initialize()
     r, tools2 = s2.tools()

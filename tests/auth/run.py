@@ -162,10 +162,14 @@ def tool_plan(base: list, hidden: list) -> list[str]:
 
 def sdk_clients(run: Run, py: str, label: str, issuer: str, url: str, plan: list[str], refresh: bool) -> None:
     step_up = 2 if "--step-up" in plan else 1
-    since = len(as_log(issuer))
-    run.sub(f"{label} Python SDK OAuthClientProvider",
-            [py, str(HERE / "sdk_python_client.py"), "--url", url, *plan, *(["--refresh"] if refresh else [])])
-    check_flow(run, f"{label} Python SDK", issuer, since, url, step_up)
+    # Legacy mode (initialize, 2025-11-25), then auto mode (server/discover first: the
+    # stateless 2026-07-28 era with a dual-era server).
+    for mode in ("legacy", "auto"):
+        since = len(as_log(issuer))
+        run.sub(f"{label} Python SDK OAuthClientProvider ({mode})",
+                [py, str(HERE / "sdk_python_client.py"), "--url", url, "--mode", mode, *plan,
+                 *(["--refresh"] if refresh else [])])
+        check_flow(run, f"{label} Python SDK ({mode})", issuer, since, url, step_up)
     since = len(as_log(issuer))
     run.sub(f"{label} TypeScript SDK authProvider", ["node", str(HERE / "sdk_ts_client.mjs"), "--url", url, *plan])
     check_flow(run, f"{label} TypeScript SDK", issuer, since, url, step_up)
@@ -272,18 +276,10 @@ def as_checks(run: Run, issuer: str) -> None:
     run.ok("authorization server refuses: a used refresh token", reused == 400, f"{reused}")
 
 
-def reference(run: Run, py: str, issuer: str) -> None:
-    port = free_port()
-    proc = run.start("reference-server", [py, str(HERE / "reference_server.py"), "--issuer", issuer,
-                                          "--port", str(port), "--scopes", "mcp:read"])
-    if not run.ok("reference server listens", wait_listening(port, proc, 30)):
-        return
-    url = f"http://127.0.0.1:{port}/mcp"
-    c = rs_checks.Checks("reference")
-    base, hidden = rs_checks.check_server(c, url, issuer, None, root_prm=False)
-    run.absorb(c)
-    sdk_clients(run, py, "reference:", issuer, url, tool_plan(base or [{"name": "whoami"}], []), refresh=True)
-    stop(proc)
+def reference_entry(py: str) -> dict:
+    """The reference resource server on the official Python SDK, as a servers.json entry."""
+    return {"http": [py, str(HERE / "reference_server.py"), "--port", "{port}"],
+            "auth": ["--issuer", "{issuer}", "--scopes", "mcp:read"]}
 
 
 def list_tools(url: str) -> list | None:
@@ -342,7 +338,7 @@ def probe_oauth(run: Run, name: str, url: str, issuer: str, hidden: list) -> Non
                len(auths) == 2 and bool(need), f"scopes {[a.get('scope') for a in auths]}")
 
 
-def demo(run: Run, py: str, name: str, entry: dict, issuer: str, sdk: bool) -> None:
+def demo(run: Run, py: str, name: str, entry: dict, issuer: str, sdk: bool, root_prm: bool = True) -> None:
     if "auth" not in entry:
         run.skip(f"{name}", 'no "auth" arguments in examples/servers.json on this branch')
         return
@@ -361,7 +357,7 @@ def demo(run: Run, py: str, name: str, entry: dict, issuer: str, sdk: bool) -> N
     if not run.ok(f"{name}: listens with authorization", wait_listening(port, proc, 30), shlex.join(argv)):
         return
     c = rs_checks.Checks(f"{name}:")
-    base, hidden = rs_checks.check_server(c, url, issuer, all_tools or [])
+    base, hidden = rs_checks.check_server(c, url, issuer, all_tools or [], root_prm)
     run.absorb(c)
     probe_oauth(run, name, url, issuer, hidden or [])
     if sdk and base:
@@ -388,7 +384,8 @@ def main() -> int:
         print(f"# authorization server: {issuer}", flush=True)
         if not only or "reference" in only:
             as_checks(run, issuer)
-            reference(run, py, issuer)
+            # The official SDK's server serves the metadata only at the path-suffixed URL.
+            demo(run, py, "reference", reference_entry(py), issuer, sdk=True, root_prm=False)
         servers = json.loads((ROOT / "examples" / "servers.json").read_text())
         http = {k: v for k, v in servers.items() if "http" in v and (not only or k in only)}
         sdk_demo = next((n for n in SDK_DEMO_ORDER if n in http and "auth" in http[n]), None)

@@ -115,7 +115,7 @@ async def run(args) -> int:
     async with httpx2.AsyncClient(auth=provider, timeout=30) as http:
         try:
             async with Client(streamable_http_client(args.url, http_client=http), mode=args.mode) as client:
-                check("connect", True, f"{len(browser.urls)} authorization(s)")
+                check("connect", True, f"{client.protocol_version}, {len(browser.urls)} authorization(s)")
                 first = {t.name for t in (await client.list_tools()).tools}
                 r = await client.call_tool(args.call, json.loads(args.args))
                 check(f"call {args.call}", not r.is_error, text_of(r)[:80])

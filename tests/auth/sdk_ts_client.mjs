@@ -46,7 +46,11 @@ class Provider {
         return {
             client_name: 'picomcp auth test (TypeScript SDK)',
             redirect_uris: [REDIRECT],
-            grant_types: ['authorization_code', 'refresh_token'],
+            // No refresh token: on 403 insufficient_scope, SDK 1.32.2's auth() tries the
+            // refresh grant first when it holds a refresh token, which cannot widen the
+            // scope, and then gives up ("403 after trying upscoping"). Without one it
+            // re-authorizes with the challenged scope, which is the step-up under test.
+            grant_types: ['authorization_code'],
             response_types: ['code'],
             token_endpoint_auth_method: 'none',
         };
