@@ -172,6 +172,7 @@ def sample_args(schema: dict) -> dict:
 class Checks:
     def __init__(self, prefix: str):
         self.prefix, self.passed, self.failed = prefix, 0, 0
+        self.base_scope = ""  # the scopes a client starts with (set by check_server)
 
     def __call__(self, name: str, ok: bool, why: str = "") -> bool:
         label = f"{self.prefix} {name}" if self.prefix else name
@@ -244,6 +245,7 @@ def check_server(check: Checks, url: str, issuer: str, all_tools: list | None,
               doc.status == 200 and doc.messages and doc.messages[0].get("resource") == url, f"{doc.status}")
     # The client's initial scopes (AUTH §3.9): the challenge's, else scopes_supported.
     base = ch.get("scope") or " ".join(prm.get("scopes_supported") or [])
+    check.base_scope = base
 
     # Tokens that must be refused: 401 invalid_token, nothing served.
     bad = {

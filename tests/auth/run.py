@@ -289,6 +289,27 @@ def list_tools(url: str) -> list | None:
     return s.tools()[1]
 
 
+def probe_token(run: Run, name: str, url: str, issuer: str, base: str) -> None:
+    """The probe with a token it was given (`--token` when it has it, else an
+    `Authorization` header): with the challenged scopes it passes against the filtered
+    server; with an expired token it fails (the server answers 401 and nothing else)."""
+    if not PROBE.exists():
+        run.skip(f"{name}: probe with a token", f"{PROBE} is not built (tests/run release)")
+        return
+    help_text = subprocess.run([str(PROBE), "--help"], capture_output=True, text=True).stdout
+    for label, claims, want in (("base scopes", dict(aud=url, scope=base), 0),
+                                ("expired", dict(aud=url, scope=base, exp_in=-3600), None)):
+        token = rs_checks.mint(issuer, **claims)
+        cred = ["--token", token] if "--token" in help_text else ["--header", f"Authorization: Bearer {token}"]
+        t0 = time.monotonic()
+        r = subprocess.run([str(PROBE), "--url", url, *cred], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        (LOGS / f"auth-probe-token-{name}-{label.replace(' ', '-')}.log").write_text(r.stdout + r.stderr)
+        tail = (r.stdout.strip().splitlines() or ["(no output)"])[-1][:100]
+        ok = r.returncode == 0 if want == 0 else r.returncode != 0
+        run.ok(f"{name}: probe {cred[0]} ({label}) {'passes' if want == 0 else 'fails'}", ok,
+               f"exit {r.returncode}, {time.monotonic() - t0:.1f} s: {tail}")
+
+
 def probe_oauth(run: Run, name: str, url: str, issuer: str, hidden: list) -> None:
     """The probe's OAuth client against the demo; this function plays the browser."""
     if not PROBE.exists():
@@ -359,6 +380,7 @@ def demo(run: Run, py: str, name: str, entry: dict, issuer: str, sdk: bool, root
     c = rs_checks.Checks(f"{name}:")
     base, hidden = rs_checks.check_server(c, url, issuer, all_tools or [], root_prm)
     run.absorb(c)
+    probe_token(run, name, url, issuer, c.base_scope)
     probe_oauth(run, name, url, issuer, hidden or [])
     if sdk and base:
         sdk_clients(run, py, f"{name}:", issuer, url, tool_plan(base, hidden or []), refresh=True)
