@@ -25,7 +25,9 @@
      authorization server's log;
    - against the first such demo (rust when it has "auth"): the official Python and
      TypeScript SDK clients with their OAuth support, through step-up.
-   A demo without "auth", or a probe without an OAuth client, is reported as SKIP.
+   A demo without "auth" uses the demos' `--auth-issuer {issuer}`; one that does not start
+   with it, or serves without a token, and a probe without an OAuth client (`--oauth`, or
+   the first of $PICOMCP_AUTH_PROBE_ARGS, absent from its --help) are reported as SKIP.
 
 Output: `ok - NAME`, `ok - NAME # SKIP why`, `not ok - NAME: why`; the last line is
 `N passed, M failed, K skipped`. Exit status 1 when a check failed. Logs of every process
@@ -317,10 +319,11 @@ def probe_oauth(run: Run, name: str, url: str, issuer: str, hidden: list) -> Non
         run.skip(f"{name}: probe with OAuth", f"{PROBE} is not built (tests/run release)")
         return
     help_text = subprocess.run([str(PROBE), "--help"], capture_output=True, text=True).stdout
-    if "--oauth" not in help_text:
-        run.skip(f"{name}: probe with OAuth", "the probe has no OAuth client on this branch (no --oauth in --help)")
+    flags = shlex.split(os.environ.get("PICOMCP_AUTH_PROBE_ARGS", "--oauth"))
+    if flags and flags[0] not in help_text:
+        run.skip(f"{name}: probe with OAuth", f"the probe has no OAuth client on this branch (no {flags[0]} in --help)")
         return
-    argv = [str(PROBE), "--url", url, "--oauth"]
+    argv = [str(PROBE), "--url", url, *flags]
     if hidden and "--call" in help_text:
         argv += ["--call", hidden[0]["name"], "--args", json.dumps(rs_checks.sample_args(hidden[0].get("inputSchema") or {}))]
     since = len(as_log(issuer))
