@@ -384,6 +384,7 @@ def main():
 
     targets["http_codec"] = http_codec_seeds()
     targets["http_endpoint"] = http_endpoint_seeds()
+    targets["http_auth"] = http_auth_seeds()
 
     total = 0
     for target, seeds in targets.items():
@@ -447,6 +448,33 @@ def http_endpoint_seeds():
                              (64, call), (0, b"{bad"), (1, b""), (2, b"")])
     seeds["flood"] = join([(0, init % b"2025-06-18")] * 12 + [(4, b"\x7f")])
     return seeds
+
+
+def http_auth_seeds():
+    """Requests separated by 0xFF, each `[op] target \0 authorization \0 body`
+    (fuzz/src/http_auth.rs): the metadata document, no token, good and bad tokens
+    (audience, expiry, scope, rejected, malformed, in the query), a step-up."""
+    init = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"f","version":"1"}}}'
+    admin = b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"admin"}}'
+    rec = lambda op, target, auth, body=b"": bytes([op]) + target + b"\0" + auth + b"\0" + body
+    join = lambda recs: b"\xff".join(recs)
+    good = b"Bearer alice|r|2000000|0|mcp"
+    return {
+        "metadata": join([rec(1, b"/.well-known/oauth-protected-resource", b""),
+                          rec(1, b"/.well-known/oauth-protected-resource/mcp", b""),
+                          rec(0, b"/.well-known/oauth-protected-resource", b"")]),
+        "tokens": join([rec(0, b"/mcp", b"", init), rec(0, b"/mcp", good, init),
+                        rec(0, b"/mcp", b"Bearer a|http://x/mcp|2000000|0|mcp", init),
+                        rec(0, b"/mcp", b"Bearer a|r|10|0|mcp", init),
+                        rec(0, b"/mcp", b"Bearer a|r|2000000|9999999|mcp", init),
+                        rec(0, b"/mcp", b"Bearer !forged", init),
+                        rec(0, b"/mcp", b"Bearer a b", init),
+                        rec(4, b"/mcp", good, init),
+                        rec(0, b"/mcp?access_token=x", good, init)]),
+        "step_up": join([rec(0, b"/mcp", good, admin),
+                         rec(0, b"/mcp", b"Bearer alice|r|2000000|0|mcp+admin", admin),
+                         rec(0, b"/mcp", b"Bearer alice|r|2000000|0|admin", admin)]),
+    }
 
 
 def http_codec_seeds():

@@ -17,7 +17,7 @@ cd "$(dirname "$0")"
 
 SECS=${1:-20}
 shift || true
-ALL_TARGETS=(framing float json_scanner jsonrpc_parse schema_validate server_session client_session server_layer uri_template roots canonical http_codec http_endpoint)
+ALL_TARGETS=(framing float json_scanner jsonrpc_parse schema_validate server_session client_session server_layer uri_template roots canonical http_codec http_endpoint http_auth)
 if [ $# -gt 0 ]; then TARGETS=("$@"); else TARGETS=("${ALL_TARGETS[@]}"); fi
 JOBS=${FUZZ_JOBS:-1}
 case "$SECS" in '' | *[!0-9]*) echo "usage: fuzz/run.sh [SECONDS_PER_TARGET] [TARGET...]" >&2; exit 2 ;; esac

@@ -431,6 +431,7 @@ unsafe fn init(
             get_stream: c.get_stream,
             versions,
             param_headers: &[],
+            auth: None,
         };
         let storage = EndpointStorage {
             slots: Slice::Borrowed(slots),

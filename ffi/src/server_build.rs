@@ -221,6 +221,7 @@ pub(crate) unsafe fn build(
                     icons: r.opt("icons", t.icons)?,
                     execution: r.opt("execution", t.execution)?,
                     meta: r.opt("_meta", t.meta)?,
+                    scopes: None,
                 })
             })?;
             let resources = fill(rp, resources, |i, x| {
@@ -238,6 +239,7 @@ pub(crate) unsafe fn build(
                     annotations: r.opt("annotations", x.annotations)?,
                     icons: r.opt("icons", x.icons)?,
                     meta: r.opt("_meta", x.meta)?,
+                    scopes: None,
                 })
             })?;
             let templates = fill(mp, templates, |i, x| {
@@ -254,6 +256,7 @@ pub(crate) unsafe fn build(
                     annotations: r.opt("annotations", x.annotations)?,
                     icons: r.opt("icons", x.icons)?,
                     meta: r.opt("_meta", x.meta)?,
+                    scopes: None,
                     completable: x.completable,
                 })
             })?;
@@ -281,6 +284,7 @@ pub(crate) unsafe fn build(
                     arguments: args,
                     icons: r.opt("icons", p.icons)?,
                     meta: r.opt("_meta", p.meta)?,
+                    scopes: None,
                 })
             })?;
             Ok(Catalog {

@@ -17,10 +17,13 @@
 //! - `http_codec`: `[flags] [split seed] stream...` (see [`http_codec`]).
 //! - `http_endpoint`: requests separated by `0xFF`, each `[op] body...` (see
 //!   [`http_endpoint`]).
+//! - `http_auth`: requests separated by `0xFF`, each `[op] target \0 authorization \0
+//!   body` (see [`http_auth`]).
 
 pub mod float;
 pub mod canonical;
 pub mod framing;
+pub mod http_auth;
 pub mod http_codec;
 pub mod http_endpoint;
 pub mod json_scanner;

@@ -22,6 +22,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use picomcp::http::auth::{AuthInput, Claims, Principal, Rejected, ScopePolicy, Verifier};
 use picomcp::http::codec::{
     CodecLimits, ServerConnection, chunk_overhead, write_chunk, write_last_chunk,
 };
@@ -41,6 +42,42 @@ pub trait Service: Send + 'static {
     fn run(&mut self, slot: usize, now: u64);
     /// Time-driven work of the slot at `now`; returns when it next has some.
     fn tick(&mut self, slot: usize, now: u64) -> Option<u64>;
+
+    // ---- authorization (under `EndpointConfig::auth`; docs/DESIGN.md, "Authorization") ----
+
+    /// Verifies a Bearer token (signature, issuer: the host's business) and reports its
+    /// claims; the endpoint then checks audience, expiry and scopes. The token is valid
+    /// for this call only: never keep or forward it. Default: every token refused.
+    fn verify(&self, token: &str, claims: &mut Claims<'_>) -> Result<(), Rejected> {
+        let _ = (token, claims);
+        Err(Rejected("the server has no token verifier"))
+    }
+    /// The scopes each tool, resource and prompt needs (the server layer,
+    /// `picomcp::server::Server`), asked before a request reaches a session. Default none.
+    fn scope_policy(&self) -> Option<&dyn ScopePolicy> {
+        None
+    }
+    /// The verified principal of the request about to be delivered to `slot` (`None`
+    /// without authorization): hand it to `Server::handle_as` and the handlers.
+    fn principal(&mut self, slot: usize, principal: Option<&Principal>) {
+        let _ = (slot, principal);
+    }
+}
+
+/// A [`Service`]'s `verify` as the endpoint's [`Verifier`].
+struct ServiceVerifier<'s, S>(&'s S);
+
+impl<S: Service> Verifier for ServiceVerifier<'_, S> {
+    fn verify(&mut self, token: &str, claims: &mut Claims<'_>) -> Result<(), Rejected> {
+        self.0.verify(token, claims)
+    }
+}
+
+/// Now in Unix seconds (token expiry is absolute time).
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// Socket-level options.
@@ -276,7 +313,13 @@ fn answer<S: Service>(
         let st = &mut *guard;
         let now = shared.now();
         let entropy = st.random.bytes();
-        match st.ep.handle_request(now, req, &entropy) {
+        let mut verifier = ServiceVerifier(&st.svc);
+        let auth = AuthInput {
+            unix_s: unix_now(),
+            verifier: &mut verifier,
+            policy: st.svc.scope_policy(),
+        };
+        match st.ep.handle_request_as(now, req, &entropy, Some(auth)) {
             Outcome::Respond { head, body } => {
                 put_head(conn, &head.response(), &mut out);
                 out.extend_from_slice(body);
@@ -291,6 +334,8 @@ fn answer<S: Service>(
                 if fresh {
                     st.svc.reset(slot, now);
                 }
+                let principal = st.ep.principal().copied();
+                st.svc.principal(slot, principal.as_ref());
                 let delivered = deliver(st, slot, now, req.body);
                 shared.wake.notify_all();
                 match (delivered, h) {

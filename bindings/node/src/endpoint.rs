@@ -211,6 +211,7 @@ impl NativeEndpoint {
             get_stream: o.get_stream.unwrap_or(d.get_stream),
             versions,
             param_headers: &[],
+            auth: None,
         };
         let slots = number(o.slots, "slots", 32)? as usize;
         let streams = number(o.streams, "streams", 64)? as usize;

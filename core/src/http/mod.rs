@@ -17,9 +17,12 @@
 //! - [`headers`]: the MCP header fields (names, what a POST of a message carries, the
 //!   value encoding), shared by both roles.
 //! - [`sse`]: Server-Sent Events framing.
+//! - [`auth`]: the endpoint as an OAuth 2.1 protected resource (metadata document, Bearer
+//!   challenges, the audience, expiry and scope rules around the host's token verifier).
 //!
 //! Neither allocates: every buffer and table is the caller's, every limit configuration.
 
+pub mod auth;
 pub mod client;
 pub mod codec;
 pub mod endpoint;

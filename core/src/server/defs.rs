@@ -62,6 +62,10 @@ pub struct Tool<'a> {
     pub execution: Option<&'a str>,
     /// `_meta` object, as JSON text.
     pub meta: Option<&'a str>,
+    /// The OAuth scopes a caller needs to see and use it (space-delimited names, e.g.
+    /// `"files:write"`); `None` for everyone. Enforced with an [`Access`](super::Access)
+    /// (lists hide it, calls are refused; docs/DESIGN.md, "Authorization").
+    pub scopes: Option<&'a str>,
 }
 
 impl<'a> Tool<'a> {
@@ -77,6 +81,7 @@ impl<'a> Tool<'a> {
             icons: None,
             execution: None,
             meta: None,
+            scopes: None,
         }
     }
     setters! {
@@ -94,6 +99,8 @@ impl<'a> Tool<'a> {
         execution: &'a str,
         /// With `_meta` (a JSON object).
         meta: &'a str,
+        /// Needing these OAuth scopes (space-delimited).
+        scopes: &'a str,
     }
 }
 
@@ -118,6 +125,10 @@ pub struct Resource<'a> {
     pub icons: Option<&'a str>,
     /// `_meta` object, as JSON text (listed from 2025-06-18 on).
     pub meta: Option<&'a str>,
+    /// The OAuth scopes a caller needs to see and use it (space-delimited names, e.g.
+    /// `"files:write"`); `None` for everyone. Enforced with an [`Access`](super::Access)
+    /// (lists hide it, calls are refused; docs/DESIGN.md, "Authorization").
+    pub scopes: Option<&'a str>,
 }
 
 impl<'a> Resource<'a> {
@@ -133,6 +144,7 @@ impl<'a> Resource<'a> {
             annotations: None,
             icons: None,
             meta: None,
+            scopes: None,
         }
     }
     setters! {
@@ -150,6 +162,8 @@ impl<'a> Resource<'a> {
         icons: &'a str,
         /// With `_meta` (a JSON object).
         meta: &'a str,
+        /// Needing these OAuth scopes (space-delimited).
+        scopes: &'a str,
     }
 }
 
@@ -173,6 +187,10 @@ pub struct ResourceTemplate<'a> {
     pub icons: Option<&'a str>,
     /// `_meta` object, as JSON text (listed from 2025-06-18 on).
     pub meta: Option<&'a str>,
+    /// The OAuth scopes a caller needs to see and use it (space-delimited names, e.g.
+    /// `"files:write"`); `None` for everyone. Enforced with an [`Access`](super::Access)
+    /// (lists hide it, calls are refused; docs/DESIGN.md, "Authorization").
+    pub scopes: Option<&'a str>,
     /// The host completes this template's variables (`completion/complete` with a
     /// `ref/resource` naming it reaches the host).
     pub completable: bool,
@@ -190,6 +208,7 @@ impl<'a> ResourceTemplate<'a> {
             annotations: None,
             icons: None,
             meta: None,
+            scopes: None,
             completable: false,
         }
     }
@@ -206,6 +225,8 @@ impl<'a> ResourceTemplate<'a> {
         icons: &'a str,
         /// With `_meta` (a JSON object).
         meta: &'a str,
+        /// Needing these OAuth scopes (space-delimited).
+        scopes: &'a str,
     }
     /// The host completes its variables.
     pub const fn completable(mut self) -> Self {
@@ -229,6 +250,10 @@ pub struct Prompt<'a> {
     pub icons: Option<&'a str>,
     /// `_meta` object, as JSON text (listed from 2025-06-18 on).
     pub meta: Option<&'a str>,
+    /// The OAuth scopes a caller needs to see and use it (space-delimited names, e.g.
+    /// `"files:write"`); `None` for everyone. Enforced with an [`Access`](super::Access)
+    /// (lists hide it, calls are refused; docs/DESIGN.md, "Authorization").
+    pub scopes: Option<&'a str>,
 }
 
 impl<'a> Prompt<'a> {
@@ -241,6 +266,7 @@ impl<'a> Prompt<'a> {
             arguments: &[],
             icons: None,
             meta: None,
+            scopes: None,
         }
     }
     setters! {
@@ -259,6 +285,8 @@ impl<'a> Prompt<'a> {
         icons: &'a str,
         /// With `_meta` (a JSON object).
         meta: &'a str,
+        /// Needing these OAuth scopes (space-delimited).
+        scopes: &'a str,
     }
 }
 

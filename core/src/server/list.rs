@@ -6,7 +6,7 @@
 //! stale and answered -32602 (the spec's answer to an invalid cursor).
 
 use super::defs::{Prompt, Resource, ResourceTemplate, Tool};
-use super::{Server, has};
+use super::{Access, Server, has};
 use crate::error::ErrorCode;
 use crate::json::{Json, JsonWriter};
 use crate::protocol::{Feature, ProtocolVersion};
@@ -15,7 +15,7 @@ use crate::session::{Commands, InboundId, RespondError};
 type Outcome<'e> = Result<Option<super::Call<'e>>, RespondError>;
 
 /// One of the four lists: its result key and how to write one entry.
-pub(super) trait Listed {
+pub(super) trait Listed: super::access::Scoped {
     const KEY: &'static str;
     const KIND: u8;
     /// What makes the entry unique (name or URI), for the cursor's fingerprint.
@@ -23,7 +23,10 @@ pub(super) trait Listed {
     fn write(&self, w: &mut JsonWriter<'_>, v: Option<ProtocolVersion>);
 }
 
-/// Answers a list request with the page its cursor names. Not inlined: see `call::tool`.
+/// Answers a list request with the page its cursor names: up to `page_size` of the
+/// entries `access` allows, from the cursor's offset (an index into the whole table, so
+/// hidden entries cost nothing and a cursor stays valid across grants). Not inlined: see
+/// `call::tool`.
 #[inline(never)]
 pub(super) fn page<'e, T: Listed>(
     s: &Server<'_>,
@@ -31,6 +34,7 @@ pub(super) fn page<'e, T: Listed>(
     id: InboundId,
     params: Json<'_>,
     items: &[T],
+    access: Access<'_>,
 ) -> Outcome<'e> {
     let size = s.options.page_size;
     let fp = fingerprint(T::KIND, size, items);
@@ -54,17 +58,25 @@ pub(super) fn page<'e, T: Listed>(
             }
         },
     };
-    let end = start.saturating_add(size).min(items.len());
+    let visible = |t: &T| access.allows(t.scopes());
+    // The page ends after `size` visible entries; more follow if any visible one is left.
+    let mut end = start;
+    let mut taken = 0;
+    while end < items.len() && taken < size {
+        taken += usize::from(visible(&items[end]));
+        end += 1;
+    }
+    let more = items[end..].iter().any(visible);
     let version = cmds.version();
     cmds.respond_with(id, |w| {
         w.begin_object();
         w.key(T::KEY);
         w.begin_array();
-        for item in &items[start..end] {
+        for item in items[start..end].iter().filter(|t| visible(t)) {
             item.write(w, version);
         }
         w.end_array();
-        if end < items.len() {
+        if more {
             w.key("nextCursor");
             let mut buf = [0u8; 32];
             w.string(format(&mut buf, end, fp));

@@ -55,6 +55,7 @@
 // errors and a read call (an escaped URI's buffer) are a few hundred bytes by design.
 #![allow(clippy::result_large_err, clippy::large_enum_variant)]
 
+mod access;
 mod call;
 mod check;
 mod defs;
@@ -66,6 +67,7 @@ use crate::json::{Json, JsonWriter};
 use crate::protocol::{Feature, Method, ProtocolVersion};
 use crate::session::{Commands, Event};
 
+pub use access::{Access, MAX_SCOPES};
 pub use call::{
     Call, CompleteCall, CompleteTarget, MAX_ESCAPED_URI, PromptCall, ReadCall, ReadTarget, ToolCall,
 };
@@ -220,18 +222,41 @@ impl<'a> Server<'a> {
     /// fits (the client is never left waiting while there is room to say so); drain the
     /// queue more often if that happens.
     pub fn handle<'e>(&self, event: Event<'e>, cmds: &mut Commands<'_, '_>) -> Handled<'e> {
+        self.handle_as(event, cmds, Access::ALL)
+    }
+
+    /// [`handle`](Self::handle) for a caller granted `access` (the verified principal of
+    /// an HTTP request, [`crate::http::auth::Principal::access`]): the lists show only
+    /// the definitions whose scopes it holds, and a `tools/call`, `resources/read` or
+    /// `prompts/get` of any other is answered -32602 naming the scopes it needs (the HTTP
+    /// endpoint has usually answered it 403 before; this is the check of record).
+    pub fn handle_as<'e>(
+        &self,
+        event: Event<'e>,
+        cmds: &mut Commands<'_, '_>,
+        access: Access<'_>,
+    ) -> Handled<'e> {
         let Event::Request { id, method, params } = event else {
             return Handled::Event(event);
         };
         let params = params.unwrap_or(Json::EMPTY_OBJECT);
         let version = cmds.version();
-        let outcome = match method {
-            Method::ToolsList => list::page(self, cmds, id, params, self.catalog.tools),
-            Method::ResourcesList => list::page(self, cmds, id, params, self.catalog.resources),
-            Method::ResourcesTemplatesList => {
-                list::page(self, cmds, id, params, self.catalog.templates)
+        if !access.all {
+            let needed = self.required_scopes(method, params);
+            if !access.allows(needed) {
+                message::insufficient_scope(cmds, id, needed.unwrap_or(""));
+                return Handled::Answered;
             }
-            Method::PromptsList => list::page(self, cmds, id, params, self.catalog.prompts),
+        }
+        let outcome = match method {
+            Method::ToolsList => list::page(self, cmds, id, params, self.catalog.tools, access),
+            Method::ResourcesList => {
+                list::page(self, cmds, id, params, self.catalog.resources, access)
+            }
+            Method::ResourcesTemplatesList => {
+                list::page(self, cmds, id, params, self.catalog.templates, access)
+            }
+            Method::PromptsList => list::page(self, cmds, id, params, self.catalog.prompts, access),
             Method::ToolsCall => call::tool(self, cmds, id, params, version),
             Method::ResourcesRead => call::read(self, cmds, id, params),
             Method::PromptsGet => call::prompt(self, cmds, id, params),

@@ -48,6 +48,7 @@ pub fn server(spec: &Value) -> Server<'static> {
             icons: json_text(t, "icons"),
             execution: json_text(t, "execution"),
             meta: json_text(t, "_meta"),
+            scopes: None,
         })
         .collect();
     let resources = list(spec, "resources")
@@ -62,6 +63,7 @@ pub fn server(spec: &Value) -> Server<'static> {
             annotations: json_text(r, "annotations"),
             icons: json_text(r, "icons"),
             meta: json_text(r, "_meta"),
+            scopes: None,
         })
         .collect();
     let templates = list(spec, "resourceTemplates")
@@ -75,6 +77,7 @@ pub fn server(spec: &Value) -> Server<'static> {
             annotations: json_text(r, "annotations"),
             icons: json_text(r, "icons"),
             meta: json_text(r, "_meta"),
+            scopes: None,
             completable: r["completable"] == true,
         })
         .collect();
@@ -98,6 +101,7 @@ pub fn server(spec: &Value) -> Server<'static> {
             ),
             icons: json_text(p, "icons"),
             meta: json_text(p, "_meta"),
+            scopes: None,
         })
         .collect();
     let d = Options::DEFAULT;

@@ -42,6 +42,7 @@ pub use streams::{MAX_IDS, StreamSlot};
 use sessions::SlotState;
 use streams::{Kind, Mode};
 
+use super::auth::{AUTH_TEXT, AuthConfig, AuthConfigError, Principal};
 use super::{BodyLength, Header, Method as HttpMethod, Request, ResponseHead};
 use crate::Limits;
 use crate::error::ErrorCode;
@@ -95,6 +96,9 @@ pub struct EndpointConfig<'a> {
     /// The `x-mcp-header` annotations of the served tools: each `Mcp-Param-{header}` is
     /// checked against the argument it mirrors (MODERN §13.2). Default none.
     pub param_headers: &'a [ParamHeader<'a>],
+    /// Serve the endpoint as an OAuth 2.1 protected resource (every request needs a valid
+    /// Bearer token; [`crate::http::auth`]). Default none: no authorization.
+    pub auth: Option<AuthConfig<'a>>,
 }
 
 /// One `x-mcp-header` annotation: tool `tool`'s top-level argument `property` travels
@@ -124,6 +128,7 @@ impl Default for EndpointConfig<'_> {
             get_stream: true,
             versions: Versions::ALL,
             param_headers: &[],
+            auth: None,
         }
     }
 }
@@ -164,6 +169,8 @@ pub enum EndpointError {
     },
     /// The path does not start with `/`.
     BadPath,
+    /// The [`EndpointConfig::auth`] configuration is unusable.
+    Auth(AuthConfigError),
 }
 
 /// Names one stream; stale once the stream has ended.
@@ -299,6 +306,9 @@ pub struct EndpointStats {
     pub overflowed: u64,
     /// `Last-Event-ID` values that named no stream of the session (nothing replayed).
     pub resume_misses: u64,
+    /// Requests refused by authorization (400, 401, 403 with a challenge); also counted
+    /// in `refused`.
+    pub unauthorized: u64,
 }
 
 /// A refusal before anything reached a session.
@@ -333,8 +343,14 @@ pub struct Endpoint<'e> {
     /// The stream whose POST was delivered last and not yet collected.
     current: Option<usize>,
     stats: EndpointStats,
+    /// Authorization: the metadata document or a challenge, and the principal of the
+    /// request taken last (`authorized`: it was verified).
+    auth_text: [u8; AUTH_TEXT],
+    principal: Principal,
+    authorized: bool,
 }
 
+mod authorize;
 mod post;
 mod serve;
 
@@ -358,6 +374,9 @@ impl<'e> Endpoint<'e> {
         if per_stream < required {
             return Err(EndpointError::StreamTooSmall { required });
         }
+        if let Some(auth) = &config.auth {
+            authorize::check_config(auth)?;
+        }
         Ok(Endpoint {
             config,
             slots: storage.slots,
@@ -368,6 +387,9 @@ impl<'e> Endpoint<'e> {
             next_number: 1,
             current: None,
             stats: EndpointStats::default(),
+            auth_text: [0; AUTH_TEXT],
+            principal: Principal::EMPTY,
+            authorized: false,
         })
     }
 
@@ -413,13 +435,25 @@ impl<'e> Endpoint<'e> {
 
     /// Takes one HTTP request; see [`Outcome`]. `entropy` is fresh random bytes, used
     /// only when the request starts a legacy session (its `Mcp-Session-Id`).
+    ///
+    /// With [`EndpointConfig::auth`] set, use [`handle_request_as`](Self::handle_request_as):
+    /// here no token can be verified, so every request to the endpoint is answered 401.
     pub fn handle_request<'r>(
         &mut self,
         now: u64,
         req: &Request<'r>,
         entropy: &[u8; ENTROPY_LEN],
     ) -> Outcome<'_> {
-        self.current = None;
+        self.handle_request_as(now, req, entropy, None)
+    }
+
+    /// The routing of one request once authorization (if any) let it through.
+    fn route_checked<'r>(
+        &mut self,
+        now: u64,
+        req: &Request<'r>,
+        entropy: &[u8; ENTROPY_LEN],
+    ) -> Outcome<'_> {
         let result = self.route_request(now, req, entropy);
         match result {
             Ok(outcome) => outcome,

@@ -44,7 +44,9 @@ pub(crate) const TOOLS: &[Tool<'static>] = &[
         .output_schema(r#"{"type":"object","properties":{"sum":{"type":"number","description":"a + b"}},"required":["sum"]}"#),
     Tool::new("sleep", r#"{"type":"object","properties":{"ms":{"type":"integer","minimum":0,"maximum":60000,"description":"How long to wait, in milliseconds"},"steps":{"type":"integer","minimum":0,"maximum":10000,"description":"How many progress notifications to send when a progress token is given (default 1)"}},"required":["ms"]}"#)
         .title("Sleep")
-        .description("Waits `ms` milliseconds, then returns \"slept\". With a progress token it reports progress `steps` times (default 1), spread over the wait. Cancellable."),
+        .description("Waits `ms` milliseconds, then returns \"slept\". With a progress token it reports progress `steps` times (default 1), spread over the wait. Cancellable.")
+        // Under --auth-issuer only (auth.rs): a basic token neither sees nor calls it.
+        .scopes("mcp:admin"),
     Tool::new("test_simple_text", NO_ARGS)
         .title("Simple text")
         .description("Returns a simple text block (conformance fixture)."),

@@ -4,9 +4,13 @@
 //! the std driver (`picomcp_stdio::http`) does the sockets. Nothing here knows HTTP.
 
 use picomcp::Limits;
+use picomcp::http::auth::{AuthConfig, Claims, Principal, Rejected, ScopePolicy};
 use picomcp::http::endpoint::{EndpointConfig, EndpointStorage};
+use picomcp::server::Access;
 use picomcp::session::{Config, Session, Storage};
 use picomcp_stdio::http::{HttpOptions, Service, serve};
+
+use crate::auth::{self, AuthArgs, JwtVerifier};
 
 use crate::{INBOUND_SLOTS, OUTBOUND_SLOTS, Server, catalog};
 
@@ -27,6 +31,10 @@ struct Demo {
     max_line: usize,
     slots: Vec<Option<Slot>>,
     scratch: Vec<u8>,
+    /// `--auth-issuer`: the token verifier and the endpoint's auth configuration.
+    auth: Option<(JwtVerifier, AuthConfig<'static>)>,
+    /// The verified principal of the request being delivered.
+    principal: Option<Principal>,
 }
 
 impl Service for Demo {
@@ -45,6 +53,23 @@ impl Service for Demo {
             });
     }
 
+    fn verify(&self, token: &str, claims: &mut Claims<'_>) -> Result<(), Rejected> {
+        match &self.auth {
+            Some((v, _)) => v.verify(token, claims),
+            None => Err(Rejected("no verifier")),
+        }
+    }
+
+    fn scope_policy(&self) -> Option<&dyn ScopePolicy> {
+        static LAYER: std::sync::OnceLock<picomcp::server::Server<'static>> =
+            std::sync::OnceLock::new();
+        Some(LAYER.get_or_init(crate::layer))
+    }
+
+    fn principal(&mut self, _slot: usize, principal: Option<&Principal>) {
+        self.principal = principal.copied();
+    }
+
     fn session(&mut self, slot: usize) -> Option<&mut Session<'static>> {
         self.slots.get_mut(slot)?.as_mut().map(|s| &mut s.session)
     }
@@ -52,6 +77,11 @@ impl Service for Demo {
     fn run(&mut self, slot: usize, now: u64) {
         let Some(Some(Slot { session, server })) = self.slots.get_mut(slot) else {
             return;
+        };
+        server.access = match (&self.auth, &self.principal) {
+            (Some((_, config)), Some(p)) => p.access(config),
+            (Some(_), None) => Access::new(auth::SCOPES, 0),
+            (None, _) => Access::ALL,
         };
         while let Ok(Some(event)) = session.poll_event_copied(&mut self.scratch) {
             server.on_event(session, event, now);
@@ -72,7 +102,13 @@ impl Service for Demo {
 }
 
 /// Serves forever on `addr`; returns only when it cannot bind.
-pub(crate) fn run(addr: &str, config: Config<'static>, max_line: usize) -> std::io::Result<()> {
+pub(crate) fn run(
+    addr: &str,
+    config: Config<'static>,
+    max_line: usize,
+    auth_args: &AuthArgs,
+) -> std::io::Result<()> {
+    let auth = auth::config(auth_args, addr);
     let endpoint = EndpointConfig {
         max_body: max_line,
         limits: Limits {
@@ -80,6 +116,7 @@ pub(crate) fn run(addr: &str, config: Config<'static>, max_line: usize) -> std::
             ..Limits::DEFAULT
         },
         versions: config.versions,
+        auth,
         ..EndpointConfig::default()
     };
     let storage = EndpointStorage::owned(SLOTS, STREAMS, max_line + 4096);
@@ -88,9 +125,22 @@ pub(crate) fn run(addr: &str, config: Config<'static>, max_line: usize) -> std::
         max_line,
         slots: (0..SLOTS).map(|_| None).collect(),
         scratch: vec![0; max_line],
+        auth: auth.map(|c| {
+            let issuer = auth_args.issuer.clone().unwrap_or_default();
+            (JwtVerifier::new(issuer, auth_args.jwks.clone()), c)
+        }),
+        principal: None,
     };
     let mut options = HttpOptions::default();
     options.codec.max_body = max_line;
     diag!(Info, "serving Streamable HTTP on http://{addr}/mcp");
+    if let Some(a) = &auth {
+        diag!(
+            Info,
+            "OAuth 2.1 protected resource {} (issuer {})",
+            a.resource,
+            a.authorization_servers[0]
+        );
+    }
     serve(addr, endpoint, storage, demo, options)
 }

@@ -31,6 +31,7 @@ macro_rules! diag {
 }
 
 mod ask;
+mod auth;
 mod catalog;
 mod content;
 mod diag;
@@ -87,6 +88,7 @@ const WATCH_PERIOD_MS: u64 = 3000;
 
 const USAGE: &str =
     "usage: picomcp-demo [--max-line BYTES] [--log-level error|warn|info|debug] [--http ADDR]
+                    [--auth-issuer URL [--auth-jwks URL] [--auth-resource URL] [--auth-required SCOPES]]
 
 An MCP server on stdin/stdout (newline-delimited JSON-RPC) that exits with status 0 at
 the end of its input; with --http, the same server over Streamable HTTP instead.
@@ -94,12 +96,20 @@ the end of its input; with --http, the same server over Streamable HTTP instead.
   --max-line BYTES   longest accepted line or HTTP body (default 1048576)
   --http ADDR        serve http://ADDR/mcp (e.g. 127.0.0.1:8080; bind loopback unless
                      the deployment says otherwise)
-  --log-level LEVEL  stderr diagnostics: error, warn, info or debug (default warn)";
+  --log-level LEVEL  stderr diagnostics: error, warn, info or debug (default warn)
+  --auth-issuer URL  with --http: require OAuth 2.1 Bearer tokens (JWTs) issued by this
+                     authorization server; its keys come from its metadata's jwks_uri
+  --auth-jwks URL    the JWKS URL instead of discovering it
+  --auth-resource URL  this server's canonical URI, the tokens' audience (default
+                     http://ADDR/mcp)
+  --auth-required SCOPES  scopes every request needs (default \"mcp\"); the tool sleep
+                     also needs mcp:admin";
 
 struct Args {
     max_line: usize,
     log_level: diag::Level,
     http: Option<String>,
+    auth: auth::AuthArgs,
 }
 
 fn parse_args() -> Result<Option<Args>, String> {
@@ -107,6 +117,7 @@ fn parse_args() -> Result<Option<Args>, String> {
         max_line: Limits::DEFAULT.max_line,
         log_level: diag::Level::Warn,
         http: None,
+        auth: auth::AuthArgs::default(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -137,6 +148,10 @@ fn parse_args() -> Result<Option<Args>, String> {
                 args.max_line = n;
             }
             "--http" => args.http = Some(value()?),
+            "--auth-issuer" => args.auth.issuer = Some(value()?),
+            "--auth-jwks" => args.auth.jwks = Some(value()?),
+            "--auth-resource" => args.auth.resource = Some(value()?),
+            "--auth-required" => args.auth.required = Some(value()?),
             "--log-level" => {
                 let v = value()?;
                 args.log_level = diag::Level::parse(&v)
@@ -188,7 +203,7 @@ fn main() -> ExitCode {
         ..Limits::DEFAULT
     };
     if let Some(addr) = &args.http {
-        return match http::run(addr, config, args.max_line) {
+        return match http::run(addr, config, args.max_line, &args.auth) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 diag!(Error, "cannot serve HTTP on {addr}: {e}");
@@ -272,6 +287,8 @@ struct Server {
     asks: [Option<Ask>; OUTBOUND_SLOTS],
     /// When `test://watched-resource` next "changes" (driver milliseconds).
     next_update: u64,
+    /// What the caller's token grants (everything without `--auth-issuer`).
+    access: picomcp::server::Access<'static>,
 }
 
 impl Server {
@@ -285,11 +302,12 @@ impl Server {
             timers: [None; MAX_TIMERS],
             asks: [None; OUTBOUND_SLOTS],
             next_update: now + WATCH_PERIOD_MS,
+            access: picomcp::server::Access::ALL,
         }
     }
 
     fn on_event(&mut self, s: &mut Session<'_>, event: Event<'_>, now: u64) {
-        let event = match layer().handle(event, &mut s.commands()) {
+        let event = match layer().handle_as(event, &mut s.commands(), self.access) {
             Handled::Answered => return,
             Handled::Call(call) => {
                 let id = call.id();
