@@ -2,8 +2,8 @@
 driven with raw HTTP and tokens minted by the test authorization server (/test/mint).
 
 Standard library only (urllib), so that no client library's leniency hides a fault. Every
-check also verifies that a refused request was not served: the refusal carries no
-JSON-RPC result, and a tool call that was refused left no trace a later call can see.
+refusal is also checked not to have been served: its body carries no JSON-RPC result (a
+JSON-RPC error is allowed).
 
 What is checked (`check_server`):
 * the protected resource metadata (RFC 9728) at the path-suffixed and the root well-known
@@ -40,6 +40,10 @@ class Reply:
 
     def header(self, name: str) -> str:
         return self.headers.get(name.lower(), "")
+
+    def served(self) -> bool:
+        """Whether the body carries a JSON-RPC result (a refusal may carry an error)."""
+        return any(isinstance(m, dict) and "result" in m for m in self.messages)
 
     def result(self):
         for m in self.messages:
@@ -196,7 +200,7 @@ def check_modern(check: Checks, url: str, issuer: str, base: str, wider: str, na
     label = f"{Modern.VERSION}:"
     for name, token in (("no token", None), ("expired token", mint(issuer, aud=url, scope=base, exp_in=-3600))):
         r = Modern(url, token).tools()[0]
-        check(f"{label} {name}: 401", r.status == 401 and r.result() is None
+        check(f"{label} {name}: 401", r.status == 401 and not r.served()
               and parse_challenge(r.header("www-authenticate")) is not None, f"{r.status} {r.body[:120]!r}")
     m = Modern(url, mint(issuer, aud=url, scope=base, sub="alice", client_id="test-client"))
     r, tools = m.tools()
@@ -205,7 +209,7 @@ def check_modern(check: Checks, url: str, issuer: str, base: str, wider: str, na
     r = m.request("tools/call", {"name": t["name"], "arguments": args})
     ch = parse_challenge(r.header("www-authenticate")) or {}
     check(f"{label} call {t['name']} outside the scopes: 403 insufficient_scope",
-          r.status == 403 and ch.get("error") == "insufficient_scope" and r.result() is None, f"{r.status}")
+          r.status == 403 and ch.get("error") == "insufficient_scope" and not r.served(), f"{r.status}")
     r = Modern(url, mint(issuer, aud=url, scope=wider)).request("tools/call", {"name": t["name"], "arguments": args})
     res = (r.result() or {}).get("result")
     check(f"{label} stepped-up token: call {t['name']}", r.status == 200 and res is not None and not res.get("isError"),
@@ -237,7 +241,7 @@ def check_server(check: Checks, url: str, issuer: str, all_tools: list | None,
     ch = parse_challenge(r.header("www-authenticate")) or {}
     metadata = ch.get("resource_metadata", "")
     check("no token: 401 with resource_metadata",
-          r.status == 401 and metadata.startswith(origin + "/.well-known/oauth-protected-resource") and r.result() is None,
+          r.status == 401 and metadata.startswith(origin + "/.well-known/oauth-protected-resource") and not r.served(),
           f"{r.status} WWW-Authenticate: {r.header('www-authenticate')!r}")
     if metadata:
         doc = http("GET", metadata)
@@ -259,7 +263,7 @@ def check_server(check: Checks, url: str, issuer: str, all_tools: list | None,
         r = Session(url, mint(issuer, **claims)).initialize()
         ch = parse_challenge(r.header("www-authenticate")) or {}
         check(f"{name}: 401 invalid_token",
-              r.status == 401 and ch.get("error") == "invalid_token" and r.result() is None
+              r.status == 401 and ch.get("error") == "invalid_token" and not r.served()
               and ch.get("resource_metadata", "").startswith(origin),
               f"{r.status} WWW-Authenticate: {r.header('www-authenticate')!r}")
 
@@ -274,7 +278,7 @@ def check_server(check: Checks, url: str, issuer: str, all_tools: list | None,
     check("base token: tools/list", r.status == 200 and bool(base_tools), f"scope {base!r}: {names0}")
     if s.sid:
         r = s.request("tools/list", with_token=False)
-        check("session id is not a credential: 401 without the token", r.status == 401 and r.result() is None,
+        check("session id is not a credential: 401 without the token", r.status == 401 and not r.served(),
               f"{r.status}")
     if base_tools:
         t = base_tools[0]
@@ -296,7 +300,7 @@ def check_server(check: Checks, url: str, issuer: str, all_tools: list | None,
     ch = parse_challenge(r.header("www-authenticate")) or {}
     need = ch.get("scope", "")
     check(f"call {t['name']} outside the scopes: 403 insufficient_scope",
-          r.status == 403 and ch.get("error") == "insufficient_scope" and bool(need) and r.result() is None
+          r.status == 403 and ch.get("error") == "insufficient_scope" and bool(need) and not r.served()
           and ch.get("resource_metadata", "").startswith(origin),
           f"{r.status} WWW-Authenticate: {r.header('www-authenticate')!r}")
     wider = " ".join(dict.fromkeys((base + " " + need).split()))
