@@ -217,11 +217,13 @@ def check_modern(check: Checks, url: str, issuer: str, base: str, wider: str, na
 
 
 def check_server(check: Checks, url: str, issuer: str, all_tools: list | None,
-                 root_prm: bool = True, modern: bool = True) -> tuple[list, list]:
+                 picomcp: bool = True, modern: bool = True) -> tuple[list, list]:
     """Every check of the module docstring against the MCP endpoint `url`; returns the
-    tools a token with the challenged scopes sees, and those it does not see. `root_prm`:
-    the metadata must also be at the root well-known URL (picomcp serves both; the
-    official SDK's server only the path-suffixed one)."""
+    tools a token with the challenged scopes sees, and those it does not see. `picomcp`:
+    also what picomcp promises beyond the spec's MUSTs (the official SDK's server, the
+    reference, does not): the metadata at the root well-known URL too, and `scope` in
+    the 403 for the endpoint's required scopes."""
+    root_prm = picomcp
     origin = url.split("/", 3)
     origin, path = "/".join(origin[:3]), "/" + (origin[3] if len(origin) > 3 else "")
 
@@ -265,6 +267,15 @@ def check_server(check: Checks, url: str, issuer: str, all_tools: list | None,
         check(f"{name}: 401 invalid_token",
               r.status == 401 and ch.get("error") == "invalid_token" and not r.served()
               and ch.get("resource_metadata", "").startswith(origin),
+              f"{r.status} WWW-Authenticate: {r.header('www-authenticate')!r}")
+
+    # A valid token without the scopes every request needs: 403 naming them.
+    if base:
+        r = Session(url, mint(issuer, aud=url, scope="")).initialize()
+        ch = parse_challenge(r.header("www-authenticate")) or {}
+        check("token without the required scopes: 403 insufficient_scope",
+              r.status == 403 and ch.get("error") == "insufficient_scope"
+              and (not picomcp or set(base.split()) <= set(ch.get("scope", "").split())) and not r.served(),
               f"{r.status} WWW-Authenticate: {r.header('www-authenticate')!r}")
 
     # A good token with the challenged scopes.

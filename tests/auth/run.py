@@ -368,7 +368,7 @@ def probe_oauth(run: Run, name: str, url: str, issuer: str, hidden: list) -> Non
 DEFAULT_AUTH = ["--auth-issuer", "{issuer}"]
 
 
-def demo(run: Run, py: str, name: str, entry: dict, issuer: str, sdk: bool, root_prm: bool = True) -> bool:
+def demo(run: Run, py: str, name: str, entry: dict, issuer: str, sdk: bool, picomcp: bool = True) -> bool:
     """Everything against one server; False when it was skipped (no authorization support)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}/mcp"
@@ -401,7 +401,7 @@ def demo(run: Run, py: str, name: str, entry: dict, issuer: str, sdk: bool, root
     if not run.ok(f"{name}: listens with authorization", listening, shlex.join(argv)):
         return True
     c = rs_checks.Checks(f"{name}:")
-    base, hidden = rs_checks.check_server(c, url, issuer, all_tools or [], root_prm)
+    base, hidden = rs_checks.check_server(c, url, issuer, all_tools or [], picomcp)
     run.absorb(c)
     probe_token(run, name, url, issuer, c.base_scope)
     probe_oauth(run, name, url, issuer, hidden or [])
@@ -430,8 +430,9 @@ def main() -> int:
         print(f"# authorization server: {issuer}", flush=True)
         if not only or "reference" in only:
             as_checks(run, issuer)
-            # The official SDK's server serves the metadata only at the path-suffixed URL.
-            demo(run, py, "reference", reference_entry(py), issuer, sdk=True, root_prm=False)
+            # The official SDK's server serves the metadata only at the path-suffixed URL and
+            # names no scope in its 403 (rs_checks.check_server, `picomcp`).
+            demo(run, py, "reference", reference_entry(py), issuer, sdk=True, picomcp=False)
         servers = json.loads((ROOT / "examples" / "servers.json").read_text())
         http = {k: v for k, v in servers.items() if "http" in v and (not only or k in only)}
         # The SDK clients run against the first demo (in SDK_DEMO_ORDER) that has authorization.
