@@ -177,6 +177,7 @@ class Checks:
     def __init__(self, prefix: str):
         self.prefix, self.passed, self.failed = prefix, 0, 0
         self.base_scope = ""  # the scopes a client starts with (set by check_server)
+        self.step_up_scope = ""  # the 403's scopes for the first hidden tool (set by check_server)
 
     def __call__(self, name: str, ok: bool, why: str = "") -> bool:
         label = f"{self.prefix} {name}" if self.prefix else name
@@ -310,6 +311,7 @@ def check_server(check: Checks, url: str, issuer: str, all_tools: list | None,
     r = s.request("tools/call", {"name": t["name"], "arguments": args})
     ch = parse_challenge(r.header("www-authenticate")) or {}
     need = ch.get("scope", "")
+    check.step_up_scope = need
     check(f"call {t['name']} outside the scopes: 403 insufficient_scope",
           r.status == 403 and ch.get("error") == "insufficient_scope" and bool(need) and not r.served()
           and ch.get("resource_metadata", "").startswith(origin),

@@ -57,7 +57,7 @@ import rs_checks  # noqa: E402
 from rs_checks import Session  # noqa: E402
 
 LOGS = ROOT / "target" / "test-logs"
-PROBE = ROOT / "target" / "release" / "picomcp-probe"
+PROBE = Path(os.environ.get("PICOMCP_AUTH_PROBE", ROOT / "target" / "release" / "picomcp-probe"))
 SDK_DEMO_ORDER = ["rust", "c", "python", "node"]
 
 
@@ -313,8 +313,21 @@ def probe_token(run: Run, name: str, url: str, issuer: str, base: str) -> None:
                f"exit {r.returncode}, {time.monotonic() - t0:.1f} s: {tail}")
 
 
-def probe_oauth(run: Run, name: str, url: str, issuer: str, hidden: list) -> None:
-    """The probe's OAuth client against the demo; this function plays the browser."""
+def probe_oauth(run: Run, name: str, url: str, issuer: str, c: rs_checks.Checks, hidden: list) -> None:
+    """The probe's OAuth client (`--oauth`) against the demo, twice.
+
+    1. The spec's scope choice (the challenge's): one registration, one authorization
+       (PKCE S256, `resource`), the filtered list (the hidden tool absent), exit 0.
+    2. `--scope` = the hidden tool's extra scopes only, without the scopes every request
+       needs: the first request is refused with 403 insufficient_scope, the probe steps up
+       (a second authorization asking for the union), then sees and exercises the hidden
+       tool, exit 0. (The probe exercises what it lists; it has no option to call one
+       unlisted tool, so this is how its step-up is driven.)
+
+    The authorization server redirects at once, so the probe completes unattended (it
+    fetches the authorization URL without following redirects); should it print the URL
+    for a browser instead, this function GETs it, which follows the redirect to the
+    probe's loopback listener."""
     if not PROBE.exists():
         run.skip(f"{name}: probe with OAuth", f"{PROBE} is not built (tests/run release)")
         return
@@ -323,44 +336,60 @@ def probe_oauth(run: Run, name: str, url: str, issuer: str, hidden: list) -> Non
     if flags and flags[0] not in help_text:
         run.skip(f"{name}: probe with OAuth", f"the probe has no OAuth client on this branch (no {flags[0]} in --help)")
         return
-    argv = [str(PROBE), "--url", url, *flags]
-    if hidden and "--call" in help_text:
-        argv += ["--call", hidden[0]["name"], "--args", json.dumps(rs_checks.sample_args(hidden[0].get("inputSchema") or {}))]
-    since = len(as_log(issuer))
-    t0 = time.monotonic()
-    proc = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
-    out: list[str] = []
-    visited: list[str] = []
+    extra = set(c.step_up_scope.split()) - set(c.base_scope.split())
+    runs = [("challenge scopes", [], 1)]
+    if hidden and extra and "--scope" in help_text:
+        runs.append((f"--scope {' '.join(sorted(extra))}", ["--scope", " ".join(sorted(extra))], 2))
+    for label, more, authorizations in runs:
+        argv = [str(PROBE), "--url", url, "--json", *flags, *more]
+        since = len(as_log(issuer))
+        t0 = time.monotonic()
+        proc = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        err: list[str] = []
+        visited: list[str] = []
 
-    def browser():
-        for line in proc.stdout:
-            out.append(line)
-            for u in re.findall(re.escape(issuer) + r"/authorize\?\S+", line):
-                visited.append(u)
-                try:  # follows the 302 to the probe's loopback redirect URI
-                    urllib.request.urlopen(u, timeout=30).read()
-                except Exception as e:  # noqa: BLE001 - the probe's verdict decides
-                    out.append(f"[browser] {u}: {e}\n")
+        def browser(stream=proc.stderr, err=err, visited=visited):
+            for line in stream:
+                err.append(line)
+                for u in re.findall(re.escape(issuer) + r"/authorize\?\S+", line):
+                    visited.append(u)
+                    try:  # follows the 302 to the probe's loopback redirect URI
+                        urllib.request.urlopen(u, timeout=30).read()
+                    except Exception as e:  # noqa: BLE001 - the probe's verdict decides
+                        err.append(f"[browser] {u}: {e}\n")
 
-    t = threading.Thread(target=browser, daemon=True)
-    t.start()
-    try:
-        code = proc.wait(timeout=120)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        code = -1
-    t.join(5)
-    (LOGS / f"auth-probe-{name}.log").write_text("".join(out))
-    run.ok(f"{name}: probe --oauth exits 0", code == 0,
-           f"{len(visited)} authorization(s), {time.monotonic() - t0:.1f} s; log {LOGS}/auth-probe-{name}.log")
-    auths = check_flow(run, f"{name}: probe", issuer, since, url)
-    if hidden and "--call" in help_text:
-        need = set()
-        if len(auths) >= 2:
-            need = set(auths[-1].get("scope", "").split()) - set(auths[0].get("scope", "").split())
-        run.ok(f"{name}: probe steps up for {hidden[0]['name']} (a second authorization with more scopes)",
-               len(auths) == 2 and bool(need), f"scopes {[a.get('scope') for a in auths]}")
+        t = threading.Thread(target=browser, daemon=True)
+        t.start()
+        try:
+            out, _ = proc.communicate(timeout=180)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, _ = proc.communicate()
+        t.join(5)
+        log = LOGS / f"auth-probe-oauth-{name}-{len(more)}.log"
+        log.write_text(out + "\n--- stderr\n" + "".join(err))
+        try:
+            report = json.loads(out)
+        except ValueError:
+            report = {}
+        server = report.get("server") or {}
+        tools = server.get("tools") or report.get("tools") or []
+        run.ok(f"{name}: probe --oauth ({label}) exits 0", proc.returncode == 0,
+               f"exit {proc.returncode}, {time.monotonic() - t0:.1f} s, log {log}")
+        auths = check_flow(run, f"{name}: probe ({label})", issuer, since, url, authorizations)
+        if not hidden:
+            continue
+        h = hidden[0]["name"]
+        if authorizations == 1:
+            run.ok(f"{name}: probe ({label}) sees the filtered list", bool(tools) and h not in tools,
+                   f"{h} not in {len(tools)} tools")
+        else:
+            first = set((auths[0].get("scope") or "").split()) if auths else set()
+            last = set((auths[-1].get("scope") or "").split()) if auths else set()
+            run.ok(f"{name}: probe ({label}) refused with 403, steps up to the union, sees {h}",
+                   len(auths) == 2 and first == extra and last >= first | set(c.base_scope.split()) and h in tools,
+                   f"scopes {[a.get('scope') for a in auths]}; {h} {'in' if h in tools else 'not in'} the list")
 
 
 # The demos' flag that turns authorization on (examples/src/bin/picomcp-demo/auth.rs and
@@ -404,7 +433,7 @@ def demo(run: Run, py: str, name: str, entry: dict, issuer: str, sdk: bool, pico
     base, hidden = rs_checks.check_server(c, url, issuer, all_tools or [], picomcp)
     run.absorb(c)
     probe_token(run, name, url, issuer, c.base_scope)
-    probe_oauth(run, name, url, issuer, hidden or [])
+    probe_oauth(run, name, url, issuer, c, hidden or [])
     if sdk and base:
         sdk_clients(run, py, f"{name}:", issuer, url, tool_plan(base, hidden or []), refresh=True)
     stop(proc)
