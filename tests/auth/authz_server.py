@@ -12,7 +12,8 @@ this file only supplies the storage (in memory) and the policy choices of the te
 * the authorization code grant with PKCE, S256 only and mandatory (RFC 7636), the
   `resource` indicator mandatory (RFC 8707: exactly one, absolute, no fragment; the token
   request and every refresh must name the same one), `iss` in every authorization
-  response (RFC 9207);
+  response (RFC 9207); redirect URIs match exactly, but for the port of a loopback IP
+  literal (RFC 8252 §7.3);
 * browserless consent: /authorize grants the request of the one test user at once and
   redirects (302) to the client's redirect URI, as the conformance suite's mock does;
 * signed JWT access tokens (RFC 9068 profile, `typ: at+jwt`) with iss, aud (= the
@@ -93,8 +94,19 @@ class Client(ClientMixin):
         return scope or ""
 
     def check_redirect_uri(self, redirect_uri):
-        # Exact match against the registered values (OAuth 2.1, AUTH.md S2).
-        return redirect_uri in (self.meta.get("redirect_uris") or [])
+        # Exact match against the registered values (OAuth 2.1, AUTH.md S2), except the
+        # port of a loopback IP literal: RFC 8252 §7.3 (and OAuth 2.1) make the server
+        # allow any port there, chosen by the native client at the time of the request.
+        registered = self.meta.get("redirect_uris") or []
+        if redirect_uri in registered:
+            return True
+        got = urlsplit(redirect_uri)
+        if got.scheme != "http" or got.hostname not in ("127.0.0.1", "::1"):
+            return False
+        return any(
+            (r.scheme, r.hostname, r.path, r.query) == (got.scheme, got.hostname, got.path, got.query)
+            for r in map(urlsplit, registered)
+        )
 
     def check_client_secret(self, client_secret):
         return self.client_secret is not None and secrets.compare_digest(
