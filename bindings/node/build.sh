@@ -14,7 +14,9 @@ fi
 node_modules/.bin/napi build --platform --release --strip --js native.js --dts native.d.ts >&2
 # The examples (examples/node) use the package as a user installs it: `picomcp` from this
 # folder (npm links it and runs its install script, which finds the addon built above) and zod.
-if [ ! -f ../../examples/node/node_modules/zod/package.json ] || [ ! -e ../../examples/node/node_modules/picomcp ]; then
+# (jose: the Node demo's token verifier under --auth-issuer.)
+if [ ! -f ../../examples/node/node_modules/zod/package.json ] || [ ! -e ../../examples/node/node_modules/picomcp ] ||
+  [ ! -f ../../examples/node/node_modules/jose/package.json ]; then
   (cd ../../examples/node && npm ci --silent --no-audit --no-fund >&2)
 fi
 if [ "${1:-}" = "--check" ]; then

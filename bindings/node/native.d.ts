@@ -25,10 +25,20 @@ export declare class NativeEndpoint {
   /** Counters. */
   stats(): EndpointStatsJs
   /**
-   * Takes one request: `headers` as Node's `rawHeaders` (names and values
-   * alternating), `entropy` `entropyLen` fresh random bytes.
+   * The Bearer token the endpoint would take from this request (the `Authorization`
+   * header only), for a host whose verifier is asynchronous: verify it, then pass its
+   * claims to `handleRequest`. `null` when there is none (or it is malformed: the
+   * endpoint then answers the request itself).
    */
-  handleRequest(nowMs: number, method: string, target: string, headers: Array<string>, body: Buffer, entropy: Buffer): EndpointOutcome
+  bearerToken(method: string, target: string, headers: Array<string>): string | null
+  /**
+   * Takes one request: `headers` as Node's `rawHeaders` (names and values
+   * alternating), `entropy` `entropyLen` fresh random bytes. Under `auth`:
+   * `claimsJson` is what the host's verifier made of `bearerToken(...)` (the claims as
+   * JSON text; `null`: rejected), `unixS` now in Unix seconds (default the system
+   * clock), `layer` the server layer whose per-tool scopes apply before any session.
+   */
+  handleRequest(nowMs: number, method: string, target: string, headers: Array<string>, body: Buffer, entropy: Buffer, claimsJson?: string | undefined | null, unixS?: number | undefined | null, layer?: NativeServer | undefined | null): EndpointOutcome
   /**
    * Takes the output of the session in `slot` and routes it to its streams. Call after
    * any activity of that session.
@@ -69,8 +79,10 @@ export declare class NativeServer {
    * The next event of `session`, through the layer: lists are answered (an `answered`
    * event says so: write out `pollTransmit()`), calls that fail their checks too; a
    * call that passed is a `call` event; anything else is the session's event as is.
+   * `scopes`: the caller's granted OAuth scopes (HTTP with `auth`): the lists hide,
+   * and the calls refuse, what needs others; `null`: everything.
    */
-  pollEvent(session: NativeSession): Event | null
+  pollEvent(session: NativeSession, scopes?: Array<string> | undefined | null): Event | null
   /**
    * Answers the `call` event `id` of tool `tool` with a result
    * `{content?, structuredContent?, isError?, _meta?}` (JSON text): structured content
@@ -183,6 +195,22 @@ export declare class NativeSession {
 }
 
 /**
+ * `auth` of `EndpointOptions`: the canonical resource URI (the tokens' audience), the
+ * authorization servers, every scope name, the advertised ones, the scopes every
+ * request needs (space-delimited), the expiry leeway, whether `exp` is required.
+ */
+export interface AuthOptions {
+  resource: string
+  authorizationServers: Array<string>
+  scopes?: Array<string>
+  scopesSupported?: Array<string>
+  required?: string
+  leewayS?: number
+  requireExpiry?: boolean
+  resourceName?: string
+}
+
+/**
  * `tool_changed`: two tool digests (SHA-256 truncated to 128 bits), each as 32
  * lowercase hex digits.
  */
@@ -218,11 +246,14 @@ export interface EndpointOptions {
   streams?: number
   /** Bytes of each stream (default `maxBody` + 4096). */
   streamBytes?: number
+  /** OAuth 2.1 protected resource (docs/DESIGN.md, "Authorization"). */
+  auth?: AuthOptions
 }
 
 /** What to do with one request (`kind`: `"respond"`, `"deliver"` or `"stream"`). */
 export interface EndpointOutcome {
   kind: string
+  principal?: PrincipalJs
   /** respond: the status. */
   status?: number
   /** respond: header names and values, alternating. */
@@ -358,6 +389,14 @@ export declare function featureNames(): Array<string>
  * changes. Throws a TypeError for an unknown revision.
  */
 export declare function features(version: string): Array<string>
+
+/** The verified caller of a `deliver` or `stream` under `auth` (never the token). */
+export interface PrincipalJs {
+  subject: string
+  clientId: string
+  scopes: Array<string>
+  expiresAt?: number
+}
 
 /** The protocol revisions the core knows, oldest first. */
 export declare function protocolVersions(): Array<string>

@@ -17,6 +17,10 @@ if ! "$venv/bin/python" -c "import maturin, pytest, uvicorn, httptools, uvloop" 
   "$venv/bin/pip" install --quiet --disable-pip-version-check "maturin>=1.16,<2" "pytest>=8" \
     "uvicorn==0.54.0" "httptools==0.8.0" "uvloop==0.23.0" >&2
 fi
+# PyJWT with its crypto extra: the Python demo's token verifier (--auth-issuer).
+if ! "$venv/bin/python" -c "import jwt, cryptography" 2>/dev/null; then
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "PyJWT[crypto]==2.15.1" >&2
+fi
 rm -rf "$root/target/python/wheels"
 "$venv/bin/maturin" build --quiet --release --strip -m "$root/bindings/python/Cargo.toml" \
   -o "$root/target/python/wheels" >&2

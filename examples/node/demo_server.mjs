@@ -65,7 +65,8 @@ app.tool('sleep', {
       steps: { type: 'integer', minimum: 0, maximum: 10000, description: 'How many progress notifications to send when a progress token is given (default 1)' }
     },
     required: ['ms']
-  }
+  },
+  scopes: 'mcp:admin' // only under --auth-issuer: a basic token neither sees nor calls it
 }, async (args, ctx) => {
   const steps = args.steps ?? 1
   if (!ctx.wantsProgress || steps === 0) {
@@ -274,4 +275,67 @@ app.completion('test_prompt_with_embedded_resource', 'resourceUri',
   prefixed(['test://static-text', 'test://static-binary', WATCHED, 'test://template/1/data']))
 app.completion('test://template/{id}/data', 'id', prefixed(['1', '2', '3', '42', '123']))
 
-process.exitCode = await app.run()
+// --auth-issuer URL [--auth-jwks URL] [--auth-resource URL] [--auth-required SCOPES]
+// (with --http): an OAuth 2.1 protected resource. jose verifies a JWT's signature against
+// the issuer's JWKS (createRemoteJWKSet on its metadata's jwks_uri) and its issuer; the
+// core checks audience, expiry and scopes (every request `mcp`; sleep also `mcp:admin`).
+// The token is never kept or forwarded.
+const AUTH_FLAGS = ['--auth-issuer', '--auth-jwks', '--auth-resource', '--auth-required']
+function takeAuthFlags (argv) {
+  const flags = {}
+  const rest = []
+  for (let i = 0; i < argv.length; i++) {
+    const [name, ...inline] = argv[i].split('=')
+    if (!AUTH_FLAGS.includes(name)) { rest.push(argv[i]); continue }
+    const value = inline.length ? inline.join('=') : argv[++i]
+    if (value === undefined) throw new Error(`${name} needs a value`)
+    flags[name.slice(7)] = value
+  }
+  return { flags, rest }
+}
+
+async function jwksUrl (issuer) {
+  const base = issuer.replace(/\/+$/, '')
+  for (const suffix of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
+    try {
+      const r = await fetch(base + suffix, { redirect: 'manual' })
+      if (r.ok) {
+        const uri = (await r.json()).jwks_uri
+        if (uri) return uri
+      }
+    } catch {}
+  }
+  throw new Error(`no jwks_uri in the metadata of ${issuer}`)
+}
+
+function jwtVerifier (issuer, jwks) {
+  let keys = null
+  return async (token) => {
+    const { createRemoteJWKSet, jwtVerify } = await import('jose')
+    try {
+      keys ??= createRemoteJWKSet(new URL(jwks ?? await jwksUrl(issuer)))
+      // Audience and expiry are the core's checks (canonical comparison, leeway).
+      const { payload } = await jwtVerify(token, keys, { issuer, clockTolerance: Number.MAX_SAFE_INTEGER })
+      return payload
+    } catch (e) {
+      app.diag('info', `token refused: ${e.message}`)
+      return null
+    }
+  }
+}
+
+const { flags, rest } = takeAuthFlags(process.argv.slice(2))
+if (flags.issuer) {
+  const i = rest.findIndex((a) => a === '--http' || a.startsWith('--http='))
+  const addr = i < 0 ? '127.0.0.1:8000' : (rest[i].includes('=') ? rest[i].split('=')[1] : rest[i + 1])
+  app.httpAuth = {
+    verify: jwtVerifier(flags.issuer, flags.jwks),
+    resource: flags.resource ?? `http://${addr}/mcp`,
+    authorizationServers: [flags.issuer],
+    scopes: ['mcp', 'mcp:admin'],
+    scopesSupported: ['mcp'],
+    required: flags.required ?? 'mcp',
+    resourceName: 'picomcp demo (Node)'
+  }
+}
+process.exitCode = await app.run(rest)

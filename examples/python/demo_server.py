@@ -10,6 +10,14 @@ resources, completions, logging), over stdio or Streamable HTTP, in both protoco
 
 Over HTTP the helper's ``app.asgi()`` (an ASGI application) runs under uvicorn.
 
+    python examples/python/demo_server.py --http 127.0.0.1:8000 --auth-issuer URL \
+        [--auth-jwks URL] [--auth-resource URL] [--auth-required SCOPES]
+
+makes it an OAuth 2.1 protected resource: Bearer JWTs from that issuer, verified with
+PyJWT (``PyJWKClient`` on the issuer's ``jwks_uri``); the core checks audience (default
+``http://ADDR/mcp``), expiry and scopes (every request ``mcp``; ``sleep`` also
+``mcp:admin``). Needs ``pip install "PyJWT[crypto]"`` (bindings/python/build.sh does).
+
 Set up with ``bindings/python/build.sh`` (it prints the Python to run this with).
 """
 
@@ -81,7 +89,8 @@ def add(args, ctx):
               "steps": {"type": "integer", "minimum": 0, "maximum": 10000,
                         "description": "How many progress notifications to send when a "
                         "progress token is given (default 1)"}},
-              "required": ["ms"]})
+              "required": ["ms"]},
+          scopes="mcp:admin")  # only under --auth-issuer: a basic token neither sees nor calls it
 async def sleep(args, ctx):
     ms, steps = int(args["ms"]), args.get("steps")
     steps = 1 if steps is None else int(steps)
@@ -356,5 +365,78 @@ app.completion("test_prompt_with_embedded_resource", "resourceUri")(
 app.completion("test://template/{id}/data", "id")(prefixed(["1", "2", "3", "42", "123"]))
 
 
+AUTH_FLAGS = ("--auth-issuer", "--auth-jwks", "--auth-resource", "--auth-required")
+
+
+def take_auth_flags(argv):
+    """Splits the ``--auth-*`` flags (this demo's) from the helper's."""
+    flags, rest, it = {}, [], iter(argv)
+    for arg in it:
+        name, eq, inline = arg.partition("=")
+        if name in AUTH_FLAGS:
+            value = inline if eq else next(it, None)
+            if value is None:
+                raise SystemExit("%s needs a value" % name)
+            flags[name[7:]] = value
+        else:
+            rest.append(arg)
+    return flags, rest
+
+
+def jwt_verifier(issuer, jwks_url=None):
+    """The host's half of token checking: signature (the issuer's JWKS) and issuer;
+    the core checks audience, expiry and scopes. The token is never kept."""
+    import urllib.request
+
+    import jwt  # PyJWT
+
+    def metadata_jwks():
+        base = issuer.rstrip("/")
+        for suffix in ("/.well-known/oauth-authorization-server",
+                       "/.well-known/openid-configuration"):
+            try:
+                with urllib.request.urlopen(base + suffix, timeout=10) as r:
+                    uri = json.load(r).get("jwks_uri")
+                if uri:
+                    return uri
+            except Exception:
+                continue
+        raise RuntimeError("no jwks_uri in the metadata of %s" % issuer)
+
+    client = [jwt.PyJWKClient(jwks_url)] if jwks_url else []
+
+    def verify(token):
+        try:
+            if not client:
+                client.append(jwt.PyJWKClient(metadata_jwks()))
+            key = client[0].get_signing_key_from_jwt(token)
+            claims = jwt.decode(token, key.key, algorithms=[key.algorithm_name or "RS256"],
+                                issuer=issuer,
+                                options={"verify_aud": False, "verify_exp": False,
+                                         "verify_nbf": False, "require": []})
+        except Exception as e:
+            app.diag("info", "token refused: %s" % e)
+            return None
+        return claims
+
+    return verify
+
+
+def main(argv):
+    flags, rest = take_auth_flags(argv)
+    if "issuer" in flags:
+        http = next((a.partition("=")[2] or rest[i + 1] for i, a in enumerate(rest)
+                     if a.partition("=")[0] == "--http"), "127.0.0.1:8000")
+        app.http_auth = {
+            "verifier": jwt_verifier(flags["issuer"], flags.get("jwks")),
+            "resource": flags.get("resource", "http://%s/mcp" % http),
+            "authorization_servers": [flags["issuer"]],
+            "scopes": ["mcp", "mcp:admin"], "scopes_supported": ["mcp"],
+            "required": flags.get("required", "mcp"),
+            "resource_name": "picomcp demo (Python)",
+        }
+    return app.run(rest)
+
+
 if __name__ == "__main__":
-    sys.exit(app.run())
+    sys.exit(main(sys.argv[1:]))

@@ -85,6 +85,9 @@ pub struct picomcp_endpoint_config {
     pub streams: usize,
     /// Bytes per stream (0: `max_body + 4096`; at least `max_body + 128`).
     pub stream_bytes: usize,
+    /// An OAuth 2.1 protected resource (NULL: no authorization, the default); serve it
+    /// with `picomcp_endpoint_handle_request_auth`. Copied like the rest.
+    pub auth: *const crate::auth::picomcp_auth_config,
 }
 
 /// What to do with a request (`picomcp_http_outcome.kind`).
@@ -202,6 +205,7 @@ pub unsafe extern "C" fn picomcp_endpoint_config_init(
             slots: 16,
             streams: 32,
             stream_bytes: 0,
+            auth: ptr::null(),
         };
         Ok(())
     })
@@ -219,6 +223,7 @@ struct Plan<'c> {
     bytes_at: usize,
     stream_bytes: usize,
     total: usize,
+    auth: Option<crate::auth::AuthPlan<'c>>,
 }
 
 /// # Safety
@@ -242,6 +247,10 @@ unsafe fn plan<'c>(c: &picomcp_endpoint_config) -> FfiResult<Plan<'c>> {
             text += h.len();
         }
     }
+    // SAFETY: caller contract (the auth configuration is part of the configuration).
+    let auth = unsafe { crate::auth::plan(c.auth) }?;
+    let auth_views = auth.as_ref().map_or(0, |a| a.views());
+    text += auth.as_ref().map_or(0, |a| a.text());
     let stream_bytes = if c.stream_bytes == 0 {
         c.max_body.checked_add(4096).ok_or(bad)?
     } else {
@@ -259,7 +268,10 @@ unsafe fn plan<'c>(c: &picomcp_endpoint_config) -> FfiResult<Plan<'c>> {
         add(streams_at, mul(c.streams, size_of::<StreamSlot>())?)?,
         align_of::<&str>(),
     )?;
-    let text_at = add(hosts_at, mul(c.allowed_host_count, size_of::<&str>())?)?;
+    let text_at = add(
+        hosts_at,
+        mul(c.allowed_host_count + auth_views, size_of::<&str>())?,
+    )?;
     let bytes_at = add(text_at, text)?;
     let total = up(
         add(bytes_at, mul(c.streams, stream_bytes)?)?,
@@ -279,6 +291,7 @@ unsafe fn plan<'c>(c: &picomcp_endpoint_config) -> FfiResult<Plan<'c>> {
         bytes_at,
         stream_bytes,
         total,
+        auth,
     })
 }
 
@@ -394,13 +407,14 @@ unsafe fn init(
                 streams.add(i).write(StreamSlot::EMPTY);
             }
             let hv = mem.add(p.hosts_at).cast::<&'static str>();
-            for i in 0..p.n_hosts {
+            let n_views = p.n_hosts + p.auth.as_ref().map_or(0, |a| a.views());
+            for i in 0..n_views {
                 hv.add(i).write("");
             }
             (
                 core::slice::from_raw_parts_mut(slots, c.slots),
                 core::slice::from_raw_parts_mut(streams, c.streams),
-                core::slice::from_raw_parts_mut(hv, p.n_hosts),
+                core::slice::from_raw_parts_mut(hv, n_views),
                 core::slice::from_raw_parts_mut(mem.add(p.text_at), p.bytes_at - p.text_at),
                 core::slice::from_raw_parts_mut(mem.add(p.bytes_at), c.streams * p.stream_bytes),
             )
@@ -409,12 +423,26 @@ unsafe fn init(
         path_buf.copy_from_slice(p.path.as_bytes());
         let path: &'static str =
             core::str::from_utf8(path_buf).map_err(|_| picomcp_status::InvalidUtf8)?;
+        let (host_views, auth_views) = host_views.split_at_mut(p.n_hosts);
         for (view, h) in host_views.iter_mut().zip(&p.hosts[..p.n_hosts]) {
             let (buf, r) = rest.split_at_mut(h.len());
             buf.copy_from_slice(h.as_bytes());
             *view = core::str::from_utf8(buf).map_err(|_| picomcp_status::InvalidUtf8)?;
             rest = r;
         }
+        let auth = match &p.auth {
+            None => None,
+            Some(a) => {
+                for (view, n) in auth_views.iter_mut().zip(&a.names[..a.views()]) {
+                    *view = crate::auth::keep(&mut rest, n)?;
+                }
+                let resource = crate::auth::keep(&mut rest, a.resource)?;
+                let required = crate::auth::keep(&mut rest, a.required)?;
+                let views: &'static [&'static str] = auth_views;
+                Some(crate::auth::config(a, resource, required, views)?)
+            }
+        };
+        let host_views: &'static [&'static str] = host_views;
         let config = EndpointConfig {
             path,
             check_hosts: c.check_hosts,
@@ -431,7 +459,7 @@ unsafe fn init(
             get_stream: c.get_stream,
             versions,
             param_headers: &[],
-            auth: None,
+            auth,
         };
         let storage = EndpointStorage {
             slots: Slice::Borrowed(slots),
@@ -508,6 +536,84 @@ pub unsafe extern "C" fn picomcp_endpoint_handle_request(
     out_outcome: *mut picomcp_http_outcome,
 ) -> picomcp_status {
     // SAFETY: caller contract.
+    unsafe { handle(endpoint, now_ms, request, entropy, None, out_outcome) }
+}
+
+/// `picomcp_endpoint_handle_request` under `picomcp_endpoint_config.auth`: `verify` (with
+/// `user`) checks the Bearer token and reports its claims; `unix_s` is now in Unix
+/// seconds (token expiry is absolute time). A request without a valid token, for another
+/// resource, expired, or without the scopes the endpoint needs is answered here (400,
+/// 401 or 403 with a `WWW-Authenticate` challenge) and reaches no session;
+/// `picomcp_endpoint_principal` then names the caller of a delivered request. The
+/// metadata document is served at `/.well-known/oauth-protected-resource[/path]`.
+///
+/// # Safety
+/// As `picomcp_endpoint_handle_request`; `verify` NULL or callable as
+/// `picomcp_verify_fn` says, with `user`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn picomcp_endpoint_handle_request_auth(
+    endpoint: *mut picomcp_endpoint,
+    now_ms: u64,
+    request: *const picomcp_http_request,
+    entropy: *const u8,
+    unix_s: u64,
+    verify: crate::auth::picomcp_verify_fn,
+    user: *mut c_void,
+    out_outcome: *mut picomcp_http_outcome,
+) -> picomcp_status {
+    let v = crate::auth::CVerifier { f: verify, user };
+    // SAFETY: caller contract.
+    unsafe {
+        handle(
+            endpoint,
+            now_ms,
+            request,
+            entropy,
+            Some((unix_s, v)),
+            out_outcome,
+        )
+    }
+}
+
+/// The verified caller of the request the endpoint took last (under auth, for a
+/// delivered request or stream); `*out_found` false otherwise. Views are valid until the
+/// next call that takes the endpoint. Never the token.
+///
+/// # Safety
+/// `endpoint` live; the out pointers writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn picomcp_endpoint_principal(
+    endpoint: *mut picomcp_endpoint,
+    out_principal: *mut crate::auth::picomcp_principal,
+    out_found: *mut bool,
+) -> picomcp_status {
+    // SAFETY: caller contract.
+    unsafe {
+        with_endpoint(endpoint, |b| {
+            let (o, f) = (out(out_principal)?, out(out_found)?);
+            *f = false;
+            if let Some(p) = b.ep.principal() {
+                crate::auth::principal_to_c(p, o);
+                *f = true;
+            }
+            Ok(())
+        })
+    }
+}
+
+/// The body of both request functions.
+///
+/// # Safety
+/// As `picomcp_endpoint_handle_request`.
+unsafe fn handle(
+    endpoint: *mut picomcp_endpoint,
+    now_ms: u64,
+    request: *const picomcp_http_request,
+    entropy: *const u8,
+    auth: Option<(u64, crate::auth::CVerifier)>,
+    out_outcome: *mut picomcp_http_outcome,
+) -> picomcp_status {
+    // SAFETY: caller contract.
     unsafe {
         with_endpoint(endpoint, |b| {
             let o = out(out_outcome)?;
@@ -545,7 +651,15 @@ pub unsafe extern "C" fn picomcp_endpoint_handle_request(
                 has_stream: false,
                 stream: 0,
             };
-            match b.ep.handle_request(now_ms, &req, ent) {
+            let mut verifier = auth.map(|(unix_s, v)| (unix_s, v));
+            let input = verifier
+                .as_mut()
+                .map(|(unix_s, v)| picomcp_core::http::auth::AuthInput {
+                    unix_s: *unix_s,
+                    verifier: v,
+                    policy: None,
+                });
+            match b.ep.handle_request_as(now_ms, &req, ent, input) {
                 Outcome::Respond { head, body } => {
                     oc.kind = picomcp_outcome_kind::Respond as u32;
                     oc.head = picomcp_http_head::of(head.status, head.body, head.headers());

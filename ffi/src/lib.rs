@@ -25,6 +25,7 @@
 // C names: `picomcp_session`, `picomcp_str`, ... as rustls-ffi does.
 #![allow(non_camel_case_types)]
 
+pub mod auth;
 pub mod boundary;
 pub mod convert;
 pub mod endpoint;
@@ -39,6 +40,7 @@ pub mod session;
 pub mod status;
 pub mod types;
 
+pub use auth::*;
 pub use endpoint::*;
 pub use features::*;
 pub use generated::*;

@@ -3,6 +3,7 @@
 //! placement, the views and the writer for undefined behaviour and leaks. Sizes are
 //! small so Miri stays fast.
 
+mod auth;
 mod generate;
 mod http;
 mod server;

@@ -56,8 +56,17 @@ class HttpServing {
   constructor (server, options) {
     const { Endpoint } = require('./index.js')
     this.server = server
-    const o = { maxBody: server.maxLine, ...options }
+    const { auth, ...rest } = options
+    const o = { maxBody: server.maxLine, ...rest }
     if (server.versions && o.versions === undefined) o.versions = server.versions
+    // `auth.verify(token)` (sync or async) is the host's; the rest configures the core.
+    this.verify = null
+    if (auth) {
+      const { verify, ...config } = auth
+      if (typeof verify !== 'function') throw new TypeError('httpHandler: auth.verify must be a function')
+      this.verify = verify
+      o.auth = config
+    }
     this.maxBody = o.maxBody
     this.endpoint = new Endpoint(o)
     this.views = new Array(this.endpoint.slotCount).fill(null)
@@ -208,7 +217,21 @@ class HttpServing {
     }
     const ep = this.endpoint
     const target = req.originalUrl || req.url
-    const out = ep.handleRequest(now(), req.method, target, req.rawHeaders, body, randomBytes(ep.entropyLen))
+    let authIn = null
+    if (this.verify) {
+      // The core says which token counts; the host's verifier (maybe async) checks it.
+      const token = ep.bearerToken(req.method, target, req.rawHeaders)
+      let claims = null
+      if (token !== null) {
+        try {
+          claims = await this.verify(token)
+        } catch (e) {
+          this.server.diag('info', `token refused: ${e && e.message}`)
+        }
+      }
+      authIn = { claims, layer: this.server._layer().layer }
+    }
+    const out = ep.handleRequest(now(), req.method, target, req.rawHeaders, body, randomBytes(ep.entropyLen), authIn)
     let stream = null
     if (out.kind === 'respond') {
       head(res, out.status, out.headers, out.body.length)
@@ -217,6 +240,8 @@ class HttpServing {
       stream = out.stream
     } else {
       const view = out.fresh || !this.views[out.slot] || this.views[out.slot].ended ? this.fresh(out.slot) : this.views[out.slot]
+      view._principal = out.principal ?? null
+      view._scopes = out.principal ? out.principal.scopes : (this.verify ? [] : null)
       if (this.deliver(view, body)) {
         stream = out.stream ?? null
         if (stream === null) {

@@ -325,6 +325,8 @@ export interface EndpointOptions {
   getStream?: boolean
   /** The revisions served (default all). */
   versions?: string[]
+  /** An OAuth 2.1 protected resource (docs/DESIGN.md, "Authorization"). */
+  auth?: AuthOptions
   /** Session slots (default 32). */
   slots?: number
   /** Response streams open at once (default 64). */
@@ -334,7 +336,48 @@ export interface EndpointOptions {
 }
 
 /** What to do with one request. */
+/** The endpoint as an OAuth 2.1 protected resource. */
+export interface AuthOptions {
+  /** The canonical resource URI: the metadata's `resource`, the tokens' audience. */
+  resource: string
+  /** Issuer URLs of the authorization servers (at least one). */
+  authorizationServers: string[]
+  /** Every scope name the server knows (at most 64). */
+  scopes?: string[]
+  /** The scopes the metadata advertises. */
+  scopesSupported?: string[]
+  /** Scopes every request needs (space-delimited). */
+  required?: string
+  /** Clock skew tolerated on `exp`/`nbf`, seconds (default 60). */
+  leewayS?: number
+  /** A token without `exp` is invalid (default true). */
+  requireExpiry?: boolean
+  resourceName?: string
+}
+
+/** `httpHandler({ auth })`: `AuthOptions` and the host's token check. */
+export interface HttpAuthOptions extends AuthOptions {
+  /**
+   * Checks a Bearer token (signature and issuer, or introspection) and returns its claims
+   * (`sub`, `client_id`/`azp`, `aud`, `exp`, `nbf`, `scope`/`scp`), or null to reject it;
+   * the core then checks audience, expiry and scopes.
+   */
+  verify(token: string): JsonObject | null | Promise<JsonObject | null>
+}
+
+/** The verified caller of a request (never the token). */
+export interface Principal {
+  subject: string
+  clientId: string
+  /** The granted scopes (among `AuthOptions.scopes`). */
+  scopes: string[]
+  /** Unix seconds. */
+  expiresAt?: number
+}
+
 export interface EndpointOutcome {
+  /** deliver, stream under `auth`: the verified caller. */
+  principal?: Principal
   kind: 'respond' | 'deliver' | 'stream'
   /** respond: the status. */
   status?: number
@@ -398,8 +441,15 @@ export declare class Endpoint {
   /** True when `slot` holds a live session or serves a request. */
   slotInUse(slot: number): boolean
   stats(): EndpointStats
-  /** One request (`rawHeaders` as Node gives them; `entropy`: `entropyLen` random bytes). */
-  handleRequest(nowMs: number, method: string, target: string, rawHeaders: string[], body: Uint8Array | string, entropy: Uint8Array): EndpointOutcome
+  /**
+   * One request (`rawHeaders` as Node gives them; `entropy`: `entropyLen` random bytes).
+   * Under `auth`: the claims the verifier made of `bearerToken(...)` (null: rejected), now
+   * in Unix seconds, and the layer whose per-definition scopes apply.
+   */
+  handleRequest(nowMs: number, method: string, target: string, rawHeaders: string[], body: Uint8Array | string, entropy: Uint8Array,
+    auth?: { claims?: JsonObject | null, unixS?: number, layer?: ServerLayer } | null): EndpointOutcome
+  /** The Bearer token the endpoint would take (Authorization header only), or null. */
+  bearerToken(method: string, target: string, rawHeaders: string[]): string | null
   /** Routes the output of the slot's session to its streams; after any activity of the session. */
   collect(nowMs: number, slot: number, session: Session): void
   /** The next thing to write for `stream`. */
@@ -488,7 +538,8 @@ export declare class ServerLayer {
   /** The capabilities that what is registered implies, for the session. */
   get capabilities(): JsonObject
   /** The session's next event through the layer (`call`, `answered`, or the session's own), or null. */
-  pollEvent(session: Session): Event | null
+  /** `scopes`: the caller's grant (HTTP with auth): lists hide, calls refuse, the rest. */
+  pollEvent(session: Session, scopes?: string[] | null): Event | null
   /** Answers a tool call; a refused result throws ResultError (nothing sent). */
   respondTool(session: Session, id: number, tool: number, result: ToolAnswer): void
   /** Answers a read: `{uri, mimeType?, text | blob}` items. */
@@ -611,6 +662,8 @@ export interface ToolOptions<S extends SchemaOption = SchemaOption> {
   icons?: JsonObject[]
   execution?: JsonObject
   _meta?: JsonObject
+  /** OAuth scopes a caller needs over HTTP with `auth` (unlisted and 403 otherwise). */
+  scopes?: string | string[]
 }
 
 /** A string (text), a Buffer/Uint8Array (base64 blob), a whole contents array, or an object (its JSON). */
@@ -632,6 +685,8 @@ export interface ResourceOptions<V extends SchemaOption = SchemaOption> {
   annotations?: JsonObject
   icons?: JsonObject[]
   _meta?: JsonObject
+  /** OAuth scopes a caller needs over HTTP with `auth`. */
+  scopes?: string | string[]
 }
 
 export interface PromptArgument {
@@ -649,6 +704,8 @@ export interface PromptOptions {
   description?: string
   /** The listed arguments, or a zod raw shape of strings (optional ones are not required). */
   arguments?: PromptArgument[] | ZodShape
+  /** OAuth scopes a caller needs over HTTP with `auth`. */
+  scopes?: string | string[]
 }
 
 /** The values for an argument being typed; at most 100 are sent. */
@@ -703,7 +760,7 @@ export declare class Server {
    * The server over Streamable HTTP: a `(req, res)` handler for `node:http` (or Express,
    * mounted before any body parser, or with the raw body in `req.rawBody`). One per server.
    */
-  httpHandler(options?: EndpointOptions): HttpHandler
+  httpHandler(options?: Omit<EndpointOptions, 'auth'> & { auth?: HttpAuthOptions }): HttpHandler
   /** Serves Streamable HTTP on `host:port` (path `/mcp`) until that server closes; resolves with 0. */
   serveHttp(options?: EndpointOptions & { host?: string, port?: number }): Promise<number>
 }
@@ -718,6 +775,8 @@ export declare class Context {
   readonly params: JsonObject
   /** The negotiated protocol revision. */
   readonly version: ProtocolVersion | null
+  /** The verified caller over HTTP with `httpHandler({ auth })`; null otherwise. */
+  readonly principal: Principal | null
   get controller(): AbortController
   /** Aborts when the client cancels this request. */
   get signal(): AbortSignal

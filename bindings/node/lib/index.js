@@ -173,7 +173,7 @@ class ServerLayer {
   /** The server capabilities that what is registered implies. */
   get capabilities () { return JSON.parse(this.native.capabilitiesJson()) }
   /** The session's next event through the layer, or null. */
-  pollEvent (session) { const e = this.native.pollEvent(session.native); return e ? toEvent(e) : null }
+  pollEvent (session, scopes = null) { const e = this.native.pollEvent(session.native, scopes ?? null); return e ? toEvent(e) : null }
   /**
    * Answers a tool call: `{content?, structuredContent?, isError?, _meta?}`. Structured
    * content is checked against the tool's `outputSchema` and, without `content`, also
@@ -207,7 +207,9 @@ class ServerLayer {
  *
  * `options`: path ('/mcp'), checkHosts (true), allowedHosts, maxBody (1 MiB),
  * sessionIdleMs, keepaliveMs, retryMs, responseMode ('auto' | 'json' | 'sse'), getStream,
- * versions, slots (32), streams (64), streamBytes (maxBody + 4096).
+ * versions, slots (32), streams (64), streamBytes (maxBody + 4096), auth (`{ resource,
+ * authorizationServers, scopes, scopesSupported, required, leewayS, requireExpiry,
+ * resourceName }`: an OAuth 2.1 protected resource; docs/DESIGN.md, "Authorization").
  * `server.httpHandler()` (./server.js) is this for `node:http`.
  */
 class Endpoint {
@@ -221,9 +223,19 @@ class Endpoint {
   get openStreams () { return this.native.openStreams }
   slotInUse (slot) { return this.native.slotInUse(slot) }
   stats () { return this.native.stats() }
-  handleRequest (nowMs, method, target, rawHeaders, body, entropy) {
-    return call(() => this.native.handleRequest(nowMs, method, target, rawHeaders, Buffer.isBuffer(body) ? body : Buffer.from(body ?? ''), entropy))
+  /**
+   * `auth` (under the `auth` option): `{ claims, unixS, layer }`: the claims object the
+   * host's verifier made of `bearerToken(...)` (null: rejected), now in Unix seconds
+   * (default the clock), the `ServerLayer` whose per-definition scopes apply.
+   */
+  handleRequest (nowMs, method, target, rawHeaders, body, entropy, auth = null) {
+    const claims = auth && auth.claims ? JSON.stringify(auth.claims) : null
+    return call(() => this.native.handleRequest(nowMs, method, target, rawHeaders, Buffer.isBuffer(body) ? body : Buffer.from(body ?? ''), entropy,
+      claims, auth && auth.unixS != null ? auth.unixS : null, auth && auth.layer ? auth.layer.native : null))
   }
+
+  /** The Bearer token the endpoint would take (Authorization header only), or null. */
+  bearerToken (method, target, rawHeaders) { return this.native.bearerToken(method, target, rawHeaders) ?? null }
 
   collect (nowMs, slot, session) { call(() => this.native.collect(nowMs, slot, session.native)) }
   pollResponse (nowMs, stream) { return call(() => this.native.pollResponse(nowMs, stream)) }

@@ -73,6 +73,11 @@ class Context {
     this.params = params
     /** The negotiated protocol revision. */
     this.version = server.session.version
+    /**
+     * The verified caller over HTTP with `httpHandler({ auth })`: `{ subject, clientId,
+     * scopes, expiresAt }`; null otherwise. Never the token.
+     */
+    this.principal = server._principal ?? null
     this._controller = null // made on first use: most handlers never look at it
   }
 
@@ -142,12 +147,14 @@ const toolError = (message) => ({ content: [{ type: 'text', text: message }], is
 function pick (d, keys) {
   const out = {}
   for (const k of keys) if (d[k] !== undefined && d[k] !== null) out[k] = d[k]
+  // `scopes`: the OAuth scopes a caller needs over HTTP with `auth` (a string or a list).
+  if (Array.isArray(out.scopes)) out.scopes = out.scopes.join(' ')
   return out
 }
 
-const TOOL_KEYS = ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations', 'icons', 'execution', '_meta']
-const RESOURCE_KEYS = ['uri', 'name', 'title', 'description', 'mimeType', 'size', 'annotations', 'icons', '_meta']
-const PROMPT_KEYS = ['name', 'title', 'description', 'icons', '_meta']
+const TOOL_KEYS = ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations', 'icons', 'execution', '_meta', 'scopes']
+const RESOURCE_KEYS = ['uri', 'name', 'title', 'description', 'mimeType', 'size', 'annotations', 'icons', '_meta', 'scopes']
+const PROMPT_KEYS = ['name', 'title', 'description', 'icons', '_meta', 'scopes']
 const ARGUMENT_KEYS = ['name', 'title', 'description', 'required']
 
 /** The arguments of a registration, checked before anything else. */
@@ -205,8 +212,9 @@ class Server {
   /**
    * Registers `fn(args, ctx)` as a tool (`tool(name, fn)` without options takes any
    * arguments). `opts`: description, inputSchema and outputSchema (JSON Schema, a zod
-   * schema or a zod raw shape), title, annotations, icons, _meta. A wrong definition throws
-   * here (the core's check).
+   * schema or a zod raw shape), title, annotations, icons, _meta, scopes (the OAuth scopes a
+   * caller needs over HTTP with `auth`: unlisted and refused with 403 otherwise). A wrong
+   * definition throws here (the core's check).
    */
   tool (name, opts, fn) {
     if (typeof opts === 'function' && fn === undefined) [opts, fn] = [{}, opts]
@@ -361,6 +369,11 @@ class Server {
    * 2026-07-28 request in flight, from a pool of `slots`. `options` are the core
    * endpoint's: path ('/mcp'), allowedHosts (loopback names only by default: DNS
    * rebinding), maxBody (the server's maxLine), responseMode, slots, streams, ...
+   * `auth`: an OAuth 2.1 protected resource, `{ verify, resource, authorizationServers,
+   * scopes, scopesSupported?, required?, leewayS?, resourceName? }`; `verify(token)`
+   * (sync or async) checks the signature (e.g. jose's `jwtVerify` with
+   * `createRemoteJWKSet`) and returns the claims, or null; the core checks audience,
+   * expiry and scopes. Handlers see `ctx.principal`, never the token.
    * The handler has `.endpoint` and `.close()`. One handler per server.
    */
   httpHandler (options = {}) {
@@ -416,7 +429,8 @@ class Server {
       process.stderr.write(`${this.name}: ${e.message}\nusage: ${this.name} [--max-line BYTES] [--log-level ${LEVELS.join('|')}] [--http HOST:PORT]\n`)
       return 2
     }
-    if (this.httpAddress) return this.serveHttp(this.httpAddress)
+    // `httpAuth`: `httpHandler`'s `auth` for `--http` (a demo sets it from its own flags).
+    if (this.httpAddress) return this.serveHttp(this.httpAuth ? { ...this.httpAddress, auth: this.httpAuth } : this.httpAddress)
     // Only the protocol writes to stdout while serving: console.log and friends go to stderr.
     const guard = guardStdout()
     try {
@@ -614,7 +628,7 @@ class Server {
     const outer = !this.batching
     this.batching = true
     try {
-      for (let ev = layer.pollEvent(this.session); ev; ev = layer.pollEvent(this.session)) {
+      for (let ev = layer.pollEvent(this.session, this._scopes); ev; ev = layer.pollEvent(this.session, this._scopes)) {
         if (ev.kind === 'answered') this._write()
         else this._onEvent(ev)
       }

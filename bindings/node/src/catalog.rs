@@ -135,6 +135,7 @@ pub(crate) fn parse<'a>(text: &'a str, strings: &'a Strings) -> napi::Result<Par
         d.icons = t.json("icons");
         d.execution = t.json("execution");
         d.meta = t.json("_meta");
+        d.scopes = t.string("scopes")?;
         tools.push(d);
     }
     let mut resources = Vec::new();
@@ -147,6 +148,7 @@ pub(crate) fn parse<'a>(text: &'a str, strings: &'a Strings) -> napi::Result<Par
         d.annotations = r.json("annotations");
         d.icons = r.json("icons");
         d.meta = r.json("_meta");
+        d.scopes = r.string("scopes")?;
         resources.push(d);
     }
     let mut templates = Vec::new();
@@ -158,6 +160,7 @@ pub(crate) fn parse<'a>(text: &'a str, strings: &'a Strings) -> napi::Result<Par
         d.annotations = r.json("annotations");
         d.icons = r.json("icons");
         d.meta = r.json("_meta");
+        d.scopes = r.string("scopes")?;
         d.completable = r.flag("completable")?.unwrap_or(false);
         templates.push(d);
     }
@@ -168,6 +171,7 @@ pub(crate) fn parse<'a>(text: &'a str, strings: &'a Strings) -> napi::Result<Par
         d.description = p.string("description")?;
         d.icons = p.json("icons");
         d.meta = p.json("_meta");
+        d.scopes = p.string("scopes")?;
         let mut args = Vec::new();
         for a in table(&p, "arguments")? {
             let mut arg = PromptArgument::new(a.required("name")?);

@@ -11,13 +11,16 @@ use std::collections::HashMap;
 use napi::bindgen_prelude::Buffer;
 use napi_derive::napi;
 use picomcp::Limits;
+use picomcp::http::auth::{self, AuthConfig, AuthInput, Claims, Rejected};
 use picomcp::http::endpoint::{
     ENTROPY_LEN, Endpoint, EndpointConfig, EndpointStorage, Head, Outcome, Poll, ResponseMode,
     StreamHandle,
 };
 use picomcp::http::{BodyLength, Header, Method, Request};
+use picomcp::json::Json;
 use picomcp::protocol::{ProtocolVersion, Versions};
 
+use crate::server::NativeServer;
 use crate::session::{NativeSession, err};
 
 /// How an endpoint is set up (every member optional; the core's defaults otherwise).
@@ -47,12 +50,73 @@ pub struct EndpointOptions {
     pub streams: Option<f64>,
     /// Bytes of each stream (default `maxBody` + 4096).
     pub stream_bytes: Option<f64>,
+    /// OAuth 2.1 protected resource (docs/DESIGN.md, "Authorization").
+    pub auth: Option<AuthOptions>,
+}
+
+/// `auth` of `EndpointOptions`: the canonical resource URI (the tokens' audience), the
+/// authorization servers, every scope name, the advertised ones, the scopes every
+/// request needs (space-delimited), the expiry leeway, whether `exp` is required.
+#[napi(object)]
+#[derive(Default)]
+pub struct AuthOptions {
+    pub resource: String,
+    pub authorization_servers: Vec<String>,
+    pub scopes: Option<Vec<String>>,
+    pub scopes_supported: Option<Vec<String>>,
+    pub required: Option<String>,
+    pub leeway_s: Option<f64>,
+    pub require_expiry: Option<bool>,
+    pub resource_name: Option<String>,
+}
+
+/// The verified caller of a `deliver` or `stream` under `auth` (never the token).
+#[napi(object)]
+pub struct PrincipalJs {
+    pub subject: String,
+    pub client_id: String,
+    pub scopes: Vec<String>,
+    pub expires_at: Option<f64>,
+}
+
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+fn leak_list(v: Option<Vec<String>>) -> &'static [&'static str] {
+    Box::leak(
+        v.unwrap_or_default()
+            .into_iter()
+            .map(leak)
+            .collect::<Vec<_>>()
+            .into_boxed_slice(),
+    )
+}
+
+fn auth_config(a: AuthOptions) -> napi::Result<AuthConfig<'static>> {
+    let mut c = AuthConfig::new(leak(a.resource), leak_list(Some(a.authorization_servers)));
+    c.scopes = leak_list(a.scopes);
+    c.scopes_supported = leak_list(a.scopes_supported);
+    if let Some(r) = a.required {
+        c.required = leak(r);
+    }
+    if let Some(l) = a.leeway_s {
+        c.leeway_s = number(Some(l), "auth.leewayS", 60)?;
+    }
+    if let Some(r) = a.require_expiry {
+        c.require_expiry = r;
+    }
+    c.resource_name = a.resource_name.map(leak);
+    c.check()
+        .map_err(|e| err("ConfigError", format!("auth: {e:?}")))?;
+    Ok(c)
 }
 
 /// What to do with one request (`kind`: `"respond"`, `"deliver"` or `"stream"`).
 #[napi(object)]
 pub struct EndpointOutcome {
     pub kind: String,
+    pub principal: Option<PrincipalJs>,
     /// respond: the status.
     pub status: Option<u32>,
     /// respond: header names and values, alternating.
@@ -211,7 +275,7 @@ impl NativeEndpoint {
             get_stream: o.get_stream.unwrap_or(d.get_stream),
             versions,
             param_headers: &[],
-            auth: None,
+            auth: o.auth.map(auth_config).transpose()?,
         };
         let slots = number(o.slots, "slots", 32)? as usize;
         let streams = number(o.streams, "streams", 64)? as usize;
@@ -279,9 +343,45 @@ impl NativeEndpoint {
         id
     }
 
-    /// Takes one request: `headers` as Node's `rawHeaders` (names and values
-    /// alternating), `entropy` `entropyLen` fresh random bytes.
+    /// The Bearer token the endpoint would take from this request (the `Authorization`
+    /// header only), for a host whose verifier is asynchronous: verify it, then pass its
+    /// claims to `handleRequest`. `null` when there is none (or it is malformed: the
+    /// endpoint then answers the request itself).
     #[napi]
+    pub fn bearer_token(
+        &self,
+        method: String,
+        target: String,
+        headers: Vec<String>,
+    ) -> Option<String> {
+        let values: Vec<Vec<u8>> = headers
+            .iter()
+            .skip(1)
+            .step_by(2)
+            .map(|v| bytes_of(v))
+            .collect();
+        let fields: Vec<Header<'_>> = headers
+            .iter()
+            .step_by(2)
+            .zip(values.iter())
+            .map(|(name, value)| Header { name, value })
+            .collect();
+        let req = Request {
+            method: Method::from_token(&method),
+            target: &target,
+            headers: &fields,
+            body: &[],
+        };
+        auth::bearer_token(&req).ok().flatten().map(str::to_owned)
+    }
+
+    /// Takes one request: `headers` as Node's `rawHeaders` (names and values
+    /// alternating), `entropy` `entropyLen` fresh random bytes. Under `auth`:
+    /// `claimsJson` is what the host's verifier made of `bearerToken(...)` (the claims as
+    /// JSON text; `null`: rejected), `unixS` now in Unix seconds (default the system
+    /// clock), `layer` the server layer whose per-tool scopes apply before any session.
+    #[napi]
+    #[allow(clippy::too_many_arguments)]
     pub fn handle_request(
         &mut self,
         now_ms: f64,
@@ -290,6 +390,9 @@ impl NativeEndpoint {
         headers: Vec<String>,
         body: Buffer,
         entropy: Buffer,
+        claims_json: Option<String>,
+        unix_s: Option<f64>,
+        layer: Option<&NativeServer>,
     ) -> napi::Result<EndpointOutcome> {
         let now = ms(now_ms)?;
         let entropy: &[u8; ENTROPY_LEN] = entropy.as_ref().try_into().map_err(|_| {
@@ -316,8 +419,30 @@ impl NativeEndpoint {
             headers: &fields,
             body: &body,
         };
-        let out = match self.core.handle_request(now, &req, entropy) {
+        let mut verify = |_token: &str, claims: &mut Claims<'_>| -> Result<(), Rejected> {
+            match claims_json.as_deref().map(Json::new) {
+                Some(Ok(j)) if j.is_object() => {
+                    claims.report_json(j);
+                    Ok(())
+                }
+                _ => Err(Rejected("the verifier refused the token")),
+            }
+        };
+        let unix_s = match unix_s {
+            Some(u) => number(Some(u), "unixS", 0)?,
+            None => std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+        };
+        let policy = layer.map(|l| l.core() as &dyn auth::ScopePolicy);
+        let input = AuthInput {
+            unix_s,
+            verifier: &mut verify,
+            policy,
+        };
+        let mut out = match self.core.handle_request_as(now, &req, entropy, Some(input)) {
             Outcome::Respond { head, body } => EndpointOutcome {
+                principal: None,
                 kind: "respond".into(),
                 status: Some(head.status.into()),
                 headers: Some(head_headers(&head)),
@@ -331,6 +456,7 @@ impl NativeEndpoint {
                 fresh,
                 stream,
             } => EndpointOutcome {
+                principal: None,
                 kind: "deliver".into(),
                 status: None,
                 headers: None,
@@ -340,6 +466,7 @@ impl NativeEndpoint {
                 stream: stream.map(|h| self.name(h)),
             },
             Outcome::Stream(h) => EndpointOutcome {
+                principal: None,
                 kind: "stream".into(),
                 status: None,
                 headers: None,
@@ -349,6 +476,20 @@ impl NativeEndpoint {
                 stream: Some(self.name(h)),
             },
         };
+        if let (Some(p), Some(c)) = (self.core.principal(), self.core.config().auth) {
+            out.principal = Some(PrincipalJs {
+                subject: p.subject().to_owned(),
+                client_id: p.client_id().to_owned(),
+                scopes: c
+                    .scopes
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i < 64 && p.granted() & (1u64 << i) != 0)
+                    .map(|(_, s)| (*s).to_owned())
+                    .collect(),
+                expires_at: p.expires_at().map(|e| e as f64),
+            });
+        }
         Ok(out)
     }
 

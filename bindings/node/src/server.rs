@@ -75,6 +75,13 @@ fn parse<'t>(text: &'t str, what: &str, kind: JsonKind) -> napi::Result<Json<'t>
     Ok(j)
 }
 
+impl NativeServer {
+    /// The core layer (its `ScopePolicy` for the endpoint).
+    pub(crate) fn core(&self) -> &Server<'static> {
+        &self.server
+    }
+}
+
 #[napi]
 impl NativeServer {
     /// Reads and checks the catalog; a broken definition throws a `ConfigError` naming the
@@ -144,14 +151,25 @@ impl NativeServer {
     /// The next event of `session`, through the layer: lists are answered (an `answered`
     /// event says so: write out `pollTransmit()`), calls that fail their checks too; a
     /// call that passed is a `call` event; anything else is the session's event as is.
+    /// `scopes`: the caller's granted OAuth scopes (HTTP with `auth`): the lists hide,
+    /// and the calls refuse, what needs others; `null`: everything.
     #[napi]
-    pub fn poll_event(&self, session: &mut NativeSession) -> Option<Event> {
+    pub fn poll_event(
+        &self,
+        session: &mut NativeSession,
+        scopes: Option<Vec<String>>,
+    ) -> Option<Event> {
+        let names: Vec<&str> = scopes.iter().flatten().map(String::as_str).collect();
+        let access = match &scopes {
+            None => picomcp::server::Access::ALL,
+            Some(_) => picomcp::server::Access::new(&names, u64::MAX),
+        };
         let (event, mut cmds) = session.core.poll_event_split()?;
         let (id, method, params) = match &event {
             CoreEvent::Request { id, method, params } => (Some(*id), Some(*method), *params),
             _ => (None, None, None),
         };
-        let ev = match self.server.handle(event, &mut cmds) {
+        let ev = match self.server.handle_as(event, &mut cmds, access) {
             Handled::Event(e) => return Some(Event::copy(e)),
             Handled::Answered => Event {
                 kind: "answered".into(),

@@ -3,6 +3,7 @@
 //! and body bytes out. Stream handles cross as numbers (`StreamHandle::to_bits`).
 
 use picomcp::Limits;
+use picomcp::http::auth::{AuthConfig, AuthInput, Claims, Principal, Rejected};
 use picomcp::http::endpoint::{
     ENTROPY_LEN, Endpoint as Core, EndpointConfig, EndpointStorage, Head, Outcome as CoreOutcome,
     Poll, ResponseMode, StreamHandle,
@@ -13,6 +14,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
 
 use crate::errors::ConfigError;
+use crate::server::ServerLayer;
 use crate::session::{self, Session};
 
 /// What to do with one request (`Endpoint.handle_request`).
@@ -22,8 +24,13 @@ use crate::session::{self, Session};
 /// `Session.handle_message`, a new session first when `fresh`; run the application;
 /// `Endpoint.collect`; then serve `stream`, or answer 202 with `headers` when `stream`
 /// is `None`) or `"stream"` (serve `stream` with `Endpoint.poll_response`).
+///
+/// Under authorization, `principal` is the verified caller of a `"deliver"` or
+/// `"stream"`: a `dict` with `subject`, `client_id`, `scopes` (the granted names) and
+/// `expires_at` (Unix seconds); never the token. `None` otherwise.
 #[pyclass(module = "picomcp", frozen, get_all)]
 pub(crate) struct Outcome {
+    principal: Option<Py<PyDict>>,
     kind: &'static str,
     status: u16,
     headers: Vec<(Py<PyBytes>, Py<PyBytes>)>,
@@ -109,16 +116,127 @@ fn mode(name: &str) -> PyResult<ResponseMode> {
     }
 }
 
+/// The `auth` dict of `Endpoint(...)` as the core's configuration (strings kept for the
+/// life of the process, as the endpoint borrows them).
+fn auth_config(d: &Bound<'_, PyDict>) -> PyResult<AuthConfig<'static>> {
+    fn leak(s: String) -> &'static str {
+        Box::leak(s.into_boxed_str())
+    }
+    fn list(v: Option<Vec<String>>) -> &'static [&'static str] {
+        Box::leak(
+            v.unwrap_or_default()
+                .into_iter()
+                .map(leak)
+                .collect::<Vec<_>>()
+                .into_boxed_slice(),
+        )
+    }
+    let get = |k: &str| d.get_item(k).map(|v| v.filter(|v| !v.is_none()));
+    let resource: String = get("resource")?
+        .ok_or_else(|| ConfigError::new_err("auth: `resource` is required"))?
+        .extract()?;
+    let servers: Option<Vec<String>> = get("authorization_servers")?
+        .map(|v| v.extract())
+        .transpose()?;
+    let mut c = AuthConfig::new(leak(resource), list(servers));
+    c.scopes = list(get("scopes")?.map(|v| v.extract()).transpose()?);
+    c.scopes_supported = list(get("scopes_supported")?.map(|v| v.extract()).transpose()?);
+    if let Some(r) = get("required")? {
+        c.required = leak(r.extract()?);
+    }
+    if let Some(l) = get("leeway_s")? {
+        c.leeway_s = l.extract()?;
+    }
+    if let Some(r) = get("require_expiry")? {
+        c.require_expiry = r.extract()?;
+    }
+    if let Some(n) = get("resource_name")? {
+        c.resource_name = Some(leak(n.extract()?));
+    }
+    c.check()
+        .map_err(|e| ConfigError::new_err(format!("auth: {e:?}")))?;
+    Ok(c)
+}
+
+/// Reports a verifier's claims `dict` to the core.
+fn report(c: &Bound<'_, PyAny>, claims: &mut Claims<'_>) -> Result<(), Rejected> {
+    let bad = |_| Rejected("the verifier's claims are not a dict of the expected types");
+    let get = |k: &str| c.get_item(k).ok().filter(|v| !v.is_none());
+    let text = |k: &str| {
+        get(k)
+            .map(|v| v.extract::<String>())
+            .transpose()
+            .map_err(bad)
+    };
+    if let Some(s) = text("sub")? {
+        claims.subject(&s);
+    }
+    if let Some(s) = text("client_id")?.or(text("azp")?) {
+        claims.client_id(&s);
+    }
+    let strings = |k: &str| -> Result<Vec<String>, Rejected> {
+        match get(k) {
+            None => Ok(Vec::new()),
+            Some(v) => match v.extract::<String>() {
+                Ok(s) => Ok(vec![s]),
+                Err(_) => v.extract::<Vec<String>>().map_err(bad),
+            },
+        }
+    };
+    for a in strings("aud")? {
+        claims.audience(&a);
+    }
+    let number = |k: &str| get(k).map(|v| v.extract::<f64>()).transpose().map_err(bad);
+    if let Some(e) = number("exp")? {
+        claims.expires_at(e.max(0.0) as u64);
+    }
+    if let Some(n) = number("nbf")? {
+        claims.not_before(n.max(0.0) as u64);
+    }
+    for s in strings("scope")?.into_iter().chain(strings("scp")?) {
+        claims.scope(&s);
+    }
+    Ok(())
+}
+
+/// A verified principal as `Outcome.principal`.
+fn principal_dict<'py>(
+    py: Python<'py>,
+    p: &Principal,
+    config: &AuthConfig<'_>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("subject", p.subject())?;
+    d.set_item("client_id", p.client_id())?;
+    let scopes: Vec<&str> = config
+        .scopes
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i < 64 && p.granted() & (1u64 << i) != 0)
+        .map(|(_, s)| *s)
+        .collect();
+    d.set_item("scopes", scopes)?;
+    d.set_item("expires_at", p.expires_at())?;
+    Ok(d)
+}
+
 #[pymethods]
 impl Endpoint {
     /// Creates an endpoint. `max_body` bounds a request body (413 beyond) and each
     /// stream's buffer (`max_body` + 4 KiB). `path` is the MCP path (other paths get 404).
     /// `check_hosts` refuses a `Host`/`Origin` other than the loopback names and
     /// `allowed_hosts` (403), against DNS rebinding. `versions` lists the revisions served.
+    ///
+    /// `auth` makes the endpoint an OAuth 2.1 protected resource (docs/DESIGN.md,
+    /// "Authorization"): a `dict` with `resource` (the canonical URI, the tokens'
+    /// audience), `authorization_servers` (issuer URLs), `scopes` (every scope name the
+    /// server knows, at most 64), `scopes_supported` (advertised), `required` (scopes
+    /// every request needs, space-delimited), `leeway_s` (default 60), `require_expiry`
+    /// (default true), `resource_name`. Then pass `verifier` to `handle_request`.
     #[new]
     #[pyo3(signature = (*, slots=32, streams=64, max_body=1 << 20, path="/mcp",
         check_hosts=true, allowed_hosts=None, session_idle_ms=600_000, keepalive_ms=15_000,
-        retry_ms=1000, response_mode="auto", get_stream=true, versions=None))]
+        retry_ms=1000, response_mode="auto", get_stream=true, versions=None, auth=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         slots: usize,
@@ -133,6 +251,7 @@ impl Endpoint {
         response_mode: &str,
         get_stream: bool,
         versions: Option<Vec<String>>,
+        auth: Option<Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let defaults = EndpointConfig::default();
         // The core borrows its configuration for the endpoint's life: a path or host list
@@ -166,6 +285,7 @@ impl Endpoint {
             response_mode: mode(response_mode)?,
             get_stream,
             versions: session::versions(versions)?,
+            auth: auth.map(|a| auth_config(&a)).transpose()?,
             ..defaults
         };
         let per_stream = max_body
@@ -221,6 +341,16 @@ impl Endpoint {
     /// `headers` (`(name, value)` pairs, `bytes` or `str`, as received), the whole
     /// `body`, and `entropy` (`ENTROPY_LEN` fresh random bytes, e.g. `os.urandom`: used
     /// only for a new session's id). Returns an `Outcome`.
+    ///
+    /// Under `auth`: `verifier(token)` checks a Bearer token's signature (or introspects
+    /// it) and returns its claims as a `dict` (`sub`, `client_id` or `azp`, `aud` (a
+    /// `str` or list), `exp`, `nbf`, `scope` (space-delimited) or `scp` (a list)), or
+    /// `None` (or raises) to reject it; the endpoint then checks audience, expiry and
+    /// scopes itself. `unix_s` is now in Unix seconds (default: the system clock).
+    /// `layer` (a `ServerLayer`) gives the scopes of each tool, resource and prompt, so
+    /// a call outside the grant is answered 403 before any session sees it.
+    #[pyo3(signature = (now_ms, method, target, headers, body, entropy, *, verifier=None,
+        unix_s=None, layer=None))]
     #[allow(clippy::needless_pass_by_value, clippy::too_many_arguments)]
     fn handle_request(
         &mut self,
@@ -231,6 +361,9 @@ impl Endpoint {
         headers: Vec<(Bound<'_, PyAny>, Bound<'_, PyAny>)>,
         body: &[u8],
         entropy: &[u8],
+        verifier: Option<Bound<'_, PyAny>>,
+        unix_s: Option<u64>,
+        layer: Option<PyRef<'_, ServerLayer>>,
     ) -> PyResult<Outcome> {
         let entropy: &[u8; ENTROPY_LEN] = entropy
             .try_into()
@@ -253,8 +386,32 @@ impl Endpoint {
             body,
         };
         let empty = || PyBytes::new(py, b"").unbind();
-        Ok(match self.core.handle_request(now_ms, &req, entropy) {
+        let mut verify = |token: &str, claims: &mut Claims<'_>| -> Result<(), Rejected> {
+            let Some(v) = &verifier else {
+                return Err(Rejected("the server has no token verifier"));
+            };
+            match v.call1((token,)) {
+                Ok(c) if !c.is_none() => report(&c, claims),
+                _ => Err(Rejected("the verifier refused the token")),
+            }
+        };
+        let unix_s = unix_s.unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())
+        });
+        let policy = layer.as_ref().map(|l| l.core());
+        let input = AuthInput {
+            unix_s,
+            verifier: &mut verify,
+            policy: policy.map(|p| p as &dyn picomcp::http::auth::ScopePolicy),
+        };
+        let outcome = self
+            .core
+            .handle_request_as(now_ms, &req, entropy, Some(input));
+        let mut out = match outcome {
             CoreOutcome::Respond { head, body } => Outcome {
+                principal: None,
                 kind: "respond",
                 status: head.status,
                 headers: head_headers(py, &head),
@@ -270,6 +427,7 @@ impl Endpoint {
             } => {
                 let head = Head::accepted();
                 Outcome {
+                    principal: None,
                     kind: "deliver",
                     status: head.status,
                     headers: head_headers(py, &head),
@@ -280,6 +438,7 @@ impl Endpoint {
                 }
             }
             CoreOutcome::Stream(h) => Outcome {
+                principal: None,
                 kind: "stream",
                 status: 0,
                 headers: Vec::new(),
@@ -288,7 +447,11 @@ impl Endpoint {
                 fresh: false,
                 stream: Some(h.to_bits()),
             },
-        })
+        };
+        if let (Some(p), Some(config)) = (self.core.principal(), self.core.config().auth) {
+            out.principal = Some(principal_dict(py, p, &config)?.unbind());
+        }
+        Ok(out)
     }
 
     /// Takes the output of `session` (the one in `slot`) and puts each message on its

@@ -69,6 +69,7 @@ fn a_post_through_connection_endpoint_and_session() {
         slots: 0,
         streams: 0,
         stream_bytes: 0,
+        auth: ptr::null(),
     };
     // SAFETY: writable configuration.
     let st = unsafe { picomcp_endpoint_config_init(&mut ec) };

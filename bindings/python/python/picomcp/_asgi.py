@@ -59,10 +59,19 @@ def _slot_class() -> type:
 class Asgi:
     """The ASGI application of ``Server.asgi()``; see the module docs."""
 
-    def __init__(self, app: "Server", path: str = "/mcp", **endpoint: Any) -> None:
+    def __init__(self, app: "Server", path: str = "/mcp", auth: dict | None = None,
+                 **endpoint: Any) -> None:
         self.app = app
         endpoint.setdefault("max_body", app.max_line)
         endpoint.setdefault("versions", app.versions)
+        #: ``auth``'s verifier (the rest is the core endpoint's configuration).
+        self._verifier = None
+        if auth is not None:
+            auth = dict(auth)
+            self._verifier = auth.pop("verifier", None)
+            if not callable(self._verifier):
+                raise TypeError("asgi(auth=...): `verifier` must be a callable")
+            endpoint["auth"] = auth
         #: The core endpoint (its keyword arguments are ``Endpoint``'s).
         self.endpoint = Endpoint(path=path, **endpoint)
         self._max_body: int = endpoint["max_body"]
@@ -293,8 +302,13 @@ class Asgi:
         headers = [(name, value) for name, value in scope.get("headers") or ()]
         ep = self.endpoint
         now = _now()
-        out = ep.handle_request(now, scope["method"], target, headers, body,
-                                os.urandom(ENTROPY_LEN))
+        if self._verifier is None:
+            out = ep.handle_request(now, scope["method"], target, headers, body,
+                                    os.urandom(ENTROPY_LEN))
+        else:
+            out = ep.handle_request(now, scope["method"], target, headers, body,
+                                    os.urandom(ENTROPY_LEN), verifier=self._verifier,
+                                    layer=self.app._tables().layer)
         kind = out.kind
         if kind == "respond":
             await send({"type": "http.response.start", "status": out.status,
@@ -307,6 +321,11 @@ class Asgi:
             slot = self.slots[index]
             if out.fresh or slot is None:
                 slot = self._fresh(index, now)
+            principal = out.principal
+            slot._principal = principal
+            slot._scopes = None if principal is None else principal["scopes"]
+            if self._verifier is not None and principal is None:
+                slot._scopes = []  # fail closed: nothing scoped without a principal
             if not self._deliver(slot, body):
                 if stream is not None:
                     ep.detach(stream)

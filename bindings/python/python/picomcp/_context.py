@@ -78,6 +78,9 @@ class Context:
         self.lifespan = server.lifespan_value
         self._cancelled = False  # set by the loop; read by handlers in worker threads
         self._info: dict | None = None
+        #: The verified caller over HTTP with ``asgi(auth=...)``: ``subject``,
+        #: ``client_id``, ``scopes``, ``expires_at``; ``None`` otherwise. Never the token.
+        self.principal: dict | None = server._principal
 
     def _on_loop(self) -> bool:
         return threading.get_ident() == self._server._loop_thread

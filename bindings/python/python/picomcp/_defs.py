@@ -44,11 +44,12 @@ class _Tool:
         self.input_schema = input_schema
         self.output_schema = output_schema
         self.annotations = annotations
+        self.scopes: str | None = None  # OAuth scopes a caller needs (HTTP with auth)
 
     def definition(self) -> dict:
         return _present(name=self.name, title=self.title, description=self.description or None,
                         inputSchema=self.input_schema, outputSchema=self.output_schema,
-                        annotations=self.annotations)
+                        annotations=self.annotations, scopes=self.scopes)
 
 
 class _Resource:
@@ -63,11 +64,12 @@ class _Resource:
         self.complete: dict[str, Callable] = {}
         self.sig: _schema.Signature | None = None  # None: the (uri, ctx, **vars) style
         self.threaded = False  # a plain def run in a worker thread
+        self.scopes: str | None = None
 
     def definition(self) -> dict:
         return _present(**{"uriTemplate" if self.template else "uri": self.uri},
                         name=self.name, title=self.title, description=self.description,
-                        mimeType=self.mime_type,
+                        mimeType=self.mime_type, scopes=self.scopes,
                         completable=bool(self.complete) if self.template else None)
 
 
@@ -81,8 +83,9 @@ class _Prompt:
         self.complete: dict[str, Callable] = {}
         self.sig: _schema.Signature | None = None  # None: the (args, ctx) style
         self.threaded = False  # a plain def run in a worker thread
+        self.scopes: str | None = None
 
     def definition(self) -> dict:
         args = [dict(a, completable=a.get("name") in self.complete) for a in self.arguments]
         return _present(name=self.name, title=self.title, description=self.description,
-                        arguments=args or None)
+                        arguments=args or None, scopes=self.scopes)

@@ -3,7 +3,7 @@
 Kept in step with bindings/python/src/*.rs by tests/test_stub.py.
 """
 
-from typing import Any, Literal, TypeAlias, TypedDict, final
+from typing import Any, Callable, Literal, TypeAlias, TypedDict, final
 
 # ---- aliases (stub-only; not names of the module) ----
 
@@ -424,8 +424,11 @@ class ServerLayer:
     @property
     def counts(self) -> tuple[int, int, int, int]:
         """How many tools, resources, resource templates and prompts there are."""
-    def poll_event(self, session: Session) -> Call | Event | None:
-        """The next call or event of `session`, through the layer, or `None`."""
+    def poll_event(
+        self, session: Session, scopes: list[str] | None = None
+    ) -> Call | Event | None:
+        """The next call or event of `session`, through the layer, or `None`; `scopes`
+        (the caller's grant) hides and refuses the definitions it does not allow."""
     def respond_tool(
         self,
         session: Session,
@@ -480,6 +483,10 @@ class Outcome:
     @property
     def stream(self) -> int | None:
         """The stream to serve with `Endpoint.poll_response` (None: answer 202)."""
+    @property
+    def principal(self) -> dict[str, Any] | None:
+        """Under `auth`, the verified caller (`subject`, `client_id`, `scopes`,
+        `expires_at`); never the token."""
 
 @final
 class Endpoint:
@@ -500,8 +507,10 @@ class Endpoint:
         response_mode: Literal["auto", "json", "sse"] = "auto",
         get_stream: bool = True,
         versions: list[str] | None = None,
+        auth: dict[str, Any] | None = None,
     ) -> Endpoint:
-        """Creates an endpoint (`ConfigError` for a configuration it cannot work with)."""
+        """Creates an endpoint (`ConfigError` for a configuration it cannot work with);
+        `auth` makes it an OAuth 2.1 protected resource."""
     @property
     def slot_count(self) -> int:
         """The number of session slots."""
@@ -524,8 +533,13 @@ class Endpoint:
         headers: list[tuple[bytes | str, bytes | str]],
         body: bytes,
         entropy: bytes,
+        *,
+        verifier: Callable[[str], dict[str, Any] | None] | None = None,
+        unix_s: int | None = None,
+        layer: ServerLayer | None = None,
     ) -> Outcome:
-        """Takes one HTTP request; `entropy` is `ENTROPY_LEN` fresh random bytes."""
+        """Takes one HTTP request; `entropy` is `ENTROPY_LEN` fresh random bytes. Under
+        `auth`, `verifier(token)` returns the token's claims or `None`."""
     def collect(self, now_ms: int, slot: int, session: Session) -> None:
         """Takes the output of the session in `slot` and routes it to its streams."""
     def poll_response(

@@ -101,6 +101,13 @@ def _check(where: str, index: int, build: Callable) -> Any:
         raise type(e)("%s: %s" % (where, re.sub(prefix, "", str(e), count=1))) from None
 
 
+def _scopes(scopes: str | list | None) -> str | None:
+    """The ``scopes=`` of a registration as the core takes it (space-delimited)."""
+    if scopes is None or isinstance(scopes, str):
+        return scopes or None
+    return " ".join(scopes) or None
+
+
 class _Tables:
     """The registries in the order the core layer was given them: a ``Call.index`` is an
     index into one of these lists."""
@@ -165,6 +172,12 @@ class Server:
         self._out_fd = 1
         self._built: _Tables | None = None  # the core layer, rebuilt after a registration
         self._http: Any = None  # the ASGI adapter while serving HTTP (picomcp._asgi)
+        #: The verified caller of the request being delivered (HTTP with auth), and its
+        #: granted scopes for the core layer (``None``: everything).
+        self._principal: dict | None = None
+        self._scopes: list | None = None
+        #: ``asgi(auth=...)`` for ``run()``'s ``--http`` (``None``: no authorization).
+        self.http_auth: dict | None = None
         self._http_addr: str | None = None  # run(["--http", "HOST:PORT"])
 
     # ---- registration ----
@@ -173,7 +186,7 @@ class Server:
              description: str | None = None, input_schema: dict | None = None,
              output_schema: dict | None = None, title: str | None = None,
              annotations: dict | None = None, mime_type: str | None = None,
-             inline: bool = False):
+             inline: bool = False, scopes: str | list | None = None):
         """Registers a tool: ``@app.tool`` or ``@app.tool(...)`` (name defaults to the
         function's).
 
@@ -183,7 +196,9 @@ class Server:
         ``input_schema=`` overrides the derived schema. ``fn(args, ctx)`` (unannotated)
         is the older style: it gets the arguments as a dict. ``mime_type`` is the type of
         returned ``bytes``. ``inline=True`` runs a plain ``def`` on the event loop instead
-        of a worker thread (for quick handlers that never block)."""
+        of a worker thread (for quick handlers that never block). ``scopes`` (a
+        space-delimited ``str`` or a list): the OAuth scopes a caller needs over HTTP with
+        ``asgi(auth=...)``; without them the tool is not listed and a call gets 403."""
         if isinstance(fn, str):  # @app.tool("name", ...)
             fn, name = None, fn
 
@@ -201,13 +216,14 @@ class Server:
             doc = sig.description if sig else inspect.getdoc(f)
             t = _Tool(f, n, title, description or doc, schema, out, annotations)
             t.sig, t.mime_type, t.threaded = sig, mime_type, not inline and _sync(f)
+            t.scopes = _scopes(scopes)
             self._add("tools", n, t, where)
             return f
         return deco(fn) if callable(fn) else deco
 
     def resource(self, uri: str, *, name: str | None = None, title: str | None = None,
                  description: str | None = None, mime_type: str | None = None,
-                 inline: bool = False):
+                 inline: bool = False, scopes: str | list | None = None):
         """Registers the reader of one resource, or of a resource template when ``uri``
         contains ``{variables}``: a typed ``fn(id: int, ctx: Context)`` gets each variable
         decoded and converted to its annotation (a value that does not convert is
@@ -229,13 +245,15 @@ class Server:
                     raise TypeError("%s: parameter %r is not a variable of the URI"
                                     % (where, missing[0]))
             r.threaded = not inline and _sync(fn)
+            r.scopes = _scopes(scopes)
             self._add("templates" if template else "resources", uri, r, where)
             return fn
         return deco
 
     def prompt(self, fn: Callable | str | None = None, *, name: str | None = None,
                description: str | None = None, arguments: list | None = None,
-               title: str | None = None, inline: bool = False):
+               title: str | None = None, inline: bool = False,
+               scopes: str | list | None = None):
         """Registers a prompt: a typed ``fn(topic: str, n: int = 3)`` lists its parameters
         as the prompt's arguments (required when they have no default) and returns a
         ``str`` (one user message) or a list of messages. The older ``fn(args, ctx)`` takes
@@ -258,6 +276,7 @@ class Server:
                     required=k in p.sig.required) for k, v in props.items()]
             p.description = description or (p.sig.description if p.sig else inspect.getdoc(f))
             p.threaded = not inline and _sync(f)
+            p.scopes = _scopes(scopes)
             self._add("prompts", n, p, where)
             return f
         return deco(fn) if callable(fn) else deco
@@ -349,7 +368,7 @@ class Server:
             return self._http.is_subscribed(uri)
         return self.session is not None and self.session.is_subscribed(uri)
 
-    def asgi(self, path: str = "/mcp", **endpoint: Any) -> Any:
+    def asgi(self, path: str = "/mcp", *, auth: dict | None = None, **endpoint: Any) -> Any:
         """This server over Streamable HTTP (both eras), as an ASGI 3 application: serve
         it with ``uvicorn module:app`` or mount it in Starlette or FastAPI (mounted under
         a prefix, ``path`` is relative to it). One core ``Session`` per session slot of
@@ -358,9 +377,16 @@ class Server:
         ``max_line``). The application's lifespan and ``on_startup`` hooks start with the
         ASGI lifespan, or at the first request when the server sends no lifespan events.
         Bind to 127.0.0.1 unless the deployment says otherwise: ``Host`` and ``Origin``
-        are checked against the loopback names and ``allowed_hosts``."""
+        are checked against the loopback names and ``allowed_hosts``.
+
+        ``auth`` makes it an OAuth 2.1 protected resource: a ``dict`` with ``verifier``
+        (``verifier(token) -> claims dict or None``: checks the signature or introspects;
+        the core then checks audience, expiry and scopes), ``resource`` (the canonical
+        URI), ``authorization_servers``, ``scopes`` (every scope name), and optionally
+        ``scopes_supported``, ``required``, ``leeway_s``, ``resource_name`` (see
+        ``Endpoint``). Handlers see the caller as ``ctx.principal``, never the token."""
         from ._asgi import Asgi
-        return Asgi(self, path, **endpoint)
+        return Asgi(self, path, auth=auth, **endpoint)
 
     def _serving(self) -> Session:
         if self.session is None:
@@ -444,7 +470,7 @@ class Server:
         host, _, port = addr.rpartition(":")
         host = host.strip("[]")
         self.diag("info", "serving Streamable HTTP on http://%s/mcp" % addr)
-        uvicorn.run(self.asgi(), host=host, port=int(port), lifespan="on",
+        uvicorn.run(self.asgi(auth=self.http_auth), host=host, port=int(port), lifespan="on",
                     access_log=False, log_level="warning",
                     timeout_graceful_shutdown=1)
         return 0
@@ -631,7 +657,7 @@ class Server:
         try:
             while True:
                 tables = self._tables()
-                item = tables.layer.poll_event(self.session)
+                item = tables.layer.poll_event(self.session, self._scopes)
                 if item is None:
                     break
                 if isinstance(item, Call):

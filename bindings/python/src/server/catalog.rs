@@ -131,6 +131,26 @@ impl<'py> Entry<'py, '_> {
         Ok(Some(self.owned.keep(text)))
     }
 
+    /// `scopes`: the OAuth scopes needed (a space-delimited `str` or a list of `str`).
+    fn scopes(&mut self) -> PyResult<Option<&'static str>> {
+        let Some(v) = self.get("scopes")? else {
+            return Ok(None);
+        };
+        let text = match v.cast::<PyString>() {
+            Ok(s) => s.to_cow()?.into_owned(),
+            Err(_) => v
+                .extract::<Vec<String>>()
+                .map_err(|_| {
+                    PyTypeError::new_err(format!(
+                        "{}: `scopes` must be a str or a list of str",
+                        self.what
+                    ))
+                })?
+                .join(" "),
+        };
+        Ok(Some(self.owned.keep(text)))
+    }
+
     fn flag(&self, key: &str) -> PyResult<bool> {
         Ok(match self.get(key)? {
             Some(v) => v.is_truthy()?,
@@ -185,6 +205,7 @@ pub(crate) fn build(
         t.icons = e.json("icons")?;
         t.execution = e.json("execution")?;
         t.meta = e.json("_meta")?;
+        t.scopes = e.scopes()?;
         tool_table.push(t);
     }
     let mut resource_table = Vec::new();
@@ -203,6 +224,7 @@ pub(crate) fn build(
         r.annotations = e.json("annotations")?;
         r.icons = e.json("icons")?;
         r.meta = e.json("_meta")?;
+        r.scopes = e.scopes()?;
         resource_table.push(r);
     }
     let mut template_table = Vec::new();
@@ -224,6 +246,7 @@ pub(crate) fn build(
         t.annotations = e.json("annotations")?;
         t.icons = e.json("icons")?;
         t.meta = e.json("_meta")?;
+        t.scopes = e.scopes()?;
         t.completable = e.flag("completable")?;
         template_table.push(t);
     }
@@ -241,6 +264,7 @@ pub(crate) fn build(
         p.description = e.text("description")?;
         p.icons = e.json("icons")?;
         p.meta = e.json("_meta")?;
+        p.scopes = e.scopes()?;
         let args = e.get("arguments")?;
         let mut list = Vec::new();
         let arg_what = format!("{what}.arguments");

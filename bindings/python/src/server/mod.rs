@@ -13,7 +13,7 @@ mod call;
 mod catalog;
 
 use picomcp::json::Json;
-use picomcp::server::{CAPABILITIES_MAX, Completion, Handled, Options, ToolResult};
+use picomcp::server::{Access, CAPABILITIES_MAX, Completion, Handled, Options, ToolResult};
 use picomcp::session::{Event as CoreEvent, InboundId};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
@@ -56,6 +56,13 @@ fn result_error(py: Python<'_>, e: picomcp::server::ResultError) -> PyErr {
 
 fn id(id: u32) -> InboundId {
     InboundId::from_bits(id)
+}
+
+impl ServerLayer {
+    /// The core layer (its `ScopePolicy` for the endpoint).
+    pub(crate) fn core(&self) -> &picomcp::server::Server<'_> {
+        self.defs.server()
+    }
 }
 
 #[pymethods]
@@ -130,12 +137,23 @@ impl ServerLayer {
     /// The next event of `session` for the host, through the layer: a `Call`, any other
     /// `Event`, or `None`. The requests the layer answers itself (lists, calls that fail
     /// their checks) produce nothing here.
+    ///
+    /// `scopes`: the OAuth scopes the caller was granted (`Outcome.principal["scopes"]`
+    /// over HTTP with authorization): the lists show only the definitions whose `scopes`
+    /// they hold, and a call of any other is answered -32602. `None`: everything.
+    #[pyo3(signature = (session, scopes=None))]
     fn poll_event(
         &self,
         py: Python<'_>,
         mut session: PyRefMut<'_, Session>,
+        scopes: Option<Vec<String>>,
     ) -> PyResult<Option<Py<PyAny>>> {
         let server = self.defs.server();
+        let names: Vec<&str> = scopes.iter().flatten().map(String::as_str).collect();
+        let access = match &scopes {
+            None => Access::ALL,
+            Some(_) => Access::new(&names, u64::MAX),
+        };
         let Session { core, codec, .. } = &mut *session;
         loop {
             let Some((event, mut cmds)) = core.poll_event_split() else {
@@ -145,7 +163,7 @@ impl ServerLayer {
                 CoreEvent::Request { params, .. } => params,
                 _ => None,
             };
-            match server.handle(event, &mut cmds) {
+            match server.handle_as(event, &mut cmds, access) {
                 Handled::Answered => continue,
                 Handled::Call(c) => {
                     let call = Call::copy(py, codec, server, &c, params)?;

@@ -311,6 +311,72 @@ impl<'p> Claims<'p> {
     }
 }
 
+impl Claims<'_> {
+    /// Reports the claims of a JWT or introspection answer given as a JSON object (RFC
+    /// 7519, RFC 9068, RFC 7662): `sub`, `client_id` (else `azp`), `aud` (a string or an
+    /// array), `exp`, `nbf` (numbers of seconds; fractions dropped), `scope`
+    /// (space-delimited) and `scp` (an array). Other members are ignored; members of the
+    /// wrong type are skipped (the rules then refuse what they need). For hosts whose
+    /// verifier produces JSON (the bindings, the C ABI): one place reads it. Strings with
+    /// escapes are decoded into a [`MAX_CLAIM`]-byte buffer (a longer one is too long).
+    pub fn report_json(&mut self, claims: crate::json::Json<'_>) {
+        let mut buf = [0u8; MAX_CLAIM];
+        let mut text = |v: crate::json::Json<'_>, f: &mut dyn FnMut(&str)| {
+            if let Some(s) = v.as_str() {
+                match s.as_plain() {
+                    Some(p) => f(p),
+                    None => match s.unescape_into(&mut buf) {
+                        Ok(t) => f(t),
+                        Err(_) => f(TOO_LONG),
+                    },
+                }
+            }
+        };
+        let seconds = |v: crate::json::Json<'_>| {
+            v.as_u64()
+                .or_else(|| v.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64))
+        };
+        if let Some(v) = claims.get("sub") {
+            text(v, &mut |s| self.subject(s));
+        }
+        if let Some(v) = claims.get("client_id").or_else(|| claims.get("azp")) {
+            text(v, &mut |s| self.client_id(s));
+        }
+        if let Some(v) = claims.get("aud") {
+            if v.as_str().is_some() {
+                text(v, &mut |s| self.audience(s));
+            } else {
+                for a in v.elements() {
+                    text(a, &mut |s| self.audience(s));
+                }
+            }
+        }
+        if let Some(e) = claims.get("exp").and_then(seconds) {
+            self.expires_at(e);
+        }
+        if let Some(n) = claims.get("nbf").and_then(seconds) {
+            self.not_before(n);
+        }
+        if let Some(v) = claims.get("scope") {
+            text(v, &mut |s| self.scope(s));
+        }
+        if let Some(v) = claims.get("scp") {
+            for s in v.elements() {
+                text(s, &mut |s| self.scope(s));
+            }
+        }
+    }
+}
+
+/// Stands for a claim longer than [`MAX_CLAIM`] (so the copy reports it as too long).
+const TOO_LONG: &str = {
+    const B: [u8; MAX_CLAIM + 1] = [b'x'; MAX_CLAIM + 1];
+    match core::str::from_utf8(&B) {
+        Ok(s) => s,
+        Err(_) => "",
+    }
+};
+
 /// Copies `s` into `buf` (`len`); true when it did not fit.
 fn copy(buf: &mut [u8; MAX_CLAIM], len: &mut usize, s: &str) -> bool {
     if s.len() > buf.len() {

@@ -357,3 +357,30 @@ fn tokens_are_checked_for_audience_expiry_and_scope() {
         DenialKind::InvalidToken
     );
 }
+
+#[test]
+fn json_claims_are_read_as_jwts_say() {
+    let c = config();
+    let mut p = Principal::EMPTY;
+    let mut claims = Claims::new(&c, &mut p);
+    let json = crate::json::Json::new(
+        r#"{"sub":"al\u0069ce","azp":"c1","aud":["x","https://mcp.example.com/mcp"],"exp":2000.5,"nbf":10,"scope":"mcp files:read","scp":["files:write"],"other":{}}"#,
+    )
+    .unwrap();
+    claims.report_json(json);
+    assert!(claims.audience_ok && !claims.too_long);
+    assert_eq!(claims.not_before, Some(10));
+    assert_eq!(p.subject(), "alice");
+    assert_eq!(p.client_id(), "c1");
+    assert_eq!(p.expires_at(), Some(2000));
+    assert_eq!(p.granted(), 0b111);
+    let mut p = Principal::EMPTY;
+    let mut claims = Claims::new(&c, &mut p);
+    let long = format!(
+        r#"{{"sub":"{}\n","aud":7,"exp":"soon"}}"#,
+        "y".repeat(MAX_CLAIM)
+    );
+    claims.report_json(crate::json::Json::new(&long).unwrap());
+    assert!(claims.too_long && !claims.audience_seen);
+    assert_eq!(p.expires_at(), None);
+}
