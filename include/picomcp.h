@@ -21,6 +21,17 @@
 
 
 /**
+ * The most authorization servers a `picomcp_auth_config` may name.
+ */
+#define PICOMCP_AUTH_MAX_SERVERS 4
+
+/**
+ * The most scope names a `picomcp_auth_config` may list (each of `scopes` and
+ * `scopes_supported`).
+ */
+#define PICOMCP_AUTH_MAX_SCOPES 64
+
+/**
  * Bytes of entropy `picomcp_endpoint_handle_request` takes (for session ids).
  */
 #define PICOMCP_ENDPOINT_ENTROPY_LEN 16
@@ -1867,6 +1878,53 @@ typedef uint32_t picomcp_response_kind;
 #endif // __cplusplus
 
 /**
+ * The claims one by one: a `picomcp_claim` and its text (`sub`, `client_id`, one `aud`
+ * entry, space-delimited `scope`) or number (`exp`, `nbf`, Unix seconds).
+ */
+enum picomcp_claim
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * `sub` (text).
+   */
+  PICOMCP_CLAIM_SUBJECT = 0,
+  /**
+   * `client_id` (text).
+   */
+  PICOMCP_CLAIM_CLIENT_ID = 1,
+  /**
+   * One audience (text; once per entry).
+   */
+  PICOMCP_CLAIM_AUDIENCE = 2,
+  /**
+   * Granted scopes (text, space-delimited).
+   */
+  PICOMCP_CLAIM_SCOPE = 3,
+  /**
+   * `exp` (number).
+   */
+  PICOMCP_CLAIM_EXPIRES_AT = 4,
+  /**
+   * `nbf` (number).
+   */
+  PICOMCP_CLAIM_NOT_BEFORE = 5,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum picomcp_claim picomcp_claim;
+#else
+typedef uint32_t picomcp_claim;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Where a verifier reports a token's claims (valid during the callback only).
+ */
+typedef struct picomcp_claims picomcp_claims;
+
+/**
  * The Streamable HTTP endpoint (opaque), in caller memory: see
  * `picomcp_endpoint_storage_size`. Not thread-safe.
  */
@@ -1904,6 +1962,53 @@ typedef struct picomcp_str {
    */
   size_t len;
 } picomcp_str;
+
+/**
+ * The endpoint as an OAuth 2.1 protected resource (`picomcp_endpoint_config.auth`;
+ * `picomcp_auth_config_init` fills the defaults). Text is copied into the endpoint.
+ */
+typedef struct picomcp_auth_config {
+  /**
+   * The canonical resource URI: the metadata's `resource`, the tokens' audience.
+   */
+  struct picomcp_str resource;
+  /**
+   * Issuer URLs of the authorization servers (1 to `PICOMCP_AUTH_MAX_SERVERS`).
+   */
+  const struct picomcp_str *authorization_servers;
+  /**
+   * How many.
+   */
+  size_t authorization_server_count;
+  /**
+   * Every scope name the server knows (a grant is a bitmask over these).
+   */
+  const struct picomcp_str *scopes;
+  /**
+   * How many (at most `PICOMCP_AUTH_MAX_SCOPES`).
+   */
+  size_t scope_count;
+  /**
+   * The scopes the metadata advertises.
+   */
+  const struct picomcp_str *scopes_supported;
+  /**
+   * How many.
+   */
+  size_t scopes_supported_count;
+  /**
+   * Scopes every request needs, space-delimited (absent: none).
+   */
+  struct picomcp_str required;
+  /**
+   * Clock skew tolerated on `exp` and `nbf`, seconds. Default 60.
+   */
+  uint64_t leeway_s;
+  /**
+   * A token without `exp` is invalid. Default true.
+   */
+  bool require_expiry;
+} picomcp_auth_config;
 
 /**
  * The endpoint's rules, limits and table sizes (`picomcp_endpoint_config_init` fills
@@ -1967,6 +2072,11 @@ typedef struct picomcp_endpoint_config {
    * Bytes per stream (0: `max_body + 4096`; at least `max_body + 128`).
    */
   size_t stream_bytes;
+  /**
+   * An OAuth 2.1 protected resource (NULL: no authorization, the default); serve it
+   * with `picomcp_endpoint_handle_request_auth`. Copied like the rest.
+   */
+  const struct picomcp_auth_config *auth;
 } picomcp_endpoint_config;
 
 /**
@@ -2095,6 +2205,44 @@ typedef struct picomcp_http_outcome {
    */
   uint64_t stream;
 } picomcp_http_outcome;
+
+/**
+ * The host's token check: verify `token` (`token_len` bytes, not NUL-terminated;
+ * signature and issuer, or introspection), report its claims through `claims`, and
+ * return true; false rejects it (401). The token is valid during the call only: never
+ * keep or forward it.
+ */
+typedef bool (*picomcp_verify_fn)(void *user,
+                                  const uint8_t *token,
+                                  size_t token_len,
+                                  struct picomcp_claims *claims);
+
+/**
+ * The verified caller of the request taken last (`picomcp_endpoint_principal`).
+ * Views are valid until the next call that takes the endpoint.
+ */
+typedef struct picomcp_principal {
+  /**
+   * `sub`.
+   */
+  struct picomcp_str subject;
+  /**
+   * The client id.
+   */
+  struct picomcp_str client_id;
+  /**
+   * Granted scopes: bit `i` is `picomcp_auth_config.scopes[i]`.
+   */
+  uint64_t granted;
+  /**
+   * Whether `expires_at` is set.
+   */
+  bool has_expiry;
+  /**
+   * `exp`, Unix seconds.
+   */
+  uint64_t expires_at;
+} picomcp_principal;
 
 /**
  * The result of `picomcp_endpoint_poll_response`; views valid until the next call
@@ -2997,6 +3145,36 @@ extern "C" {
 #endif // __cplusplus
 
 /**
+ * Fills `config` with the defaults (no resource, no servers: set them).
+ *
+ * # Safety
+ * `config` writable.
+ */
+picomcp_status picomcp_auth_config_init(struct picomcp_auth_config *config);
+
+/**
+ * Reports a token's claims as a JSON object (a JWT's payload, an introspection answer):
+ * `sub`, `client_id`/`azp`, `aud` (a string or array), `exp`, `nbf`, `scope`, `scp`.
+ *
+ * # Safety
+ * `claims` from the callback, during it; `json` `len` readable bytes.
+ */
+picomcp_status picomcp_claims_report_json(struct picomcp_claims *claims,
+                                          const uint8_t *json,
+                                          size_t len);
+
+/**
+ * Reports one claim: `text` for the text claims, `number` for `exp`/`nbf`.
+ *
+ * # Safety
+ * `claims` from the callback, during it; `text` readable when the claim is text.
+ */
+picomcp_status picomcp_claims_set(struct picomcp_claims *claims,
+                                  uint32_t claim,
+                                  struct picomcp_str text,
+                                  uint64_t number);
+
+/**
  * Fills `config` with the defaults.
  *
  * # Safety
@@ -3064,6 +3242,40 @@ picomcp_status picomcp_endpoint_handle_request(struct picomcp_endpoint *endpoint
                                                const struct picomcp_http_request *request,
                                                const uint8_t *entropy,
                                                struct picomcp_http_outcome *out_outcome);
+
+/**
+ * `picomcp_endpoint_handle_request` under `picomcp_endpoint_config.auth`: `verify` (with
+ * `user`) checks the Bearer token and reports its claims; `unix_s` is now in Unix
+ * seconds (token expiry is absolute time). A request without a valid token, for another
+ * resource, expired, or without the scopes the endpoint needs is answered here (400,
+ * 401 or 403 with a `WWW-Authenticate` challenge) and reaches no session;
+ * `picomcp_endpoint_principal` then names the caller of a delivered request. The
+ * metadata document is served at `/.well-known/oauth-protected-resource[/path]`.
+ *
+ * # Safety
+ * As `picomcp_endpoint_handle_request`; `verify` NULL or callable as
+ * `picomcp_verify_fn` says, with `user`.
+ */
+picomcp_status picomcp_endpoint_handle_request_auth(struct picomcp_endpoint *endpoint,
+                                                    uint64_t now_ms,
+                                                    const struct picomcp_http_request *request,
+                                                    const uint8_t *entropy,
+                                                    uint64_t unix_s,
+                                                    picomcp_verify_fn verify,
+                                                    void *user,
+                                                    struct picomcp_http_outcome *out_outcome);
+
+/**
+ * The verified caller of the request the endpoint took last (under auth, for a
+ * delivered request or stream); `*out_found` false otherwise. Views are valid until the
+ * next call that takes the endpoint. Never the token.
+ *
+ * # Safety
+ * `endpoint` live; the out pointers writable.
+ */
+picomcp_status picomcp_endpoint_principal(struct picomcp_endpoint *endpoint,
+                                          struct picomcp_principal *out_principal,
+                                          bool *out_found);
 
 /**
  * Takes the output of the session in `slot` and puts each message on its stream. Call

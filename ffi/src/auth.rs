@@ -114,7 +114,7 @@ impl AuthPlan<'_> {
 ///
 /// # Safety
 /// `list` has `n` readable entries with readable strings (when `n > 0`).
-unsafe fn strings<'c>(list: *const picomcp_str, n: usize, into: &mut [&'c str]) -> FfiResult {
+unsafe fn strings(list: *const picomcp_str, n: usize, into: &mut [&str]) -> FfiResult {
     if n == 0 {
         return Ok(());
     }
@@ -213,7 +213,6 @@ pub(crate) fn config(
 }
 
 /// Where a verifier reports a token's claims (valid during the callback only).
-#[repr(C)]
 pub struct picomcp_claims {
     _opaque: [u8; 0],
 }

@@ -651,7 +651,7 @@ unsafe fn handle(
                 has_stream: false,
                 stream: 0,
             };
-            let mut verifier = auth.map(|(unix_s, v)| (unix_s, v));
+            let mut verifier = auth;
             let input = verifier
                 .as_mut()
                 .map(|(unix_s, v)| picomcp_core::http::auth::AuthInput {

@@ -732,6 +732,85 @@ static void test_http(void) {
   ST(picomcp_http_connection_state(c, &hs), PICOMCP_STATUS_INVALID_SESSION);
 }
 
+/* A verifier: the token is a key into two claim sets (a real one checks a signature). */
+static bool verify_token(void *user, const uint8_t *token, size_t len, picomcp_claims *claims) {
+  static const char basic[] = "{\"sub\":\"alice\",\"client_id\":\"c1\",\"aud\":\"http://localhost/mcp\","
+                              "\"exp\":4000000000,\"scope\":\"mcp\"}";
+  (*(int *)user)++;
+  if (len == 5 && memcmp(token, "basic", 5) == 0)
+    return picomcp_claims_report_json(claims, (const uint8_t *)basic, strlen(basic)) == PICOMCP_STATUS_OK;
+  if (len == 5 && memcmp(token, "other", 5) == 0) {
+    picomcp_claims_set(claims, PICOMCP_CLAIM_SUBJECT, picomcp_str_from_cstr("bob"), 0);
+    picomcp_claims_set(claims, PICOMCP_CLAIM_AUDIENCE, picomcp_str_from_cstr("http://elsewhere/mcp"), 0);
+    picomcp_claims_set(claims, PICOMCP_CLAIM_EXPIRES_AT, picomcp_str_from_cstr(NULL), 4000000000u);
+    return true;
+  }
+  return false;
+}
+
+static bool head_has(const picomcp_http_head *h, const char *name, const char *value) {
+  size_t i;
+  for (i = 0; i < h->header_count; i++)
+    if (str_is(h->headers[i].name, name) && h->headers[i].value_len == strlen(value) &&
+        memcmp(h->headers[i].value, value, strlen(value)) == 0) return true;
+  return false;
+}
+
+static void test_http_auth(void) {
+  static const char body[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}";
+  picomcp_str servers[1], scopes[2];
+  picomcp_auth_config ac; picomcp_endpoint_config ec; picomcp_endpoint *ep; picomcp_http_outcome oc;
+  picomcp_http_header hd[4]; picomcp_http_request rq; picomcp_principal p; bool found = true;
+  uint8_t ent[PICOMCP_ENDPOINT_ENTROPY_LEN] = {4, 5, 6}; size_t size = 0, align = 0; int calls = 0;
+  servers[0] = picomcp_str_from_cstr("http://localhost:9000");
+  scopes[0] = picomcp_str_from_cstr("mcp"); scopes[1] = picomcp_str_from_cstr("admin");
+  OK(picomcp_auth_config_init(&ac));
+  CHECK(ac.leeway_s == 60 && ac.require_expiry);
+  ac.resource = picomcp_str_from_cstr("http://localhost/mcp");
+  ac.authorization_servers = servers; ac.authorization_server_count = 1;
+  ac.scopes = scopes; ac.scope_count = 2; ac.required = picomcp_str_from_cstr("mcp");
+  OK(picomcp_endpoint_config_init(&ec));
+  CHECK(ec.auth == NULL);
+  ec.max_body = LINE; ec.slots = 2; ec.streams = 2; ec.auth = &ac;
+  OK(picomcp_endpoint_storage_size(&ec, &size, &align));
+  CHECK(size <= sizeof ep_mem);
+  memset(ep_mem, 0, sizeof ep_mem);
+  OK(picomcp_endpoint_init(ep_mem, sizeof ep_mem, &ec, &ep));
+  hd[0].name = picomcp_str_from_cstr("Host"); hd[0].value = (const uint8_t *)"localhost"; hd[0].value_len = 9;
+  hd[1].name = picomcp_str_from_cstr("Accept"); hd[1].value = (const uint8_t *)"application/json, text/event-stream"; hd[1].value_len = 35;
+  hd[2].name = picomcp_str_from_cstr("Content-Type"); hd[2].value = (const uint8_t *)"application/json"; hd[2].value_len = 16;
+  hd[3].name = picomcp_str_from_cstr("Authorization");
+  memset(&rq, 0, sizeof rq);
+  rq.kind = PICOMCP_HTTP_POLL_REQUEST; rq.method = PICOMCP_HTTP_METHOD_POST; rq.target = picomcp_str_from_cstr("/mcp");
+  rq.headers = hd; rq.header_count = 3; rq.body = (const uint8_t *)body; rq.body_len = strlen(body);
+  /* no token: 401 with the challenge; the verifier is not called */
+  OK(picomcp_endpoint_handle_request_auth(ep, 1, &rq, ent, 1800000000u, verify_token, &calls, &oc));
+  CHECK(oc.kind == PICOMCP_OUTCOME_KIND_RESPOND && oc.head.status == 401 && calls == 0);
+  CHECK(head_has(&oc.head, "WWW-Authenticate",
+                 "Bearer resource_metadata=\"http://localhost/.well-known/oauth-protected-resource/mcp\", scope=\"mcp\""));
+  /* a token for another resource, a rejected one: 401 invalid_token */
+  rq.header_count = 4;
+  hd[3].value = (const uint8_t *)"Bearer other"; hd[3].value_len = 12;
+  OK(picomcp_endpoint_handle_request_auth(ep, 2, &rq, ent, 1800000000u, verify_token, &calls, &oc));
+  CHECK(oc.head.status == 401 && calls == 1);
+  hd[3].value = (const uint8_t *)"Bearer forged"; hd[3].value_len = 13;
+  OK(picomcp_endpoint_handle_request_auth(ep, 3, &rq, ent, 1800000000u, verify_token, &calls, &oc));
+  CHECK(oc.head.status == 401 && calls == 2);
+  OK(picomcp_endpoint_principal(ep, &p, &found));
+  CHECK(!found);
+  /* a valid one: delivered, with its principal */
+  hd[3].value = (const uint8_t *)"Bearer basic"; hd[3].value_len = 12;
+  OK(picomcp_endpoint_handle_request_auth(ep, 4, &rq, ent, 1800000000u, verify_token, &calls, &oc));
+  CHECK(oc.kind != PICOMCP_OUTCOME_KIND_RESPOND || oc.head.status != 401);
+  OK(picomcp_endpoint_principal(ep, &p, &found));
+  CHECK(found && str_is(p.subject, "alice") && str_is(p.client_id, "c1") && p.granted == 1u);
+  CHECK(p.has_expiry && p.expires_at == 4000000000u);
+  /* the plain function under auth has no verifier: 401 */
+  OK(picomcp_endpoint_handle_request(ep, 5, &rq, ent, &oc));
+  CHECK(oc.head.status == 401);
+  OK(picomcp_endpoint_deinit(ep));
+}
+
 int main(void) {
   test_status_describe();
   test_features();
@@ -741,6 +820,7 @@ int main(void) {
   test_json();
   test_server_layer();
   test_http();
+  test_http_auth();
   printf("test_api: %d checks, %d failed\n", checks, failures);
   return failures ? 1 : 0;
 }

@@ -68,6 +68,7 @@ fn request(
     let mut oc: picomcp_http_outcome = unsafe { core::mem::zeroed() };
     // SAFETY: live endpoint; readable request views; 16 bytes of entropy; the callback
     // and its user pointer as the contract says.
+    // SAFETY: plain C structs (all zero is valid), live objects, readable views.
     let st = unsafe {
         picomcp_endpoint_handle_request_auth(
             ep,
@@ -91,6 +92,7 @@ fn header(oc: &picomcp_http_outcome, name: &str) -> Option<String> {
         .find(|h| super::text(h.name).eq_ignore_ascii_case(name))
         // SAFETY: each value is `value_len` readable bytes until the next endpoint call.
         .map(|h| {
+            // SAFETY: plain C structs (all zero is valid), live objects, readable views.
             String::from_utf8_lossy(unsafe { core::slice::from_raw_parts(h.value, h.value_len) })
                 .into_owned()
         })
@@ -100,9 +102,11 @@ fn header(oc: &picomcp_http_outcome, name: &str) -> Option<String> {
 fn a_protected_endpoint_through_the_c_abi() {
     let servers = [s("http://localhost:9000")];
     let scopes = [s("mcp"), s("admin")];
+    // SAFETY: plain C structs (all zero is valid), live objects, readable views.
     let mut ac: picomcp_auth_config = unsafe { core::mem::zeroed() };
     // SAFETY: writable configuration.
     assert_eq!(
+        // SAFETY: plain C structs (all zero is valid), live objects, readable views.
         unsafe { picomcp_auth_config_init(&mut ac) },
         picomcp_status::Ok
     );
@@ -114,9 +118,11 @@ fn a_protected_endpoint_through_the_c_abi() {
     ac.scopes = scopes.as_ptr();
     ac.scope_count = 2;
     ac.required = s("mcp");
+    // SAFETY: plain C structs (all zero is valid), live objects, readable views.
     let mut ec: picomcp_endpoint_config = unsafe { core::mem::zeroed() };
     // SAFETY: writable configuration.
     assert_eq!(
+        // SAFETY: plain C structs (all zero is valid), live objects, readable views.
         unsafe { picomcp_endpoint_config_init(&mut ec) },
         picomcp_status::Ok
     );
@@ -128,6 +134,7 @@ fn a_protected_endpoint_through_the_c_abi() {
     let (mut size, mut align) = (0, 0);
     // SAFETY: readable configuration, writable out pointers.
     assert_eq!(
+        // SAFETY: plain C structs (all zero is valid), live objects, readable views.
         unsafe { picomcp_endpoint_storage_size(&ec, &mut size, &mut align) },
         picomcp_status::Ok
     );
@@ -163,9 +170,11 @@ fn a_protected_endpoint_through_the_c_abi() {
         );
     }
     assert_eq!(calls, 2, "the verifier runs only when there is a token");
+    // SAFETY: plain C structs (all zero is valid), live objects, readable views.
     let (mut p, mut found): (picomcp_principal, bool) = (unsafe { core::mem::zeroed() }, true);
     // SAFETY: live endpoint, writable out pointers.
     assert_eq!(
+        // SAFETY: plain C structs (all zero is valid), live objects, readable views.
         unsafe { picomcp_endpoint_principal(ep, &mut p, &mut found) },
         picomcp_status::Ok
     );
@@ -175,6 +184,7 @@ fn a_protected_endpoint_through_the_c_abi() {
     assert_eq!(oc.kind, picomcp_outcome_kind::Deliver as u32);
     // SAFETY: as above.
     assert_eq!(
+        // SAFETY: plain C structs (all zero is valid), live objects, readable views.
         unsafe { picomcp_endpoint_principal(ep, &mut p, &mut found) },
         picomcp_status::Ok
     );
