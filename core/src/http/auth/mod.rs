@@ -48,6 +48,15 @@ pub const MAX_CLAIM: usize = 256;
 /// [`Endpoint::new`](super::endpoint::Endpoint::new)).
 pub const AUTH_TEXT: usize = 2048;
 
+/// Bytes of an [`OwnerKey`] (128 bits of SHA-256).
+pub const OWNER_LEN: usize = 16;
+
+/// The principal a legacy session was started by ([`Principal::owner_key`]): a request
+/// naming the session under another principal is answered as for an unknown session
+/// (docs/DESIGN.md, "Authorization").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct OwnerKey(pub [u8; OWNER_LEN]);
+
 /// The endpoint as a protected resource: who issues its tokens and what they must say.
 #[derive(Clone, Copy, Debug)]
 pub struct AuthConfig<'a> {
@@ -193,6 +202,23 @@ impl Principal {
     /// The client the token was issued to (`client_id`/`azp`), or `""`.
     pub fn client_id(&self) -> &str {
         core::str::from_utf8(&self.client[..self.client_len]).unwrap_or("")
+    }
+
+    /// Who this is, as a legacy session records its owner: SHA-256 of the subject and
+    /// the client id (each length-prefixed), truncated to [`OWNER_LEN`] bytes. Fixed-size
+    /// (a slot holds it without the claims), the same for every token of one subject at
+    /// one client (a refresh or a step-up keeps the session), different otherwise.
+    pub fn owner_key(&self) -> OwnerKey {
+        use sha2::Digest;
+        let mut h = sha2::Sha256::new();
+        for part in [self.subject(), self.client_id()] {
+            h.update((part.len() as u32).to_be_bytes());
+            h.update(part.as_bytes());
+        }
+        let full = h.finalize();
+        let mut out = [0u8; OWNER_LEN];
+        out.copy_from_slice(&full[..OWNER_LEN]);
+        OwnerKey(out)
     }
 
     /// The granted scopes: bit `i` is [`AuthConfig::scopes`]`[i]`.

@@ -544,7 +544,8 @@ impl<'e> Endpoint<'e> {
     }
 
     /// The legacy session a request names: 400 without `Mcp-Session-Id`, 404 for an
-    /// unknown or expired one. Touches its idle clock.
+    /// unknown or expired one, and under authorization for one another principal started
+    /// (as unknown: no probing of others' ids). Touches its idle clock.
     fn session_of<'r>(&mut self, now: u64, req: &Request<'r>) -> Result<usize, Refusal<'r>> {
         let Some(id) = req.header("mcp-session-id") else {
             return Err(refuse(
@@ -557,6 +558,7 @@ impl<'e> Endpoint<'e> {
             .slots
             .iter()
             .position(|e| e.state == SlotState::Legacy && sessions::same_id(id, &e.id));
+        let found = found.filter(|&slot| self.owns(slot));
         match found {
             Some(slot)
                 if now.saturating_sub(self.slots[slot].last) < idle || self.has_attached(slot) =>
@@ -589,6 +591,19 @@ impl<'e> Endpoint<'e> {
         } else {
             Err(refuse(400, "Bad Request: unsupported MCP-Protocol-Version"))
         }
+    }
+
+    /// Whether the request taken now may use the session in `slot`: without
+    /// authorization any may; with it, only the verified principal that started it (a
+    /// session without a recorded owner is no one's).
+    fn owns(&self, slot: usize) -> bool {
+        if self.config.auth.is_none() {
+            return true;
+        }
+        self.authorized
+            && self.slots[slot]
+                .owner
+                .is_some_and(|o| o == self.principal.owner_key())
     }
 
     fn has_attached(&self, slot: usize) -> bool {
