@@ -22,7 +22,13 @@
 //!
 //! The verified [`Principal`] (subject, client id, granted scopes) is copied into bounded
 //! memory; the token itself is never stored beyond the call and never forwarded anywhere
-//! (token passthrough is forbidden, AUTH §2.5).
+//! (token passthrough is forbidden, AUTH §2.5). A legacy session records the
+//! [`OwnerKey`] of the principal that started it and is unknown (404) to any other.
+//!
+//! Bounds (fixed at compile time, each overflow typed): a subject or client id of at most
+//! [`MAX_CLAIM`] bytes (longer: 401 `invalid_token`), at most [`MAX_SCOPES`] scope names
+//! (more: [`AuthConfigError::TooManyScopes`]), the metadata document and a challenge in
+//! [`AUTH_TEXT`] bytes (larger: [`AuthConfigError::TooLarge`] at `Endpoint::new`).
 
 mod check;
 mod uri;
@@ -41,11 +47,15 @@ pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 pub const MAX_SCOPES: usize = 64;
 
 /// Bytes of a principal's subject and of its client id at most (longer claims make the
-/// token invalid: 401).
+/// token invalid: 401). A fixed bound, not configuration: [`Principal`] is a `Copy`
+/// value the host takes out of the endpoint per request (docs/DESIGN.md,
+/// "Authorization").
 pub const MAX_CLAIM: usize = 256;
 
 /// Bytes the endpoint keeps for the metadata document and one challenge (checked at
-/// [`Endpoint::new`](super::endpoint::Endpoint::new)).
+/// [`Endpoint::new`](super::endpoint::Endpoint::new), which refuses a configuration
+/// whose texts do not fit with [`AuthConfigError::TooLarge`]). A fixed bound, not
+/// configuration: 2 KiB holds a document with dozens of typical scope names.
 pub const AUTH_TEXT: usize = 2048;
 
 /// Bytes of an [`OwnerKey`] (128 bits of SHA-256).
