@@ -428,6 +428,61 @@ fn legacy_sessions_filter_lists_and_step_up_on_403() {
 }
 
 #[test]
+fn a_legacy_session_is_bound_to_the_principal_that_started_it() {
+    let mut h = Host::new();
+    let alice = token("alice", "mcp");
+    let sid = h.open(&alice);
+    let s = [
+        ("Mcp-Session-Id", sid.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    // Another subject with a valid token and the id: 404 as for an unknown session, and
+    // nothing reaches the session; DELETE cannot end it either.
+    let before = h.delivered;
+    let mallory = token("mallory", "mcp files:write");
+    let r = h.post(Some(&mallory), &s, list);
+    assert_eq!(r.status, 404, "{}", r.body);
+    assert!(r.body.contains("unknown session"), "{}", r.body);
+    let r = h.send(
+        Method::Delete,
+        "/mcp",
+        &[
+            ("Host", "localhost:3000"),
+            ("Authorization", &format!("Bearer {mallory}")),
+            ("Mcp-Session-Id", &sid),
+        ],
+        "",
+    );
+    assert_eq!(r.status, 404, "{}", r.body);
+    assert_eq!(h.delivered, before);
+    // The owner still has it, with a refreshed token too.
+    assert_eq!(names(&h.post(Some(&alice), &s, list), "tools"), ["whoami"]);
+    let refreshed = token("alice", "mcp files:write");
+    assert_eq!(
+        names(&h.post(Some(&refreshed), &s, list), "tools"),
+        ["whoami", "write_file"]
+    );
+    // The record a shared store keeps carries the owner, and an adopted session stays
+    // bound: a second process refuses the other subject too.
+    let record = h.ep.session_record(sid.as_bytes()).unwrap();
+    assert!(record.owner.is_some());
+    let decoded = picomcp::http::endpoint::SessionRecord::decode(&record.encode()).unwrap();
+    assert_eq!(decoded, record);
+    let mut other = Host::new();
+    other.ep.adopt_session(1, &decoded).unwrap();
+    assert_eq!(other.post(Some(&mallory), &s, list).status, 404);
+    // A record without an owner is no one's under authorization.
+    let mut third = Host::new();
+    let unowned = picomcp::http::endpoint::SessionRecord {
+        owner: None,
+        ..record
+    };
+    third.ep.adopt_session(1, &unowned).unwrap();
+    assert_eq!(third.post(Some(&alice), &s, list).status, 404);
+}
+
+#[test]
 fn batches_are_checked_per_message_by_the_server_layer() {
     // The endpoint checks the operation of a single-message POST; a 2025-03-26 batch
     // gets the server layer's JSON-RPC refusal per message instead.

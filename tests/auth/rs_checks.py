@@ -13,7 +13,8 @@ What is checked (`check_server`):
   the JWKS (same `kid`), a token without `aud`, a token from another issuer: each 401 with
   `error="invalid_token"`, nothing served;
 * a token with the challenge's scopes: initialize and tools/list succeed; the session id
-  is not a credential (the same session without the token: 401);
+  is not a credential (the same session without the token: 401), nor is it anyone else's
+  (the same session with a valid token of another subject: 404; picomcp servers);
 * scopes per tool (when `all_tools`, the server's list without authorization, is given):
   the base list is a strict subset, a tool outside it is refused with 403
   `error="insufficient_scope"` and the scope it needs; with that scope added (step-up) the
@@ -292,6 +293,14 @@ def check_server(check: Checks, url: str, issuer: str, all_tools: list | None,
         r = s.request("tools/list", with_token=False)
         check("session id is not a credential: 401 without the token", r.status == 401 and not r.served(),
               f"{r.status}")
+        if picomcp:
+            # The session is bound to its principal (docs/DESIGN.md, "Authorization"): a
+            # valid token of another subject naming it gets 404, as an unknown session.
+            other = Session(url, mint(issuer, aud=url, scope=base, sub="mallory", client_id="test-client"))
+            other.sid = s.sid
+            r = other.request("tools/list")
+            check("the session belongs to its principal: another subject gets 404",
+                  r.status == 404 and not r.served(), f"{r.status} {r.body[:160]!r}")
     if base_tools:
         t = base_tools[0]
         r = s.request("tools/call", {"name": t["name"], "arguments": sample_args(t.get("inputSchema") or {})})

@@ -22,7 +22,13 @@
 //!
 //! The verified [`Principal`] (subject, client id, granted scopes) is copied into bounded
 //! memory; the token itself is never stored beyond the call and never forwarded anywhere
-//! (token passthrough is forbidden, AUTH §2.5).
+//! (token passthrough is forbidden, AUTH §2.5). A legacy session records the
+//! [`OwnerKey`] of the principal that started it and is unknown (404) to any other.
+//!
+//! Bounds (fixed at compile time, each overflow typed): a subject or client id of at most
+//! [`MAX_CLAIM`] bytes (longer: 401 `invalid_token`), at most [`MAX_SCOPES`] scope names
+//! (more: [`AuthConfigError::TooManyScopes`]), the metadata document and a challenge in
+//! [`AUTH_TEXT`] bytes (larger: [`AuthConfigError::TooLarge`] at `Endpoint::new`).
 
 mod check;
 mod uri;
@@ -41,12 +47,25 @@ pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 pub const MAX_SCOPES: usize = 64;
 
 /// Bytes of a principal's subject and of its client id at most (longer claims make the
-/// token invalid: 401).
+/// token invalid: 401). A fixed bound, not configuration: [`Principal`] is a `Copy`
+/// value the host takes out of the endpoint per request (docs/DESIGN.md,
+/// "Authorization").
 pub const MAX_CLAIM: usize = 256;
 
 /// Bytes the endpoint keeps for the metadata document and one challenge (checked at
-/// [`Endpoint::new`](super::endpoint::Endpoint::new)).
+/// [`Endpoint::new`](super::endpoint::Endpoint::new), which refuses a configuration
+/// whose texts do not fit with [`AuthConfigError::TooLarge`]). A fixed bound, not
+/// configuration: 2 KiB holds a document with dozens of typical scope names.
 pub const AUTH_TEXT: usize = 2048;
+
+/// Bytes of an [`OwnerKey`] (128 bits of SHA-256).
+pub const OWNER_LEN: usize = 16;
+
+/// The principal a legacy session was started by ([`Principal::owner_key`]): a request
+/// naming the session under another principal is answered as for an unknown session
+/// (docs/DESIGN.md, "Authorization").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct OwnerKey(pub [u8; OWNER_LEN]);
 
 /// The endpoint as a protected resource: who issues its tokens and what they must say.
 #[derive(Clone, Copy, Debug)]
@@ -193,6 +212,23 @@ impl Principal {
     /// The client the token was issued to (`client_id`/`azp`), or `""`.
     pub fn client_id(&self) -> &str {
         core::str::from_utf8(&self.client[..self.client_len]).unwrap_or("")
+    }
+
+    /// Who this is, as a legacy session records its owner: SHA-256 of the subject and
+    /// the client id (each length-prefixed), truncated to [`OWNER_LEN`] bytes. Fixed-size
+    /// (a slot holds it without the claims), the same for every token of one subject at
+    /// one client (a refresh or a step-up keeps the session), different otherwise.
+    pub fn owner_key(&self) -> OwnerKey {
+        use sha2::Digest;
+        let mut h = sha2::Sha256::new();
+        for part in [self.subject(), self.client_id()] {
+            h.update((part.len() as u32).to_be_bytes());
+            h.update(part.as_bytes());
+        }
+        let full = h.finalize();
+        let mut out = [0u8; OWNER_LEN];
+        out.copy_from_slice(&full[..OWNER_LEN]);
+        OwnerKey(out)
     }
 
     /// The granted scopes: bit `i` is [`AuthConfig::scopes`]`[i]`.

@@ -180,6 +180,7 @@ impl<'e> Endpoint<'e> {
         e.last = now;
         e.used = false;
         e.version = None;
+        e.owner = self.authorized.then(|| self.principal.owner_key());
         let s = &mut self.streams[i];
         s.initialize = true;
         s.ids[0] = streams::hash(r.id.as_raw());

@@ -2,6 +2,7 @@
 //! a legacy session (minted id, last activity, negotiated revision), or is lent to one
 //! 2026-07-28 POST for its life.
 
+use crate::http::auth::{OWNER_LEN, OwnerKey};
 use crate::protocol::ProtocolVersion;
 
 /// Length of a session id: 32 lowercase hex digits of 16 random bytes (128 bits).
@@ -31,6 +32,9 @@ pub struct SlotEntry {
     /// Any request or notification came after `initialize`: evicted only after every
     /// unused session.
     pub(crate) used: bool,
+    /// Under authorization, the principal that sent `initialize`: only it may use the
+    /// session (docs/DESIGN.md, "Authorization").
+    pub(crate) owner: Option<OwnerKey>,
 }
 
 impl SlotEntry {
@@ -41,6 +45,7 @@ impl SlotEntry {
         last: 0,
         version: None,
         used: false,
+        owner: None,
     };
 
     pub(crate) fn id_str(&self) -> &str {
@@ -84,12 +89,18 @@ pub struct SessionRecord {
     pub version: Option<ProtocolVersion>,
     /// Something came after `initialize` (the session is evicted after unused ones).
     pub used: bool,
+    /// Under authorization, the principal the session belongs to
+    /// ([`Principal::owner_key`](crate::http::auth::Principal::owner_key)).
+    pub owner: Option<OwnerKey>,
 }
 
 impl SessionRecord {
     /// Bytes of [`encode`](Self::encode): the id, the revision (empty when unknown, 10
-    /// bytes wide), one byte for `used`.
-    pub const ENCODED_LEN: usize = SESSION_ID_LEN + 10 + 1;
+    /// bytes wide), one byte for `used`, the owner in hex (spaces when none).
+    pub const ENCODED_LEN: usize = SESSION_ID_LEN + 10 + 1 + 2 * OWNER_LEN;
+
+    /// Where `used` is in [`encode`](Self::encode)'s bytes.
+    const USED_AT: usize = SESSION_ID_LEN + 10;
 
     /// The record as bytes.
     pub fn encode(&self) -> [u8; Self::ENCODED_LEN] {
@@ -99,7 +110,14 @@ impl SessionRecord {
             let v = v.as_str().as_bytes();
             out[SESSION_ID_LEN..SESSION_ID_LEN + v.len()].copy_from_slice(v);
         }
-        out[Self::ENCODED_LEN - 1] = if self.used { b'1' } else { b'0' };
+        out[Self::USED_AT] = if self.used { b'1' } else { b'0' };
+        if let Some(OwnerKey(key)) = self.owner {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            for (i, b) in key.iter().enumerate() {
+                out[Self::USED_AT + 1 + 2 * i] = HEX[(b >> 4) as usize];
+                out[Self::USED_AT + 2 + 2 * i] = HEX[(b & 15) as usize];
+            }
+        }
         out
     }
 
@@ -114,7 +132,7 @@ impl SessionRecord {
         if !id.iter().all(|b| b.is_ascii_hexdigit()) {
             return None;
         }
-        let v = core::str::from_utf8(&bytes[SESSION_ID_LEN..Self::ENCODED_LEN - 1])
+        let v = core::str::from_utf8(&bytes[SESSION_ID_LEN..Self::USED_AT])
             .ok()?
             .trim();
         let version = if v.is_empty() {
@@ -122,12 +140,28 @@ impl SessionRecord {
         } else {
             Some(ProtocolVersion::parse(v)?)
         };
-        let used = match bytes[Self::ENCODED_LEN - 1] {
+        let used = match bytes[Self::USED_AT] {
             b'1' => true,
             b'0' => false,
             _ => return None,
         };
-        Some(SessionRecord { id, version, used })
+        let hex = &bytes[Self::USED_AT + 1..];
+        let owner = if hex.iter().all(|&b| b == b' ') {
+            None
+        } else {
+            let digit = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
+            let mut key = [0u8; OWNER_LEN];
+            for (i, k) in key.iter_mut().enumerate() {
+                *k = digit(hex[2 * i])? << 4 | digit(hex[2 * i + 1])?;
+            }
+            Some(OwnerKey(key))
+        };
+        Some(SessionRecord {
+            id,
+            version,
+            used,
+            owner,
+        })
     }
 }
 
@@ -207,6 +241,7 @@ impl super::Endpoint<'_> {
                 id: e.id,
                 version: e.version,
                 used: e.used,
+                owner: e.owner,
             })
     }
 
@@ -242,6 +277,7 @@ impl super::Endpoint<'_> {
             last: now,
             version: record.version,
             used: record.used,
+            owner: record.owner,
         };
         Ok(slot)
     }
