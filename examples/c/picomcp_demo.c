@@ -16,7 +16,7 @@
 #define SLOTS 64 /* requests in flight, and so sleep timers */
 #define OBJ(props, req) "{\"type\":\"object\",\"properties\":{" props "},\"required\":[" req "]}"
 #define INT(lo, hi) "{\"type\":\"integer\",\"minimum\":" #lo ",\"maximum\":" #hi "}"
-enum { ECHO, ADD, SLEEP, SIMPLE_TEXT, ERROR_HANDLING, IMAGE, AUDIO, EMBEDDED, MIXED, WITH_LOGGING, WITH_PROGRESS, SCHEMA_2020,
+enum { ECHO, ADD, SLEEP, SIMPLE_TEXT, ERROR_HANDLING, IMAGE, AUDIO, EMBEDDED, MIXED, WITH_LOGGING, WITH_PROGRESS, SCHEMA_2020, ECHO_HEADER,
        SIMPLE_PROMPT = 0, ARGS_PROMPT, EMBEDDED_PROMPT, IMAGE_PROMPT, STATIC_TEXT = 0, STATIC_BINARY, WATCHED };
 enum { SLEEP_JOB, LOGGING_JOB, PROGRESS_JOB }; /* what a timer does */
 #define NO_ARGS "{\"type\":\"object\",\"additionalProperties\":false}"
@@ -45,7 +45,11 @@ static const picomcp_tool TOOLS[] = {
      "\"properties\":{\"name\":{\"type\":\"string\"},\"address\":{\"$ref\":\"#/$defs/address\"},\"contactMethod\":{\"type\":\"string\","
      "\"enum\":[\"phone\",\"email\"]},\"phone\":{\"type\":\"string\"},\"email\":{\"type\":\"string\"}},\"allOf\":[{\"anyOf\":"
      "[{\"required\":[\"phone\"]},{\"required\":[\"email\"]}]}],\"if\":{\"properties\":{\"contactMethod\":{\"const\":\"phone\"}},"
-     "\"required\":[\"contactMethod\"]},\"then\":{\"required\":[\"phone\"]},\"else\":{\"required\":[\"email\"]},\"additionalProperties\":false}"}};
+     "\"required\":[\"contactMethod\"]},\"then\":{\"required\":[\"phone\"]},\"else\":{\"required\":[\"email\"]},\"additionalProperties\":false}"},
+  /* echo whose `text` also travels as the header Mcp-Param-Text of 2026-07-28 HTTP calls: the endpoint checks it
+   * (picomcp_endpoint_config.server), from the x-mcp-header annotation. */
+  {.name = "echo_header", .description = "Returns text; over Streamable HTTP (2026-07-28) text is mirrored in the Mcp-Param-Text header",
+   .input_schema = OBJ("\"text\":{\"type\":\"string\",\"x-mcp-header\":\"Text\"}", "\"text\"")}};
 static const picomcp_resource RESOURCES[] = {
   {.uri = "test://static-text", .name = "static-text", .description = "A static text resource", .mime_type = "text/plain"},
   {.uri = "test://static-binary", .name = "static-binary", .description = "A static binary resource (a 1x1 PNG image)", .mime_type = "image/png"},
@@ -128,7 +132,7 @@ static void call_tool(uint32_t id, const picomcp_call *c) {
   picomcp_content blocks[3] = {{.kind = PICOMCP_CONTENT_KIND_TEXT}}; static char received[8192];
   char sum[64]; size_t n = 0; double x; int64_t steps; bool audio = false; uint32_t version = 0;
   switch (c->index) {
-  case ECHO: picomcp_session_argument(sess, S("text"), &text); tool_text(id, ECHO, text, true, false); break;
+  case ECHO: case ECHO_HEADER: picomcp_session_argument(sess, S("text"), &text); tool_text(id, c->index, text, true, false); break;
   case ADD: /* {"sum":A+B}: the layer writes it as structuredContent and as a text block */
     x = number(c, "a", 0) + number(c, "b", 0); /* read here only: every other tool skips the two lookups */
     if (x - x != 0) { /* infinite */ tool_text(id, ADD, S("The sum is too large to represent"), false, true); break; }
