@@ -2011,6 +2011,17 @@ typedef struct picomcp_auth_config {
 } picomcp_auth_config;
 
 /**
+ * The server (opaque, in your memory: a static, the stack, an arena). Made by
+ * `picomcp_server_init`; pass its address, do not copy it.
+ */
+typedef struct picomcp_server {
+  /**
+   * Private state.
+   */
+  uint64_t opaque[PICOMCP_SERVER_WORDS];
+} picomcp_server;
+
+/**
  * The endpoint's rules, limits and table sizes (`picomcp_endpoint_config_init` fills
  * the defaults). Text is copied into the endpoint's memory.
  */
@@ -2077,6 +2088,14 @@ typedef struct picomcp_endpoint_config {
    * with `picomcp_endpoint_handle_request_auth`. Copied like the rest.
    */
   const struct picomcp_auth_config *auth;
+  /**
+   * The server layer whose definitions the endpoint consults (NULL: none, the
+   * default): the tools' `x-mcp-header` annotations are checked as `Mcp-Param-*`
+   * headers, and under `auth` a call, read or get without the scopes its definition
+   * names is answered 403 `insufficient_scope` (step-up) before any session sees it.
+   * Not copied: the server must stay live until the endpoint is deinitialised.
+   */
+  const struct picomcp_server *server;
 } picomcp_endpoint_config;
 
 /**
@@ -2350,17 +2369,6 @@ typedef struct picomcp_writer {
    */
   uint64_t opaque[PICOMCP_WRITER_WORDS];
 } picomcp_writer;
-
-/**
- * The server (opaque, in your memory: a static, the stack, an arena). Made by
- * `picomcp_server_init`; pass its address, do not copy it.
- */
-typedef struct picomcp_server {
-  /**
-   * Private state.
-   */
-  uint64_t opaque[PICOMCP_SERVER_WORDS];
-} picomcp_server;
 
 /**
  * Something that happened, filled by `picomcp_session_poll_event`.
@@ -2741,6 +2749,12 @@ typedef struct picomcp_tool {
    * `_meta` object.
    */
   const char *meta;
+  /**
+   * Space-delimited OAuth scopes a caller needs to see and use it (NULL: none); only
+   * checked under authorization (`picomcp_session_poll_served_as`, and the endpoint's
+   * 403 step-up when `picomcp_endpoint_config.server` names this server).
+   */
+  const char *scopes;
 } picomcp_tool;
 
 /**
@@ -2787,6 +2801,12 @@ typedef struct picomcp_resource {
    * `_meta` object.
    */
   const char *meta;
+  /**
+   * Space-delimited OAuth scopes a caller needs to see and use it (NULL: none); only
+   * checked under authorization (`picomcp_session_poll_served_as`, and the endpoint's
+   * 403 step-up when `picomcp_endpoint_config.server` names this server).
+   */
+  const char *scopes;
 } picomcp_resource;
 
 /**
@@ -2829,6 +2849,12 @@ typedef struct picomcp_resource_template {
    * The host completes its variables (`completion/complete` reaches the host).
    */
   bool completable;
+  /**
+   * Space-delimited OAuth scopes a caller needs to see and use it (NULL: none); only
+   * checked under authorization (`picomcp_session_poll_served_as`, and the endpoint's
+   * 403 step-up when `picomcp_endpoint_config.server` names this server).
+   */
+  const char *scopes;
 } picomcp_resource_template;
 
 /**
@@ -2889,6 +2915,12 @@ typedef struct picomcp_prompt {
    * `_meta` object.
    */
   const char *meta;
+  /**
+   * Space-delimited OAuth scopes a caller needs to see and use it (NULL: none); only
+   * checked under authorization (`picomcp_session_poll_served_as`, and the endpoint's
+   * 403 step-up when `picomcp_endpoint_config.server` names this server).
+   */
+  const char *scopes;
 } picomcp_prompt;
 
 /**
@@ -3897,6 +3929,23 @@ picomcp_status picomcp_session_poll_served(struct picomcp_session *session,
                                            const struct picomcp_server *server,
                                            struct picomcp_event *out_event,
                                            struct picomcp_call *out_call);
+
+/**
+ * `picomcp_session_poll_served` for a caller granted `granted` (bit `i` is scope `i` of
+ * `endpoint`'s `picomcp_auth_config.scopes`: `picomcp_principal.granted` of the request
+ * delivered to this session): the lists leave out what the definitions' `scopes` do not
+ * allow, and a call, read or get of such a definition is refused (-32602, naming the
+ * scopes needed). `endpoint` NULL or without authorization: everything is allowed.
+ *
+ * # Safety
+ * As `picomcp_session_poll_served`; `endpoint` NULL or live.
+ */
+picomcp_status picomcp_session_poll_served_as(struct picomcp_session *session,
+                                              const struct picomcp_server *server,
+                                              struct picomcp_endpoint *endpoint,
+                                              uint64_t granted,
+                                              struct picomcp_event *out_event,
+                                              struct picomcp_call *out_call);
 
 /**
  * `*out_value` = the member `key` of the current call's arguments: those of the

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include "demo.h"
 #define CONNS 64   /* connections at once (one more is answered 503) */
@@ -29,6 +30,7 @@ static bool live[HTTP_SESSIONS], zero[HTTP_SESSIONS]; /* zero: the memory was ne
 static const picomcp_config *scfg;
 static size_t ssize, csize, out_cap, served;
 static int urandom = -1;
+picomcp_endpoint *auth_ep; uint64_t granted;
 void http_flush(void) { picomcp_endpoint_collect(ep, now_ms(), served, sess); }
 /* Serves the session of `slot` from now on, a new one first when `fresh` (or none is there). */
 static int use(size_t slot, bool fresh) {
@@ -71,7 +73,11 @@ static void answer(conn *k, const picomcp_http_request *rq, uint64_t now) {
   static const picomcp_http_head busy = {.status = 503, .body = PICOMCP_HTTP_BODY_NONE};
   picomcp_http_outcome oc; uint8_t entropy[PICOMCP_ENDPOINT_ENTROPY_LEN]; size_t n = 0, m = 0;
   if (read(urandom, entropy, sizeof entropy) != (ssize_t)sizeof entropy) { fprintf(stderr, "picomcp-demo-c: no entropy\n"); exit(1); }
-  picomcp_endpoint_handle_request(ep, now, rq, entropy, &oc);
+  if (auth_ep) { /* the token is checked before routing; a delivered request's scopes go to the server layer */
+    picomcp_principal p; bool found = false;
+    picomcp_endpoint_handle_request_auth(ep, now, rq, entropy, (uint64_t)time(NULL), auth_verifier(), NULL, &oc);
+    granted = oc.kind != PICOMCP_OUTCOME_KIND_RESPOND && !picomcp_endpoint_principal(ep, &p, &found) && found ? p.granted : 0;
+  } else picomcp_endpoint_handle_request(ep, now, rq, entropy, &oc);
   k->state = DONE;
   if (oc.kind == PICOMCP_OUTCOME_KIND_DELIVER && (use(oc.slot, oc.fresh) || deliver(rq, now))) {
     if (oc.has_stream) picomcp_endpoint_detach(ep, oc.stream);
@@ -145,6 +151,7 @@ int http_serve(const char *addr, const picomcp_config *cfg, size_t session_size)
   if ((urandom = open("/dev/urandom", O_RDONLY)) < 0) { fprintf(stderr, "picomcp-demo-c: no /dev/urandom\n"); return 1; }
   picomcp_endpoint_config_init(&ec);
   ec.max_body = cfg->max_line; ec.versions = cfg->versions; ec.slots = HTTP_SESSIONS; ec.streams = STREAMS;
+  ec.server = &server; ec.auth = auth_setup(addr); /* Mcp-Param-* from the tools' x-mcp-header; --auth-issuer */
   picomcp_http_limits_init(&lim);
   rx = lim.max_head_bytes + cfg->max_line + 1024; out_cap = cfg->max_line + 4096 + HEAD_ROOM;
   if (picomcp_endpoint_storage_size(&ec, &esize, &align) || picomcp_http_connection_storage_size(rx, &csize, &align)) return 1;
@@ -154,7 +161,8 @@ int http_serve(const char *addr, const picomcp_config *cfg, size_t session_size)
   if (picomcp_endpoint_init_zeroed(mem, esize, &ec, &ep)) { fprintf(stderr, "picomcp-demo-c: endpoint refused its configuration\n"); return 1; }
   for (i = 0; i < HTTP_SESSIONS; i++) smem[i] = mem + esize + i * ssize, zero[i] = true;
   for (i = 0; i < CONNS; i++) cmem[i] = mem + esize + HTTP_SESSIONS * ssize + i * (csize + out_cap), conns[i].out = cmem[i] + csize, conns[i].fd = -1;
-  fprintf(stderr, "picomcp-demo-c: serving Streamable HTTP on http://%s/mcp\n", addr);
+  if (ec.auth) auth_ep = ep;
+  fprintf(stderr, "picomcp-demo-c: serving Streamable HTTP on http://%s/mcp%s\n", addr, ec.auth ? " (OAuth 2.1 protected resource)" : "");
   for (;;) {
     uint64_t now = now_ms(), next = PICOMCP_NO_DEADLINE, d; bool in_use; int n;
     picomcp_endpoint_poll_timeout(ep, &d);

@@ -16,7 +16,7 @@
 #define SLOTS 64 /* requests in flight, and so sleep timers */
 #define OBJ(props, req) "{\"type\":\"object\",\"properties\":{" props "},\"required\":[" req "]}"
 #define INT(lo, hi) "{\"type\":\"integer\",\"minimum\":" #lo ",\"maximum\":" #hi "}"
-enum { ECHO, ADD, SLEEP, SIMPLE_TEXT, ERROR_HANDLING, IMAGE, AUDIO, EMBEDDED, MIXED, WITH_LOGGING, WITH_PROGRESS, SCHEMA_2020,
+enum { ECHO, ADD, SLEEP, SIMPLE_TEXT, ERROR_HANDLING, IMAGE, AUDIO, EMBEDDED, MIXED, WITH_LOGGING, WITH_PROGRESS, SCHEMA_2020, ECHO_HEADER,
        SIMPLE_PROMPT = 0, ARGS_PROMPT, EMBEDDED_PROMPT, IMAGE_PROMPT, STATIC_TEXT = 0, STATIC_BINARY, WATCHED };
 enum { SLEEP_JOB, LOGGING_JOB, PROGRESS_JOB }; /* what a timer does */
 #define NO_ARGS "{\"type\":\"object\",\"additionalProperties\":false}"
@@ -28,7 +28,8 @@ static const picomcp_tool TOOLS[] = {
   {.name = "add", .description = "Adds two numbers", .input_schema = OBJ("\"a\":{\"type\":\"number\"},\"b\":{\"type\":\"number\"}", "\"a\",\"b\""),
    .output_schema = OBJ("\"sum\":{\"type\":\"number\"}", "\"sum\"")},
   {.name = "sleep", .description = "Waits ms milliseconds, with progress and cancellation",
-   .input_schema = OBJ("\"ms\":" INT(0, 60000) ",\"steps\":" INT(0, 10000), "\"ms\"")},
+   .input_schema = OBJ("\"ms\":" INT(0, 60000) ",\"steps\":" INT(0, 10000), "\"ms\""),
+   .scopes = "mcp:admin"}, /* under --auth-issuer: hidden from and refused to tokens without it (403 step-up) */
   {.name = "test_simple_text", .description = "Returns simple text content", .input_schema = OBJ("", "")},
   {.name = "test_error_handling", .description = "Always returns a tool error", .input_schema = OBJ("", "")},
   /* The rest of the conformance fixture (../../tests/conformance, /work/shared/DEMO_SERVER.md). */
@@ -44,7 +45,11 @@ static const picomcp_tool TOOLS[] = {
      "\"properties\":{\"name\":{\"type\":\"string\"},\"address\":{\"$ref\":\"#/$defs/address\"},\"contactMethod\":{\"type\":\"string\","
      "\"enum\":[\"phone\",\"email\"]},\"phone\":{\"type\":\"string\"},\"email\":{\"type\":\"string\"}},\"allOf\":[{\"anyOf\":"
      "[{\"required\":[\"phone\"]},{\"required\":[\"email\"]}]}],\"if\":{\"properties\":{\"contactMethod\":{\"const\":\"phone\"}},"
-     "\"required\":[\"contactMethod\"]},\"then\":{\"required\":[\"phone\"]},\"else\":{\"required\":[\"email\"]},\"additionalProperties\":false}"}};
+     "\"required\":[\"contactMethod\"]},\"then\":{\"required\":[\"phone\"]},\"else\":{\"required\":[\"email\"]},\"additionalProperties\":false}"},
+  /* echo whose `text` also travels as the header Mcp-Param-Text of 2026-07-28 HTTP calls: the endpoint checks it
+   * (picomcp_endpoint_config.server), from the x-mcp-header annotation. */
+  {.name = "echo_header", .description = "Returns text; over Streamable HTTP (2026-07-28) text is mirrored in the Mcp-Param-Text header",
+   .input_schema = OBJ("\"text\":{\"type\":\"string\",\"x-mcp-header\":\"Text\"}", "\"text\"")}};
 static const picomcp_resource RESOURCES[] = {
   {.uri = "test://static-text", .name = "static-text", .description = "A static text resource", .mime_type = "text/plain"},
   {.uri = "test://static-binary", .name = "static-binary", .description = "A static binary resource (a 1x1 PNG image)", .mime_type = "image/png"},
@@ -65,7 +70,7 @@ static const picomcp_catalog CATALOG = {TOOLS, COUNT(TOOLS), RESOURCES, COUNT(RE
 #define FIXTURE_STEP_MS 50
 typedef struct { int used, job; uint32_t id; uint64_t start, due, ms; int64_t steps, done; } timer;
 picomcp_session *sess; /* the session being served (over HTTP: the one of the slot being served) */
-static picomcp_server server;
+picomcp_server server;
 typedef struct { timer t[SLOTS]; int busy; uint64_t next_watch; } app; /* a session's state; busy: timers in use (none: nothing to scan) */
 static app apps[1 + HTTP_SESSIONS], *cur = apps; static int http; /* apps[0]: stdio; apps[1 + slot]: HTTP */
 void demo_select(size_t slot, picomcp_session *s, bool fresh) { sess = s; cur = &apps[1 + slot]; if (fresh) memset(cur, 0, sizeof *cur); }
@@ -127,7 +132,7 @@ static void call_tool(uint32_t id, const picomcp_call *c) {
   picomcp_content blocks[3] = {{.kind = PICOMCP_CONTENT_KIND_TEXT}}; static char received[8192];
   char sum[64]; size_t n = 0; double x; int64_t steps; bool audio = false; uint32_t version = 0;
   switch (c->index) {
-  case ECHO: picomcp_session_argument(sess, S("text"), &text); tool_text(id, ECHO, text, true, false); break;
+  case ECHO: case ECHO_HEADER: picomcp_session_argument(sess, S("text"), &text); tool_text(id, c->index, text, true, false); break;
   case ADD: /* {"sum":A+B}: the layer writes it as structuredContent and as a text block */
     x = number(c, "a", 0) + number(c, "b", 0); /* read here only: every other tool skips the two lookups */
     if (x - x != 0) { /* infinite */ tool_text(id, ADD, S("The sum is too large to represent"), false, true); break; }
@@ -279,7 +284,7 @@ static void call_complete(uint32_t id, const picomcp_call *c) {
 /* Takes every event; the views in `e` and `c` are valid until the next call on the session. */
 void drain_events(void) {
   picomcp_event e; picomcp_call c; int t;
-  while (picomcp_session_poll_served(sess, &server, &e, &c) == PICOMCP_STATUS_OK && e.kind != PICOMCP_EVENT_KIND_NONE) {
+  while (picomcp_session_poll_served_as(sess, &server, auth_ep, granted, &e, &c) == PICOMCP_STATUS_OK && e.kind != PICOMCP_EVENT_KIND_NONE) {
     switch (e.kind) {
     case PICOMCP_EVENT_KIND_CALL_TOOL: call_tool(e.id, &c); break;
     case PICOMCP_EVENT_KIND_CALL_PROMPT: call_prompt(e.id, &c); break;
@@ -305,9 +310,10 @@ int main(int argc, char **argv) {
   for (i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--max-line") && i + 1 < argc) max_line = (size_t)strtoul(argv[++i], NULL, 10);
     else if (!strcmp(argv[i], "--http") && i + 1 < argc) http_addr = argv[++i];
+    else if (!strncmp(argv[i], "--auth-", 7) && i + 1 < argc && !auth_flag(argv[i], argv[i + 1])) i++; /* auth.c */
     else if (!strcmp(argv[i], "--log-level") && i + 1 < argc) for (diag_level = 0, ++i; diag_level < 4 && strcmp(argv[i], LEVELS[diag_level]); diag_level++) {}
     else diag_level = 4;
-    if (diag_level == 4) { fprintf(stderr, "usage: picomcp-demo-c [--http 127.0.0.1:PORT] [--max-line BYTES] [--log-level error|warn|info|debug]\n"); return 2; }
+    if (diag_level == 4) { fprintf(stderr, "usage: picomcp-demo-c [--http 127.0.0.1:PORT [--auth-issuer URL [--auth-jwks URL] [--auth-resource URL] [--auth-required SCOPES]]] [--max-line BYTES] [--log-level error|warn|info|debug]\n"); return 2; }
   }
   if (max_line < 256) { fprintf(stderr, "picomcp-demo-c: --max-line must be at least 256\n"); return 2; }
   signal(SIGPIPE, SIG_IGN);

@@ -88,6 +88,12 @@ pub struct picomcp_endpoint_config {
     /// An OAuth 2.1 protected resource (NULL: no authorization, the default); serve it
     /// with `picomcp_endpoint_handle_request_auth`. Copied like the rest.
     pub auth: *const crate::auth::picomcp_auth_config,
+    /// The server layer whose definitions the endpoint consults (NULL: none, the
+    /// default): the tools' `x-mcp-header` annotations are checked as `Mcp-Param-*`
+    /// headers, and under `auth` a call, read or get without the scopes its definition
+    /// names is answered 403 `insufficient_scope` (step-up) before any session sees it.
+    /// Not copied: the server must stay live until the endpoint is deinitialised.
+    pub server: *const crate::server::picomcp_server,
 }
 
 /// What to do with a request (`picomcp_http_outcome.kind`).
@@ -172,6 +178,8 @@ struct EpBlock {
     magic: u64,
     poisoned: bool,
     ep: Endpoint<'static>,
+    /// `picomcp_endpoint_config.server`: the scope policy of authorized requests.
+    server: Option<&'static picomcp_core::server::Server<'static>>,
 }
 
 const _: () = assert!(align_of::<EpBlock>() <= PICOMCP_SESSION_MAX_ALIGN);
@@ -206,6 +214,7 @@ pub unsafe extern "C" fn picomcp_endpoint_config_init(
             streams: 32,
             stream_bytes: 0,
             auth: ptr::null(),
+            server: ptr::null(),
         };
         Ok(())
     })
@@ -443,6 +452,13 @@ unsafe fn init(
             }
         };
         let host_views: &'static [&'static str] = host_views;
+        let server = if c.server.is_null() {
+            None
+        } else {
+            // SAFETY: a live server (checked) that outlives the endpoint (caller contract);
+            // nothing writes it until its deinit.
+            Some(unsafe { crate::server::server_ref::<'static>(c.server) }?)
+        };
         let config = EndpointConfig {
             path,
             check_hosts: c.check_hosts,
@@ -459,7 +475,7 @@ unsafe fn init(
             get_stream: c.get_stream,
             versions,
             param_headers: &[],
-            tools: None,
+            tools: server.map(|s| s as &dyn picomcp_core::http::params::ToolSchemas),
             auth,
         };
         let storage = EndpointStorage {
@@ -474,6 +490,7 @@ unsafe fn init(
                 magic: EP_LIVE,
                 poisoned: false,
                 ep,
+                server,
             })
         };
         *o = mem.cast();
@@ -498,6 +515,27 @@ unsafe impl Block for EpBlock {
     const LIVE: u64 = EP_LIVE;
     fn poisoned(&mut self) -> &mut bool {
         &mut self.poisoned
+    }
+}
+
+/// The scope names of `endpoint`'s authorization (`None` without one): what a grant's
+/// bits are over.
+///
+/// # Safety
+/// As [`with_block`]; the names live until the endpoint's deinit.
+pub(crate) unsafe fn scope_names(
+    c: *mut picomcp_endpoint,
+) -> FfiResult<Option<&'static [&'static str]>> {
+    let mut names = None;
+    // SAFETY: forwarded caller contract.
+    match unsafe {
+        with_endpoint(c, |b| {
+            names = b.ep.config().auth.map(|a| a.scopes);
+            Ok(())
+        })
+    } {
+        picomcp_status::Ok => Ok(names),
+        st => Err(st),
     }
 }
 
@@ -652,13 +690,16 @@ unsafe fn handle(
                 has_stream: false,
                 stream: 0,
             };
+            let policy = b
+                .server
+                .map(|s| s as &dyn picomcp_core::http::auth::ScopePolicy);
             let mut verifier = auth;
             let input = verifier
                 .as_mut()
                 .map(|(unix_s, v)| picomcp_core::http::auth::AuthInput {
                     unix_s: *unix_s,
                     verifier: v,
-                    policy: None,
+                    policy,
                 });
             match b.ep.handle_request_as(now_ms, &req, ent, input) {
                 Outcome::Respond { head, body } => {

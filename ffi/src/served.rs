@@ -19,7 +19,7 @@
 
 use picomcp_core::json::Json;
 use picomcp_core::server::{
-    Call, CompleteTarget, Completion, Content, Handled, PromptMessage, ReadTarget,
+    Access, Call, CompleteTarget, Completion, Content, Handled, PromptMessage, ReadTarget,
     ResourceContents, ResultError, Role, Server, Text, ToolResult,
 };
 use picomcp_core::session::{Event, InboundId};
@@ -275,13 +275,59 @@ pub unsafe extern "C" fn picomcp_session_poll_served(
     out_call: *mut picomcp_call,
 ) -> picomcp_status {
     // SAFETY: caller contract.
+    unsafe { poll_served(session, server, Access::ALL, out_event, out_call) }
+}
+
+/// `picomcp_session_poll_served` for a caller granted `granted` (bit `i` is scope `i` of
+/// `endpoint`'s `picomcp_auth_config.scopes`: `picomcp_principal.granted` of the request
+/// delivered to this session): the lists leave out what the definitions' `scopes` do not
+/// allow, and a call, read or get of such a definition is refused (-32602, naming the
+/// scopes needed). `endpoint` NULL or without authorization: everything is allowed.
+///
+/// # Safety
+/// As `picomcp_session_poll_served`; `endpoint` NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn picomcp_session_poll_served_as(
+    session: *mut picomcp_session,
+    server: *const picomcp_server,
+    endpoint: *mut crate::endpoint::picomcp_endpoint,
+    granted: u64,
+    out_event: *mut picomcp_event,
+    out_call: *mut picomcp_call,
+) -> picomcp_status {
+    let access = if endpoint.is_null() {
+        Access::ALL
+    } else {
+        // SAFETY: caller contract.
+        match unsafe { crate::endpoint::scope_names(endpoint) } {
+            Ok(Some(names)) => Access::new(names, granted),
+            Ok(None) => Access::ALL,
+            Err(st) => return st,
+        }
+    };
+    // SAFETY: caller contract.
+    unsafe { poll_served(session, server, access, out_event, out_call) }
+}
+
+/// The body of both polling functions.
+///
+/// # Safety
+/// As `picomcp_session_poll_served`.
+unsafe fn poll_served(
+    session: *mut picomcp_session,
+    server: *const picomcp_server,
+    access: Access<'static>,
+    out_event: *mut picomcp_event,
+    out_call: *mut picomcp_call,
+) -> picomcp_status {
+    // SAFETY: caller contract.
     unsafe {
         with_session(session, |b| {
             let srv = *server_ref(server)?;
             let (o, c) = (out(out_event)?, out(out_call)?);
             *o = picomcp_event::EMPTY;
             *c = picomcp_call::EMPTY;
-            poll(b, &srv, o, c);
+            poll(b, &srv, access, o, c);
             Ok(())
         })
     }
@@ -322,7 +368,13 @@ pub unsafe extern "C" fn picomcp_session_argument(
 }
 
 /// Takes events until one is for the host.
-fn poll(b: &mut Block, srv: &Server<'static>, o: &mut picomcp_event, c: &mut picomcp_call) {
+fn poll(
+    b: &mut Block,
+    srv: &Server<'static>,
+    access: Access<'static>,
+    o: &mut picomcp_event,
+    c: &mut picomcp_call,
+) {
     let Block {
         session,
         scratch,
@@ -334,7 +386,7 @@ fn poll(b: &mut Block, srv: &Server<'static>, o: &mut picomcp_event, c: &mut pic
             Event::Request { method, params, .. } => Some((method, params)),
             _ => None,
         };
-        let call = match srv.handle(event, &mut cmds) {
+        let call = match srv.handle_as(event, &mut cmds, access) {
             Handled::Answered => continue,
             Handled::Event(ev) => {
                 *o = convert::event_to_c(ev, scratch);

@@ -76,6 +76,10 @@ pub struct picomcp_tool {
     pub execution: *const c_char,
     /// `_meta` object.
     pub meta: *const c_char,
+    /// Space-delimited OAuth scopes a caller needs to see and use it (NULL: none); only
+    /// checked under authorization (`picomcp_session_poll_served_as`, and the endpoint's
+    /// 403 step-up when `picomcp_endpoint_config.server` names this server).
+    pub scopes: *const c_char,
 }
 
 /// A resource with a fixed URI (`resources/list`, `resources/read`).
@@ -102,6 +106,10 @@ pub struct picomcp_resource {
     pub icons: *const c_char,
     /// `_meta` object.
     pub meta: *const c_char,
+    /// Space-delimited OAuth scopes a caller needs to see and use it (NULL: none); only
+    /// checked under authorization (`picomcp_session_poll_served_as`, and the endpoint's
+    /// 403 step-up when `picomcp_endpoint_config.server` names this server).
+    pub scopes: *const c_char,
 }
 
 /// A family of resources named by an RFC 6570 URI template.
@@ -126,6 +134,10 @@ pub struct picomcp_resource_template {
     pub meta: *const c_char,
     /// The host completes its variables (`completion/complete` reaches the host).
     pub completable: bool,
+    /// Space-delimited OAuth scopes a caller needs to see and use it (NULL: none); only
+    /// checked under authorization (`picomcp_session_poll_served_as`, and the endpoint's
+    /// 403 step-up when `picomcp_endpoint_config.server` names this server).
+    pub scopes: *const c_char,
 }
 
 /// One argument of a `picomcp_prompt`.
@@ -162,6 +174,10 @@ pub struct picomcp_prompt {
     pub icons: *const c_char,
     /// `_meta` object.
     pub meta: *const c_char,
+    /// Space-delimited OAuth scopes a caller needs to see and use it (NULL: none); only
+    /// checked under authorization (`picomcp_session_poll_served_as`, and the endpoint's
+    /// 403 step-up when `picomcp_endpoint_config.server` names this server).
+    pub scopes: *const c_char,
 }
 
 /// Everything a server offers: four tables, any of which may be empty (NULL with a

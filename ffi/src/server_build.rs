@@ -221,7 +221,7 @@ pub(crate) unsafe fn build(
                     icons: r.opt("icons", t.icons)?,
                     execution: r.opt("execution", t.execution)?,
                     meta: r.opt("_meta", t.meta)?,
-                    scopes: None,
+                    scopes: r.opt("scopes", t.scopes)?,
                 })
             })?;
             let resources = fill(rp, resources, |i, x| {
@@ -239,7 +239,7 @@ pub(crate) unsafe fn build(
                     annotations: r.opt("annotations", x.annotations)?,
                     icons: r.opt("icons", x.icons)?,
                     meta: r.opt("_meta", x.meta)?,
-                    scopes: None,
+                    scopes: r.opt("scopes", x.scopes)?,
                 })
             })?;
             let templates = fill(mp, templates, |i, x| {
@@ -256,7 +256,7 @@ pub(crate) unsafe fn build(
                     annotations: r.opt("annotations", x.annotations)?,
                     icons: r.opt("icons", x.icons)?,
                     meta: r.opt("_meta", x.meta)?,
-                    scopes: None,
+                    scopes: r.opt("scopes", x.scopes)?,
                     completable: x.completable,
                 })
             })?;
@@ -284,7 +284,7 @@ pub(crate) unsafe fn build(
                     arguments: args,
                     icons: r.opt("icons", p.icons)?,
                     meta: r.opt("_meta", p.meta)?,
-                    scopes: None,
+                    scopes: r.opt("scopes", p.scopes)?,
                 })
             })?;
             Ok(Catalog {

@@ -43,6 +43,7 @@ need_packages() {
   command -v pkg-config >/dev/null || missing+=(pkg-config)
   command -v cmake >/dev/null || missing+=(cmake)
   command -v g++ >/dev/null || missing+=(g++)
+  [ -e /usr/include/openssl/evp.h ] || missing+=(libssl-dev) # the C demo's --auth-issuer (examples/c/auth.c)
   [ ${#missing[@]} -eq 0 ] && return 0
   echo "installing ${missing[*]}"
   if [ "$(id -u)" = 0 ]; then
@@ -125,7 +126,7 @@ PY
 }
 step_demo() {
   make --no-print-directory -s -C examples/c || return 1
-  gcc $CWARN -g -O1 $SAN -Iinclude examples/c/picomcp_demo.c examples/c/http_loop.c "$LIB" $SYSLIBS -o "$OUT/demo_asan" || return 1
+  gcc $CWARN -g -O1 $SAN -Iinclude examples/c/picomcp_demo.c examples/c/http_loop.c examples/c/auth.c "$LIB" -lcrypto $SYSLIBS -o "$OUT/demo_asan" || return 1
   demo_session examples/c/picomcp-demo-c && demo_session "$OUT/demo_asan" &&
     demo_session $VALGRIND examples/c/picomcp-demo-c
 }

@@ -811,6 +811,58 @@ static void test_http_auth(void) {
   OK(picomcp_endpoint_deinit(ep));
 }
 
+static bool has_text(const uint8_t *p, size_t len, const char *text) {
+  size_t i, n = strlen(text);
+  for (i = 0; i + n <= len; i++) if (memcmp(p + i, text, n) == 0) return true;
+  return false;
+}
+
+/* Scopes per definition: with the server layer given to the endpoint, a call of a tool whose `scopes` the
+ * token lacks is answered 403 insufficient_scope (step-up) before any session; other tools pass. */
+static void test_http_scopes(void) {
+  static const picomcp_tool tools[] = {{.name = "open", .input_schema = "{\"type\":\"object\"}"},
+                                       {.name = "admin_only", .input_schema = "{\"type\":\"object\"}", .scopes = "admin"}};
+  static const char call_admin[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"admin_only\"}}";
+  static const char call_open[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"open\"}}";
+  picomcp_catalog cat = {tools, 2, NULL, 0, NULL, 0, NULL, 0};
+  picomcp_server srv; picomcp_server_slot slots[2]; picomcp_str servers[1], scopes[2];
+  picomcp_auth_config ac; picomcp_endpoint_config ec; picomcp_endpoint *ep; picomcp_http_outcome oc;
+  picomcp_http_header hd[4]; picomcp_http_request rq; uint8_t ent[PICOMCP_ENDPOINT_ENTROPY_LEN] = {7};
+  int calls = 0; size_t i; bool challenged = false;
+  OK(picomcp_server_init(&srv, &cat, NULL, slots, 2, NULL));
+  servers[0] = picomcp_str_from_cstr("http://localhost:9000");
+  scopes[0] = picomcp_str_from_cstr("mcp"); scopes[1] = picomcp_str_from_cstr("admin");
+  OK(picomcp_auth_config_init(&ac));
+  ac.resource = picomcp_str_from_cstr("http://localhost/mcp");
+  ac.authorization_servers = servers; ac.authorization_server_count = 1;
+  ac.scopes = scopes; ac.scope_count = 2; ac.required = picomcp_str_from_cstr("mcp");
+  OK(picomcp_endpoint_config_init(&ec));
+  CHECK(ec.server == NULL);
+  ec.max_body = LINE; ec.slots = 2; ec.streams = 2; ec.auth = &ac; ec.server = &srv;
+  memset(ep_mem, 0, sizeof ep_mem);
+  OK(picomcp_endpoint_init(ep_mem, sizeof ep_mem, &ec, &ep));
+  hd[0].name = picomcp_str_from_cstr("Host"); hd[0].value = (const uint8_t *)"localhost"; hd[0].value_len = 9;
+  hd[1].name = picomcp_str_from_cstr("Accept"); hd[1].value = (const uint8_t *)"application/json, text/event-stream"; hd[1].value_len = 35;
+  hd[2].name = picomcp_str_from_cstr("Content-Type"); hd[2].value = (const uint8_t *)"application/json"; hd[2].value_len = 16;
+  hd[3].name = picomcp_str_from_cstr("Authorization"); hd[3].value = (const uint8_t *)"Bearer basic"; hd[3].value_len = 12;
+  memset(&rq, 0, sizeof rq);
+  rq.kind = PICOMCP_HTTP_POLL_REQUEST; rq.method = PICOMCP_HTTP_METHOD_POST; rq.target = picomcp_str_from_cstr("/mcp");
+  rq.headers = hd; rq.header_count = 4; rq.body = (const uint8_t *)call_admin; rq.body_len = strlen(call_admin);
+  OK(picomcp_endpoint_handle_request_auth(ep, 1, &rq, ent, 1800000000u, verify_token, &calls, &oc));
+  CHECK(oc.kind == PICOMCP_OUTCOME_KIND_RESPOND && oc.head.status == 403 && calls == 1);
+  for (i = 0; i < oc.head.header_count; i++)
+    if (str_is(oc.head.headers[i].name, "WWW-Authenticate"))
+      challenged = has_text(oc.head.headers[i].value, oc.head.headers[i].value_len, "insufficient_scope") &&
+                   has_text(oc.head.headers[i].value, oc.head.headers[i].value_len, "scope=\"mcp admin\"");
+  CHECK(challenged);
+  /* a tool without scopes is not refused for them (it goes on to the session rules) */
+  rq.body = (const uint8_t *)call_open; rq.body_len = strlen(call_open);
+  OK(picomcp_endpoint_handle_request_auth(ep, 2, &rq, ent, 1800000000u, verify_token, &calls, &oc));
+  CHECK(oc.head.status != 403 && oc.head.status != 401);
+  OK(picomcp_endpoint_deinit(ep));
+  OK(picomcp_server_deinit(&srv));
+}
+
 int main(void) {
   test_status_describe();
   test_features();
@@ -821,6 +873,7 @@ int main(void) {
   test_server_layer();
   test_http();
   test_http_auth();
+  test_http_scopes();
   printf("test_api: %d checks, %d failed\n", checks, failures);
   return failures ? 1 : 0;
 }

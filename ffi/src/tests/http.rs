@@ -70,6 +70,7 @@ fn a_post_through_connection_endpoint_and_session() {
         streams: 0,
         stream_bytes: 0,
         auth: ptr::null(),
+        server: ptr::null(),
     };
     // SAFETY: writable configuration.
     let st = unsafe { picomcp_endpoint_config_init(&mut ec) };

@@ -26,6 +26,7 @@ fn tool(name: &'static CStr, schema: &'static CStr) -> picomcp_tool {
         icons: ptr::null(),
         execution: ptr::null(),
         meta: ptr::null(),
+        scopes: ptr::null(),
     }
 }
 
@@ -40,6 +41,7 @@ fn template(uri: &'static CStr) -> picomcp_resource_template {
         icons: ptr::null(),
         meta: ptr::null(),
         completable: true,
+        scopes: ptr::null(),
     }
 }
 
@@ -73,6 +75,7 @@ fn tables() -> Tables {
         argument_count: 1,
         icons: ptr::null(),
         meta: ptr::null(),
+        scopes: ptr::null(),
     }];
     let catalog = picomcp_catalog {
         tools: tools.as_ptr(),
