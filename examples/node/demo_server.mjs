@@ -248,6 +248,57 @@ app.onStartup((server) => {
   setInterval(() => { if (server.isSubscribed(WATCHED)) server.notify('notifications/resources/updated', WATCHED) }, WATCH_PERIOD_MS).unref()
 })
 
+// ---- the 0.2.0 conformance suite's diagnostic fixtures (2026-07-28) ----
+// `ctx.ask` answers `input_required` (or -32021 without the capability) and resolves with the
+// answer on the retry. The helper keys each question by its kind ("elicitation", "sampling",
+// "roots") and asks one per round without a `requestState`, so the tools that need their own
+// keys, several questions at once, a state or the request's client capabilities
+// (..._request_state, _multiple_inputs, _multi_round, _tampered_state, _capabilities) and the
+// prompt test_input_required_result_prompt (the schema step's prompts/get does not expect an
+// input_required answer) are left to the Rust demo.
+const ASK_NAME = { message: 'What is your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }
+
+app.tool('test_input_required_result_elicitation', { description: '2026-07-28: asks the user\'s name (input_required, elicitation), then says hello (conformance fixture).', inputSchema: NO_ARGS },
+  async (args, ctx) => {
+    const answer = await ask(ctx, 'elicitation/create', ASK_NAME, 'Elicitation')
+    return `Hello, ${(answer.content || {}).name ?? 'unknown'}!`
+  })
+
+app.tool('test_input_required_result_sampling', { description: '2026-07-28: asks the client\'s LLM a question (input_required, sampling), then returns the answer (conformance fixture).', inputSchema: NO_ARGS },
+  async (args, ctx) => {
+    const answer = await ask(ctx, 'sampling/createMessage', { messages: [{ role: 'user', content: text('What is the capital of France?') }], maxTokens: 100 }, 'Sampling')
+    return `LLM response: ${(answer.content || {}).text ?? ''}`
+  })
+
+app.tool('test_input_required_result_list_roots', { description: '2026-07-28: asks for the client\'s roots (input_required, roots/list), then lists them (conformance fixture).', inputSchema: NO_ARGS },
+  async (args, ctx) => {
+    const answer = await ask(ctx, 'roots/list', {}, 'roots/list')
+    return `Client roots: ${JSON.stringify(answer.roots ?? [])}`
+  })
+
+app.tool('test_missing_capability', { description: 'Needs the client\'s sampling; in 2026-07-28 without it declared, -32021 (conformance fixture).', inputSchema: NO_ARGS },
+  async (args, ctx) => {
+    await ask(ctx, 'sampling/createMessage', { messages: [{ role: 'user', content: text('Say hello') }], maxTokens: 50 }, 'Sampling')
+    return 'The client declared sampling and answered'
+  })
+
+app.tool('test_streaming_elicitation', { description: 'Asks for a confirmation (in 2026-07-28 an input_required result on the request\'s own stream; conformance fixture).', inputSchema: NO_ARGS },
+  async (args, ctx) => {
+    await ask(ctx, 'elicitation/create', { message: 'Continue?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } }, 'Elicitation')
+    return 'Elicitation answered'
+  })
+
+app.tool('test_logging_tool', { description: 'Sends one info log message, only to a request that asked for that level (conformance fixture).', inputSchema: NO_ARGS },
+  (args, ctx) => ctx.log('info', 'test_logging_tool was called', 'picomcp-demo')
+    ? 'Logged one info message'
+    : 'No log message: info was not asked for')
+
+app.tool('test_trigger_tool_change', { description: 'Announces that the tool list changed (conformance fixture).', inputSchema: NO_ARGS },
+  () => { app.notify('notifications/tools/list_changed'); return 'Tool list change announced' })
+
+app.tool('test_trigger_prompt_change', { description: 'Announces that the prompt list changed (conformance fixture).', inputSchema: NO_ARGS },
+  () => { app.notify('notifications/prompts/list_changed'); return 'Prompt list change announced' })
+
 // ---- prompts ----
 
 const user = (content) => ({ role: 'user', content })

@@ -317,6 +317,81 @@ async def watch(server):
             server.notify("notifications/resources/updated", WATCHED)
 
 
+# ---- the 0.2.0 conformance suite's diagnostic fixtures (2026-07-28) ----
+# ``ctx.ask`` answers ``input_required`` (or -32021 without the capability) and returns the
+# answer on the retry. The helper keys each question by its kind ("elicitation",
+# "sampling", "roots") and asks one per round without a ``requestState``, so the tools
+# that need their own keys, several questions at once, a state or the request's client
+# capabilities (..._request_state, _multiple_inputs, _multi_round, _tampered_state,
+# _capabilities) are left to the Rust demo. So is the prompt test_input_required_result_prompt:
+# the schema step's prompts/get does not expect an input_required answer.
+
+ASK_NAME = {"message": "What is your name?", "requestedSchema": {
+    "type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}}
+
+
+@app.tool(description="2026-07-28: asks the user's name (input_required, elicitation), then "
+          "says hello (conformance fixture).", input_schema=NO_ARGS)
+async def test_input_required_result_elicitation(args, ctx):
+    answer = await ask(ctx, "elicitation/create", ASK_NAME, "Elicitation")
+    return "Hello, %s!" % (answer.get("content") or {}).get("name", "unknown")
+
+
+@app.tool(description="2026-07-28: asks the client's LLM a question (input_required, "
+          "sampling), then returns the answer (conformance fixture).", input_schema=NO_ARGS)
+async def test_input_required_result_sampling(args, ctx):
+    answer = await ask(ctx, "sampling/createMessage", {
+        "messages": [{"role": "user", "content": text("What is the capital of France?")}],
+        "maxTokens": 100}, "Sampling")
+    return "LLM response: %s" % (answer.get("content") or {}).get("text", "")
+
+
+@app.tool(description="2026-07-28: asks for the client's roots (input_required, roots/list), "
+          "then lists them (conformance fixture).", input_schema=NO_ARGS)
+async def test_input_required_result_list_roots(args, ctx):
+    answer = await ask(ctx, "roots/list", {}, "roots/list")
+    return "Client roots: %s" % json.dumps(answer.get("roots", []))
+
+
+@app.tool(description="Needs the client's sampling; in 2026-07-28 without it declared, "
+          "-32021 (conformance fixture).", input_schema=NO_ARGS)
+async def test_missing_capability(args, ctx):
+    await ask(ctx, "sampling/createMessage", {
+        "messages": [{"role": "user", "content": text("Say hello")}], "maxTokens": 50},
+        "Sampling")
+    return "The client declared sampling and answered"
+
+
+@app.tool(description="Asks for a confirmation (in 2026-07-28 an input_required result on "
+          "the request's own stream; conformance fixture).", input_schema=NO_ARGS)
+async def test_streaming_elicitation(args, ctx):
+    await ask(ctx, "elicitation/create", {"message": "Continue?", "requestedSchema": {
+        "type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}},
+        "Elicitation")
+    return "Elicitation answered"
+
+
+@app.tool(description="Sends one info log message, only to a request that asked for that "
+          "level (conformance fixture).", input_schema=NO_ARGS)
+async def test_logging_tool(args, ctx):
+    sent = ctx.log("info", "test_logging_tool was called", logger="picomcp-demo")
+    return "Logged one info message" if sent else "No log message: info was not asked for"
+
+
+@app.tool(description="Announces that the tool list changed (conformance fixture).",
+          input_schema=NO_ARGS)
+async def test_trigger_tool_change(args, ctx):
+    app.notify("notifications/tools/list_changed")
+    return "Tool list change announced"
+
+
+@app.tool(description="Announces that the prompt list changed (conformance fixture).",
+          input_schema=NO_ARGS)
+async def test_trigger_prompt_change(args, ctx):
+    app.notify("notifications/prompts/list_changed")
+    return "Prompt list change announced"
+
+
 # ---- prompts ----
 
 def user(content):

@@ -30,6 +30,20 @@ pub(crate) enum ToolKind {
     ElicitationDefaults,
     ElicitationEnums,
     JsonSchema2020,
+    // The 0.2.0 suite's diagnostic fixtures (mrtr.rs).
+    IrElicitation,
+    IrSampling,
+    IrListRoots,
+    IrRequestState,
+    IrMultipleInputs,
+    IrMultiRound,
+    IrTamperedState,
+    IrCapabilities,
+    MissingCapability,
+    StreamingElicitation,
+    LoggingTool,
+    TriggerToolChange,
+    TriggerPromptChange,
 }
 
 const NO_ARGS: &str = r#"{"type":"object","additionalProperties":false}"#;
@@ -91,6 +105,33 @@ pub(crate) const TOOLS: &[Tool<'static>] = &[
     Tool::new("echo_header", r#"{"type":"object","properties":{"text":{"type":"string","x-mcp-header":"Text","description":"The text to return, mirrored in the Mcp-Param-Text header"}},"required":["text"]}"#)
         .title("Echo (header)")
         .description("Returns `text` unchanged, as one text block; over Streamable HTTP (2026-07-28) `text` is mirrored in the Mcp-Param-Text header."),
+    // The 0.2.0 conformance suite's diagnostic fixtures (2026-07-28; mrtr.rs).
+    Tool::new("test_input_required_result_elicitation", NO_ARGS)
+        .description("2026-07-28: asks the user's name (input_required, elicitation), then says hello (conformance fixture)."),
+    Tool::new("test_input_required_result_sampling", NO_ARGS)
+        .description("2026-07-28: asks the client's LLM a question (input_required, sampling), then returns the answer (conformance fixture)."),
+    Tool::new("test_input_required_result_list_roots", NO_ARGS)
+        .description("2026-07-28: asks for the client's roots (input_required, roots/list), then lists them (conformance fixture)."),
+    Tool::new("test_input_required_result_request_state", NO_ARGS)
+        .description("2026-07-28: asks for a confirmation with a requestState, then checks the echoed state (conformance fixture)."),
+    Tool::new("test_input_required_result_multiple_inputs", NO_ARGS)
+        .description("2026-07-28: asks for an elicitation, a sampling and the roots at once (conformance fixture)."),
+    Tool::new("test_input_required_result_multi_round", NO_ARGS)
+        .description("2026-07-28: asks two questions in two rounds, carried by requestState (conformance fixture)."),
+    Tool::new("test_input_required_result_tampered_state", NO_ARGS)
+        .description("2026-07-28: answers with a sealed requestState; a tampered one is refused with -32602 (conformance fixture)."),
+    Tool::new("test_input_required_result_capabilities", NO_ARGS)
+        .description("2026-07-28: asks only with the capabilities the request declared (conformance fixture)."),
+    Tool::new("test_missing_capability", NO_ARGS)
+        .description("2026-07-28: needs the client's sampling; without it declared, -32021 (conformance fixture)."),
+    Tool::new("test_streaming_elicitation", NO_ARGS)
+        .description("2026-07-28: asks for a confirmation on the request's own stream, as an input_required result (conformance fixture)."),
+    Tool::new("test_logging_tool", NO_ARGS)
+        .description("Sends one info log message, only to a request that asked for that level (conformance fixture)."),
+    Tool::new("test_trigger_tool_change", NO_ARGS)
+        .description("Announces that the tool list changed (notifications/tools/list_changed; conformance fixture)."),
+    Tool::new("test_trigger_prompt_change", NO_ARGS)
+        .description("Announces that the prompt list changed (notifications/prompts/list_changed; conformance fixture)."),
 ];
 
 /// The behaviour of `TOOLS[i]`.
@@ -112,6 +153,19 @@ pub(crate) const TOOL_KINDS: [ToolKind; TOOLS.len()] = [
     ToolKind::ElicitationEnums,
     ToolKind::JsonSchema2020,
     ToolKind::Echo,
+    ToolKind::IrElicitation,
+    ToolKind::IrSampling,
+    ToolKind::IrListRoots,
+    ToolKind::IrRequestState,
+    ToolKind::IrMultipleInputs,
+    ToolKind::IrMultiRound,
+    ToolKind::IrTamperedState,
+    ToolKind::IrCapabilities,
+    ToolKind::MissingCapability,
+    ToolKind::StreamingElicitation,
+    ToolKind::LoggingTool,
+    ToolKind::TriggerToolChange,
+    ToolKind::TriggerPromptChange,
 ];
 
 /// What `resources/read` returns for a direct resource.

@@ -21,6 +21,8 @@ use crate::{INBOUND_SLOTS, OUTBOUND_SLOTS, Server, catalog};
 const SLOTS: usize = 32;
 /// Response streams open at once (each `--max-line` + 4 KiB, touched only as used).
 const STREAMS: usize = 64;
+/// How often a 2026-07-28 slot checks for list changes of other slots (ms).
+const LIST_POLL_MS: u64 = 100;
 
 struct Slot {
     session: Session<'static>,
@@ -101,7 +103,15 @@ impl Service for Demo {
         while let Ok(Some(event)) = session.poll_event_copied(&mut self.scratch) {
             server.on_event(session, event, now);
         }
-        server.next_wake(session.is_subscribed(catalog::WATCHED_URI))
+        let wake = server.next_wake(session.is_subscribed(catalog::WATCHED_URI));
+        // A 2026-07-28 slot (one request, or a `subscriptions/listen` stream) looks for
+        // list changes other slots triggered (`test_trigger_*`) a few times a second.
+        let modern = session.version().is_some_and(|v| !v.is_legacy());
+        match (modern, wake) {
+            (true, Some(w)) => Some(w.min(now + LIST_POLL_MS)),
+            (true, None) => Some(now + LIST_POLL_MS),
+            (false, w) => w,
+        }
     }
 }
 

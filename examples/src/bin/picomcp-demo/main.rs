@@ -36,6 +36,7 @@ mod catalog;
 mod content;
 mod diag;
 mod http;
+mod mrtr;
 mod tools;
 
 use std::io::Write as _;
@@ -202,6 +203,9 @@ fn main() -> ExitCode {
         max_line: args.max_line,
         ..Limits::DEFAULT
     };
+    // 2026-07-28: the key that seals the fixture's `requestState` (mrtr.rs), fresh for
+    // each run: a state from another process does not verify.
+    config.state_key = Some(&Box::leak(Box::new(state_key()))[..]);
     if let Some(addr) = &args.http {
         return match http::run(addr, config, args.max_line, &args.auth) {
             Ok(()) => ExitCode::SUCCESS,
@@ -289,6 +293,8 @@ struct Server {
     next_update: u64,
     /// What the caller's token grants (everything without `--auth-issuer`).
     access: picomcp::server::Access<'static>,
+    /// The list changes (`test_trigger_*`) this session has announced.
+    lists: mrtr::Lists,
 }
 
 impl Server {
@@ -303,6 +309,7 @@ impl Server {
             asks: [None; OUTBOUND_SLOTS],
             next_update: now + WATCH_PERIOD_MS,
             access: picomcp::server::Access::ALL,
+            lists: mrtr::Lists::now(),
         }
     }
 
@@ -378,6 +385,9 @@ impl Server {
     /// Everything that is due at `now`.
     fn tick(&mut self, s: &mut Session<'_>, now: u64) {
         self.run_timers(s, now);
+        // List changes another session triggered (over HTTP: a `subscriptions/listen`
+        // stream learns of a `test_trigger_*` call here).
+        self.lists.catch_up(s);
         if now >= self.next_update {
             // test://watched-resource "changes" every few seconds; the core tells whoever
             // subscribed (resources/subscribe or subscriptions/listen), and nobody else.
@@ -414,6 +424,19 @@ fn finish(s: &mut Session<'_>, id: InboundId, method: Method, result: Result<(),
             );
         }
     }
+}
+
+/// 32 random bytes from the standard library's randomly seeded hasher keys (no extra
+/// dependency; each `RandomState` draws new keys from the operating system's source).
+fn state_key() -> [u8; 32] {
+    use std::hash::{BuildHasher, Hasher};
+    let mut key = [0u8; 32];
+    for chunk in key.chunks_mut(8) {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u64(std::process::id().into());
+        chunk.copy_from_slice(&h.finish().to_le_bytes());
+    }
+    key
 }
 
 /// True when the negotiated revision has `f` (the core's table of what revisions change).

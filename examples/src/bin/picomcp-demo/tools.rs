@@ -147,6 +147,7 @@ impl Server {
             ToolKind::JsonSchema2020 => {
                 respond_text_fmt(s, r, format_args!("Received arguments: {args}"), false)
             }
+            kind => super::mrtr::call(s, r, kind, call.params, &mut self.lists),
         }
     }
 
