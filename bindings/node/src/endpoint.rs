@@ -355,18 +355,8 @@ impl NativeEndpoint {
         target: String,
         headers: Vec<String>,
     ) -> Option<String> {
-        let values: Vec<Vec<u8>> = headers
-            .iter()
-            .skip(1)
-            .step_by(2)
-            .map(|v| bytes_of(v))
-            .collect();
-        let fields: Vec<Header<'_>> = headers
-            .iter()
-            .step_by(2)
-            .zip(values.iter())
-            .map(|(name, value)| Header { name, value })
-            .collect();
+        let values = header_values(&headers);
+        let fields = header_fields(&headers, &values);
         let req = Request {
             method: Method::from_token(&method),
             target: &target,
@@ -402,18 +392,8 @@ impl NativeEndpoint {
                 format!("entropy must be {ENTROPY_LEN} random bytes"),
             )
         })?;
-        let values: Vec<Vec<u8>> = headers
-            .iter()
-            .skip(1)
-            .step_by(2)
-            .map(|v| bytes_of(v))
-            .collect();
-        let fields: Vec<Header<'_>> = headers
-            .iter()
-            .step_by(2)
-            .zip(values.iter())
-            .map(|(name, value)| Header { name, value })
-            .collect();
+        let values = header_values(&headers);
+        let fields = header_fields(&headers, &values);
         let req = Request {
             method: Method::from_token(&method),
             target: &target,
@@ -575,4 +555,18 @@ impl NativeEndpoint {
         self.core.handle_timeout(ms(now_ms)?);
         Ok(())
     }
+}
+
+/// The values of Node's `rawHeaders` (names and values alternating) as bytes.
+fn header_values(raw: &[String]) -> Vec<Vec<u8>> {
+    raw.iter().skip(1).step_by(2).map(|v| bytes_of(v)).collect()
+}
+
+/// The fields of `rawHeaders`, each name with its value from [`header_values`].
+fn header_fields<'a>(raw: &'a [String], values: &'a [Vec<u8>]) -> Vec<Header<'a>> {
+    raw.iter()
+        .step_by(2)
+        .zip(values.iter())
+        .map(|(name, value)| Header { name, value })
+        .collect()
 }
