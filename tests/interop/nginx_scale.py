@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import subprocess
 import sys
@@ -95,11 +96,15 @@ def run(name: str, argv: list[str], nginx_bin: str) -> bool:
     (WORK / "access.log").unlink(missing_ok=True)
     a, b, port = free_port(), free_port(), free_port()
     procs = []
+    # Stateless servers still share what they seal for the client: the Rust demo's
+    # requestState key (an input-required result answered by the other process).
+    env = dict(os.environ, PICOMCP_STATE_KEY=secrets.token_hex(32))
     try:
         for p in (a, b):
             cmd = [x.replace("{port}", str(p)) for x in argv]
             log = open(WORK / f"{name}-{p}.log", "wb")
-            procs.append(subprocess.Popen(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=log, stderr=log))
+            procs.append(subprocess.Popen(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                          env=env))
         conf = WORK / "nginx.conf"
         conf.write_text(CONF.format(work=WORK, a=a, b=b, port=port))
         procs.append(subprocess.Popen([nginx_bin, "-c", str(conf), "-p", str(WORK)],

@@ -203,9 +203,18 @@ fn main() -> ExitCode {
         max_line: args.max_line,
         ..Limits::DEFAULT
     };
-    // 2026-07-28: the key that seals the fixture's `requestState` (mrtr.rs), fresh for
-    // each run: a state from another process does not verify.
-    config.state_key = Some(&Box::leak(Box::new(state_key()))[..]);
+    // 2026-07-28: the key that seals the fixture's `requestState` (mrtr.rs). Processes
+    // that serve one client behind a load balancer must share it (`PICOMCP_STATE_KEY`,
+    // 64 hex digits); without it each run draws its own, and a state sealed by another
+    // process does not verify.
+    let key = match state_key() {
+        Ok(key) => key,
+        Err(e) => {
+            diag!(Error, "{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    config.state_key = Some(&Box::leak(Box::new(key))[..]);
     if let Some(addr) = &args.http {
         return match http::run(addr, config, args.max_line, &args.auth) {
             Ok(()) => ExitCode::SUCCESS,
@@ -426,17 +435,29 @@ fn finish(s: &mut Session<'_>, id: InboundId, method: Method, result: Result<(),
     }
 }
 
-/// 32 random bytes from the standard library's randomly seeded hasher keys (no extra
-/// dependency; each `RandomState` draws new keys from the operating system's source).
-fn state_key() -> [u8; 32] {
-    use std::hash::{BuildHasher, Hasher};
+/// The `requestState` sealing key: `PICOMCP_STATE_KEY` (32 bytes as 64 hex digits), else
+/// 32 bytes from the operating system's random source.
+fn state_key() -> Result<[u8; 32], String> {
     let mut key = [0u8; 32];
-    for chunk in key.chunks_mut(8) {
-        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-        h.write_u64(std::process::id().into());
-        chunk.copy_from_slice(&h.finish().to_le_bytes());
+    if let Ok(hex) = std::env::var("PICOMCP_STATE_KEY") {
+        let digits = hex.trim().as_bytes();
+        let nibble = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+        if digits.len() != 64 {
+            return Err("PICOMCP_STATE_KEY must be 64 hex digits (32 bytes)".into());
+        }
+        for (byte, pair) in key.iter_mut().zip(digits.chunks(2)) {
+            match (nibble(pair[0]), nibble(pair[1])) {
+                (Some(hi), Some(lo)) => *byte = hi << 4 | lo,
+                _ => return Err("PICOMCP_STATE_KEY must be 64 hex digits (32 bytes)".into()),
+            }
+        }
+        return Ok(key);
     }
-    key
+    use std::io::Read;
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut key))
+        .map_err(|e| format!("cannot read /dev/urandom for the state key: {e}"))?;
+    Ok(key)
 }
 
 /// True when the negotiated revision has `f` (the core's table of what revisions change).
