@@ -31,7 +31,11 @@ ELF="$HERE/target/thumbv7em-none-eabihf/release/picomcp-fw"
 # lists, the call checks with the JSON Schema validator, the result shapes) costs 47744
 # bytes here (44948 -> 92692 on 2026-12-02, then 92836 with main's JSON changes): 51876 bytes to the 40 KiB target of issue 11
 # (README "Budget" says where it goes and what would win it back).
-FLASH_BUDGET=93092
+# 93500 measured + 256 since issue 15: scopes per tool/resource/prompt in the server layer
+# (core/src/server/access.rs, the list filter and the call check) cost 1032 bytes here
+# (92468 -> 93500) although the firmware serves no HTTP and grants everything; gating
+# them behind the `http` feature would win them back (not done yet).
+FLASH_BUDGET=93756
 FLASH_TARGET=40960
 RAM_BUDGET=12288
 EXCEPTION_ALLOWANCE=120
