@@ -411,8 +411,9 @@ impl fmt::Display for Shown<'_> {
     }
 }
 
-/// Renders JSON into a new string (the questions' parameters; not a hot path).
-fn render_string(f: impl Fn(&mut JsonWriter<'_>)) -> String {
+/// Renders JSON into a new string (the questions' parameters, the fixtures' input
+/// requests; not a hot path).
+pub(crate) fn render_string(f: impl Fn(&mut JsonWriter<'_>)) -> String {
     let mut buf = vec![0u8; 1024];
     let n = loop {
         let mut w = JsonWriter::new(&mut buf);

@@ -12,11 +12,12 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use picomcp::error::ErrorCode;
-use picomcp::json::{Json, JsonStr, JsonWriter};
+use picomcp::json::{Json, JsonStr};
 use picomcp::protocol::{Caps, LogLevel};
 use picomcp::server::ResultError;
 use picomcp::session::{Change, RespondError, Session};
 
+use super::ask::render_string;
 use super::catalog::ToolKind;
 use super::tools::{Reply, respond_text, respond_text_fmt};
 
@@ -270,7 +271,7 @@ fn ask(
     inputs: &[Input],
     state: Option<&str>,
 ) -> Result<(), ResultError> {
-    let requests = render(|w| {
+    let requests = render_string(|w| {
         w.begin_object();
         for (key, method, params) in inputs {
             w.key(key);
@@ -286,7 +287,7 @@ fn ask(
     let requests = Json::new(&requests).unwrap_or(Json::EMPTY_OBJECT);
     match s.respond_input_required(r.id, Some(requests), state) {
         Err(RespondError::InputNotAllowed) => {
-            let needed = render(|w| {
+            let needed = render_string(|w| {
                 w.begin_object();
                 for (_, method, _) in inputs {
                     w.key(match *method {
@@ -321,20 +322,4 @@ fn field<'a>(answer: Json<'a>, name: &str) -> impl fmt::Display + 'a {
         .get("content")
         .and_then(|c| c.get(name))
         .and_then(|v| v.as_str()))
-}
-
-/// Renders JSON into a new string (the fixture's questions; not a hot path).
-fn render(f: impl Fn(&mut JsonWriter<'_>)) -> String {
-    let mut buf = vec![0u8; 1024];
-    let n = loop {
-        let mut w = JsonWriter::new(&mut buf);
-        f(&mut w);
-        match w.finish() {
-            Ok(n) => break n,
-            Err(e) => buf.resize(e.required, 0),
-        }
-    };
-    buf.truncate(n);
-    // The writer only ever writes whole UTF-8 characters.
-    String::from_utf8(buf).unwrap_or_default()
 }
