@@ -136,6 +136,9 @@ pub struct PromptCall<'e> {
     pub prompt: usize,
     /// The arguments (an object of strings; `{}` when the request had none).
     pub arguments: Json<'e>,
+    /// The whole `params` (for what the layer does not name: `inputResponses` and
+    /// `requestState` of a 2026-07-28 retry, `_meta`, ...).
+    pub params: Json<'e>,
 }
 
 impl<'e> PromptCall<'e> {
@@ -350,6 +353,7 @@ pub(super) fn prompt<'e>(
         id,
         prompt: index,
         arguments: args,
+        params,
     })))
 }
 
