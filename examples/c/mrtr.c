@@ -33,9 +33,11 @@ typedef struct { const char *key, *method, *params; } input;
 /* How many times each list "changed" (test_trigger_*), process-wide: over HTTP every 2026-07-28 request and every
  * subscriptions/listen stream is a session of its own, so the trigger's session tells the others through these. */
 static uint64_t tools_changed, prompts_changed;
-static struct { uint64_t tools, prompts; } seen[1 + HTTP_SESSIONS]; /* the changes each session announced */
+/* The changes each session announced, and its era once known (0 not yet, 1 legacy, 2 2026-07-28). */
+static struct { uint64_t tools, prompts; int era; } seen[1 + HTTP_SESSIONS];
 static char text[8192], field_buf[4096];
-void lists_reset(void) { seen[current].tools = tools_changed; seen[current].prompts = prompts_changed; }
+static void lists_seen(void) { seen[current].tools = tools_changed; seen[current].prompts = prompts_changed; }
+void lists_reset(void) { lists_seen(); seen[current].era = 0; }
 static void notify(uint32_t change, size_t *count) {
   if (picomcp_session_notify(sess, change, S(NULL), count) == PICOMCP_STATUS_QUEUE_FULL) flush(), picomcp_session_notify(sess, change, S(NULL), count);
 }
@@ -44,11 +46,14 @@ uint64_t lists_catch_up(uint64_t now) {
   if (seen[current].tools != tools_changed || seen[current].prompts != prompts_changed) {
     if (seen[current].tools != tools_changed) notify(PICOMCP_CHANGE_TOOLS_LIST_CHANGED, NULL);
     if (seen[current].prompts != prompts_changed) notify(PICOMCP_CHANGE_PROMPTS_LIST_CHANGED, NULL);
-    lists_reset(); flush();
+    lists_seen(); flush();
   }
   if (!http) return PICOMCP_NO_DEADLINE; /* stdio: one session, which announced its own changes */
-  picomcp_session_version(sess, &version); picomcp_version_has(version, PICOMCP_FEATURE_INPUT_REQUIRED, &modern);
-  return modern ? now + LIST_POLL_MS : PICOMCP_NO_DEADLINE;
+  if (!seen[current].era && !picomcp_session_version(sess, &version) && version) { /* asked until negotiated */
+    picomcp_version_has(version, PICOMCP_FEATURE_INPUT_REQUIRED, &modern);
+    seen[current].era = modern ? 2 : 1;
+  }
+  return seen[current].era == 2 ? now + LIST_POLL_MS : PICOMCP_NO_DEADLINE;
 }
 /* One text block from a format; text that does not fit is an error result rather than cut. */
 static void say(uint32_t id, size_t tool, bool is_error, const char *fmt, ...) {
@@ -121,7 +126,7 @@ void mrtr_tool(uint32_t id, size_t tool, picomcp_str params) {
   if (tool == TRIGGER_TOOL_CHANGE || tool == TRIGGER_PROMPT_CHANGE) { /* our session announces it now, the others at their next look */
     if (tool == TRIGGER_TOOL_CHANGE) tools_changed++, notify(PICOMCP_CHANGE_TOOLS_LIST_CHANGED, &n);
     else prompts_changed++, notify(PICOMCP_CHANGE_PROMPTS_LIST_CHANGED, &n);
-    lists_reset();
+    lists_seen();
     say(id, tool, false, "List change announced (%lu notification(s) on this session)", (unsigned long)n);
     return;
   }
