@@ -1,7 +1,8 @@
-/* picomcp-demo-c: the C demo server over stdio (the demo contract's C subset) on picomcp's server layer:
- * C tables of tools, resource and prompts; the layer lists them, checks every call and shapes results for
- * the revision, so nothing here parses JSON-RPC or checks arguments. Loop: read(2) -> handle_bytes ->
- * poll_served -> write(2); poll(2) waits for input or the next timer (sleep's progress and answer). */
+/* picomcp-demo-c: the C demo server over stdio (the demo contract) on picomcp's server layer: C tables of
+ * tools, resources and prompts; the layer lists them, checks every call and shapes results for the revision,
+ * so nothing here parses JSON-RPC or checks arguments. The tools that ask the client are in ask.c and mrtr.c.
+ * Loop: read(2) -> handle_bytes -> poll_served -> write(2); poll(2) waits for input or the next timer (sleep's
+ * progress and answer, the logging and progress fixtures, the watched resource). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <poll.h>
