@@ -68,8 +68,7 @@ def make_app() -> Server:
     @app.tool
     def seen(ctx: Context) -> str:
         "What the handler sees: the request's state and client capabilities."
-        return json.dumps({"state": ctx.request_state,
-                           "caps": sorted(ctx.client_capabilities)})
+        return json.dumps({"state": ctx.request_state, "caps": ctx.client_capabilities})
 
     @app.tool
     async def careless(ctx: Context) -> str:
@@ -267,7 +266,13 @@ def test_modern_rounds_carried_by_state(lines):
 def test_modern_request_state_and_client_capabilities(lines):
     h = lines()
     got = json.loads(text_of(h.modern("tools/call", call("seen"), caps={"sampling": {}})))
-    assert got == {"state": None, "caps": ["sampling"]}
+    assert got == {"state": None, "caps": {"sampling": {}}}
+    # As the core read them: the flags it knows, nothing else.
+    got = json.loads(text_of(h.modern("tools/call", call("seen"), caps={
+        "elicitation": {"url": {}}, "sampling": {"tools": {}}, "roots": {"listChanged": True},
+        "experimental": {"x": {}}})))
+    assert got["caps"] == {"elicitation": {"url": {}}, "sampling": {"tools": {}},
+                           "roots": {"listChanged": True}}
     # A state the server did not seal is refused before the handler (the helper has a key).
     bad = h.modern("tools/call", call("seen", requestState="forged"))
     assert bad["error"]["code"] == -32602
@@ -327,8 +332,8 @@ def test_legacy_ask_and_ask_all_send_requests(lines):
     assert text_of(h.response(rid)) == "Gil/Paris"
     # The session's capabilities, and no state in this era.
     rid = h.request("tools/call", call("seen"))
-    assert json.loads(text_of(h.response(rid))) == {"state": None,
-                                                    "caps": ["elicitation", "sampling"]}
+    assert json.loads(text_of(h.response(rid))) == {
+        "state": None, "caps": {"elicitation": {"form": {}}, "sampling": {}}}
     # A prompt asks the same way.
     rid = h.request("prompts/get", {"name": "brief", "arguments": {"topic": "T"}})
     answer_requests(h, {"elicitation/create": accept(name="Hal")}, 1)
