@@ -528,9 +528,12 @@ def prompt_with_image(args, ctx):
 async def input_required_prompt(args, ctx):
     said = "none"
     if "elicitation" in ctx.client_capabilities:
-        answer = await ctx.ask("elicitation/create", form("What context should the prompt "
-                               "use?", context="string"), key="user_context")
-        said = content(answer, "context")
+        try:
+            answer = await ctx.ask("elicitation/create", form("What context should the "
+                                   "prompt use?", context="string"), key="user_context")
+            said = content(answer, "context")
+        except SendError:  # a legacy revision without elicitation (2024-11-05, 2025-03-26)
+            pass
     return [user(text("Use this context: %s" % said))]
 
 
