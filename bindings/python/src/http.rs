@@ -82,7 +82,10 @@ struct Tools(std::sync::Mutex<&'static [Annotated]>);
 
 impl Tools {
     fn table(&self) -> &'static [Annotated] {
-        *self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        *self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 

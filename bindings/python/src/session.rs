@@ -70,6 +70,9 @@ fn level(name: &str) -> PyResult<LogLevel> {
     })
 }
 
+/// A capability flag inside another and its member name.
+type Flag = (Caps, &'static str);
+
 /// Capabilities as the core read them (`Caps`), as the object the peer declares: a
 /// client's `roots` (`listChanged`), `sampling` (`tools`, `context`), `elicitation`
 /// (`form`, `url`), `tasks` (`list`, `cancel`); a server's `tools`, `resources`,
@@ -78,18 +81,29 @@ fn level(name: &str) -> PyResult<LogLevel> {
 pub(crate) fn caps_dict<'py>(py: Python<'py>, caps: Caps) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     // (the flag, its name, the flags inside it: `true` flags, or `{}` objects)
-    let table: [(Caps, &str, &[(Caps, &str)], bool); 9] = [
-        (Caps::ROOTS, "roots", &[(Caps::ROOTS_LIST_CHANGED, "listChanged")], true),
+    let table: [(Caps, &str, &[Flag], bool); 9] = [
+        (
+            Caps::ROOTS,
+            "roots",
+            &[(Caps::ROOTS_LIST_CHANGED, "listChanged")],
+            true,
+        ),
         (
             Caps::SAMPLING,
             "sampling",
-            &[(Caps::SAMPLING_TOOLS, "tools"), (Caps::SAMPLING_CONTEXT, "context")],
+            &[
+                (Caps::SAMPLING_TOOLS, "tools"),
+                (Caps::SAMPLING_CONTEXT, "context"),
+            ],
             false,
         ),
         (
             Caps::ELICITATION,
             "elicitation",
-            &[(Caps::ELICITATION_FORM, "form"), (Caps::ELICITATION_URL, "url")],
+            &[
+                (Caps::ELICITATION_FORM, "form"),
+                (Caps::ELICITATION_URL, "url"),
+            ],
             false,
         ),
         (
@@ -98,7 +112,12 @@ pub(crate) fn caps_dict<'py>(py: Python<'py>, caps: Caps) -> PyResult<Bound<'py,
             &[(Caps::TASKS_LIST, "list"), (Caps::TASKS_CANCEL, "cancel")],
             false,
         ),
-        (Caps::TOOLS, "tools", &[(Caps::TOOLS_LIST_CHANGED, "listChanged")], true),
+        (
+            Caps::TOOLS,
+            "tools",
+            &[(Caps::TOOLS_LIST_CHANGED, "listChanged")],
+            true,
+        ),
         (
             Caps::RESOURCES,
             "resources",
@@ -108,7 +127,12 @@ pub(crate) fn caps_dict<'py>(py: Python<'py>, caps: Caps) -> PyResult<Bound<'py,
             ],
             true,
         ),
-        (Caps::PROMPTS, "prompts", &[(Caps::PROMPTS_LIST_CHANGED, "listChanged")], true),
+        (
+            Caps::PROMPTS,
+            "prompts",
+            &[(Caps::PROMPTS_LIST_CHANGED, "listChanged")],
+            true,
+        ),
         (Caps::LOGGING, "logging", &[], false),
         (Caps::COMPLETIONS, "completions", &[], false),
     ];
