@@ -99,6 +99,7 @@ class Context:
         # The retry's answers and state as the binding read them (``Call``).
         self._responses = getattr(call, "input_responses", None)
         self._state = getattr(call, "request_state", None)
+        self._is_modern: bool | None = None
         self.request_id = request_id
         self.method = method
         self.params = params
@@ -154,8 +155,13 @@ class Context:
         return True
 
     def _modern(self) -> bool:
-        info = self._request_info()
-        return info is not None and info["modern"]
+        """Served under 2026-07-28 (read once: a request's era does not change)."""
+        if self._is_modern is None:
+            info = self._request_info()
+            if info is None:
+                return False
+            self._is_modern = bool(info["modern"])
+        return self._is_modern
 
     @property
     def request_state(self) -> str | None:
