@@ -79,6 +79,13 @@ def make_app() -> Server:
             return "swallowed"
         return "answered"
 
+    @app.tool
+    async def bad_form(ctx: Context) -> str:
+        "Asks with a form the content rules refuse (a nested object)."
+        await ctx.ask("elicitation/create", {"message": "?", "requestedSchema": {
+            "type": "object", "properties": {"x": {"type": "object"}}}})
+        return "asked"
+
     @app.prompt
     async def brief(topic: str, ctx: Context) -> str:
         "A prompt that asks first."
@@ -284,6 +291,13 @@ def test_modern_missing_capability_names_what_is_missing(lines):
     r = h.modern("tools/call", call("survey"), caps={"sampling": {}})
     assert r["error"]["code"] == -32021, r
     assert r["error"]["data"]["requiredCapabilities"] == {"elicitation": {}}, r
+    h.close()
+
+
+def test_modern_a_question_the_core_refuses_is_an_internal_error(lines):
+    h = lines()
+    r = h.modern("tools/call", call("bad_form"))
+    assert r["error"]["code"] == -32603 and "invalid input request" in r["error"]["message"], r
     h.close()
 
 

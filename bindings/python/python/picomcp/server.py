@@ -859,10 +859,14 @@ class Server:
             self._command(self.session.respond_input_required, rid, e.requests, e.state)
             return
         except RespondError as refused:
-            if ctx.method not in _MRTR_METHODS:  # completion/complete cannot ask
+            # InputNotAllowed: a capability the request lacks, or a method that cannot
+            # ask (completion/complete); anything else is a bad question (a form schema
+            # the content rules refuse, say) or a request already over.
+            if getattr(refused, "kind", "") != "InputNotAllowed" or \
+                    ctx.method not in _MRTR_METHODS or not e.capability:
                 self.diag("error", "cannot ask the client in %s: %s" % (ctx.method, refused))
-                self._answer_error(rid, INTERNAL_ERROR,
-                                   "Internal error: %s cannot ask the client" % ctx.method)
+                self._answer_error(rid, INTERNAL_ERROR, "Internal error: cannot ask the "
+                                   "client in %s: %s" % (ctx.method, refused))
                 return
         except Exception as e2:  # a question that cannot be sent (not JSON, say)
             self.diag("error", "cannot ask in request %d: %r" % (rid, e2))
