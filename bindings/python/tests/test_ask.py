@@ -432,7 +432,8 @@ def test_http_mrtr_across_sessions_and_param_headers():
         def later(args, ctx):
             return "n=%d" % args["n"]
 
-        status, _, body = await h.request("POST", "/mcp", *post(6, "later", {"arguments": {"n": 2}}))
+        status, _, body = await h.request("POST", "/mcp", *post(
+            6, "later", {"arguments": {"n": 2}}))
         assert status == 400, body
         status, _, body = await h.request("POST", "/mcp", *post(
             7, "later", {"arguments": {"n": 2}}, (b"mcp-param-n", b"2")))

@@ -7,7 +7,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-from ._native import Session
+from ._native import RespondError, Session
 
 if TYPE_CHECKING:
     from .server import Server
@@ -85,6 +85,40 @@ def _questions(asks: dict) -> tuple[dict, dict]:
 
 def _now() -> int:
     return int(time.monotonic() * 1000)
+
+
+def _answer_input_required(server: Server, ctx: Context, e: _InputRequired) -> None:
+    """``ctx.ask``/``ask_all`` asked in 2026-07-28: one ``input_required`` result with
+    every question and the state (sealed by the core when it has a key); -32021 naming
+    the capabilities the request did not declare, when the core refuses a question for
+    that; -32603 for a question it refuses otherwise."""
+    rid = ctx.request_id
+    try:
+        server._command(server.session.respond_input_required, rid, e.requests, e.state)
+        return
+    except RespondError as refused:
+        # InputNotAllowed: a capability the request lacks, or a method that cannot ask
+        # (completion/complete); anything else is a bad question (a form schema the
+        # content rules refuse, say) or a request already over.
+        if getattr(refused, "kind", "") != "InputNotAllowed" or \
+                ctx.method not in _MRTR_METHODS or not e.capability:
+            server.diag("error", "cannot ask the client in %s: %s" % (ctx.method, refused))
+            server._answer_error(rid, INTERNAL_ERROR, "Internal error: cannot ask the "
+                                 "client in %s: %s" % (ctx.method, refused))
+            return
+    except Exception as e2:  # a question that cannot be sent (not JSON, say)
+        server.diag("error", "cannot ask in request %d: %r" % (rid, e2))
+        server._answer_error(rid, INTERNAL_ERROR, "Internal error: %s" % e2)
+        return
+    # The request did not declare a client capability a question needs: name those it
+    # lacks (all of them when the core refused for a finer reason).
+    declared = ctx.client_capabilities
+    missing = {k: v for k, v in e.capability.items() if k not in declared}
+    try:
+        server._command(server.session.respond_missing_capability, rid,
+                        missing or e.capability)
+    except Exception as e2:
+        server.diag("warn", "cannot answer request %d: %s" % (rid, e2))
 
 
 class Context:

@@ -60,12 +60,12 @@ from urllib.parse import unquote
 from . import _schema
 from ._answer import _Answer
 from ._defs import _legacy, _present, _Prompt, _Resource, _sync, _Tool
-from ._context import (_MRTR_METHODS, INTERNAL_ERROR, INVALID_PARAMS, Context, McpError,
-                       ResourceNotFound, ToolError, _InputRequired, _now)
+from ._context import (INTERNAL_ERROR, INVALID_PARAMS, Context, McpError, ResourceNotFound,
+                       ToolError, _answer_input_required, _InputRequired, _now)
 from ._stdio import StdoutGuard
 from ._workers import Workers
 
-from ._native import Call, ConfigError, Event, QueueFull, RespondError, ServerLayer, Session
+from ._native import Call, ConfigError, Event, QueueFull, ServerLayer, Session
 
 __all__ = ["Context", "McpError", "ResourceNotFound", "Server", "ToolError"]
 
@@ -831,7 +831,7 @@ class Server:
         ``isError`` result (the message hidden with ``hide_errors``), ``McpError`` a
         JSON-RPC error; the traceback of an unexpected one goes to ``logging``."""
         if isinstance(e, _InputRequired):
-            self._input_required(ctx, e)
+            _answer_input_required(self, ctx, e)
             return
         if isinstance(e, McpError):
             self._answer_error(ctx.request_id, e.code, e.message, e.data)
@@ -848,39 +848,6 @@ class Server:
                 answer(ToolError(str(e) or type(e).__name__))
         else:
             self._answer_error(ctx.request_id, INTERNAL_ERROR, "Internal error: %s" % e)
-
-    def _input_required(self, ctx: Context, e: _InputRequired) -> None:
-        """``ctx.ask``/``ask_all`` asked in 2026-07-28: one ``input_required`` result with
-        every question and the state (sealed by the core when it has a key); -32021
-        naming the capabilities the request did not declare, when the core refuses a
-        question for that."""
-        rid = ctx.request_id
-        try:
-            self._command(self.session.respond_input_required, rid, e.requests, e.state)
-            return
-        except RespondError as refused:
-            # InputNotAllowed: a capability the request lacks, or a method that cannot
-            # ask (completion/complete); anything else is a bad question (a form schema
-            # the content rules refuse, say) or a request already over.
-            if getattr(refused, "kind", "") != "InputNotAllowed" or \
-                    ctx.method not in _MRTR_METHODS or not e.capability:
-                self.diag("error", "cannot ask the client in %s: %s" % (ctx.method, refused))
-                self._answer_error(rid, INTERNAL_ERROR, "Internal error: cannot ask the "
-                                   "client in %s: %s" % (ctx.method, refused))
-                return
-        except Exception as e2:  # a question that cannot be sent (not JSON, say)
-            self.diag("error", "cannot ask in request %d: %r" % (rid, e2))
-            self._answer_error(rid, INTERNAL_ERROR, "Internal error: %s" % e2)
-            return
-        # The request did not declare a client capability a question needs: name those
-        # it lacks (all of them when the core refused for a finer reason).
-        declared = ctx.client_capabilities
-        missing = {k: v for k, v in e.capability.items() if k not in declared}
-        try:
-            self._command(self.session.respond_missing_capability, rid,
-                          missing or e.capability)
-        except Exception as e2:
-            self.diag("warn", "cannot answer request %d: %s" % (rid, e2))
 
     def _answer_error(self, rid: int, code: int, message: str, data: Any = None) -> None:
         try:
