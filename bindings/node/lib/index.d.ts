@@ -879,6 +879,17 @@ export declare class ResourceNotFound extends McpError {
   uri: string | undefined
 }
 
+/**
+ * What `ctx.ask` / `ctx.askAll` throw in 2026-07-28 to end the handler with an
+ * `input_required` result (`requests`: `{key: {method, params}}`, `state`). Not a failure:
+ * a handler that catches every error must throw it on.
+ */
+export declare class InputRequired extends Error {
+  constructor(requests: { [key: string]: InputRequest }, state?: string | null)
+  requests: { [key: string]: InputRequest }
+  state: string | null | undefined
+}
+
 /** A content block of a tool result. */
 export interface ContentBlock {
   type: 'text' | 'image' | 'audio' | 'resource_link' | 'resource'

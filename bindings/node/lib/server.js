@@ -933,4 +933,4 @@ class Server {
 
 }
 
-module.exports = { Server, Context, McpError, ToolError, ResourceNotFound }
+module.exports = { Server, Context, McpError, ToolError, ResourceNotFound, InputRequired }

@@ -12,7 +12,7 @@ import http from 'node:http'
 import { PassThrough } from 'node:stream'
 import picomcp from '../lib/index.js'
 
-const { Server, ConfigError } = picomcp
+const { Server, ConfigError, InputRequired } = picomcp
 
 const T = { timeout: 20000 }
 const WAIT_MS = 5000 // only ever reached when something hangs
@@ -102,6 +102,14 @@ function askingApp (options = {}) {
     return `a=${got.a.content.name} b=${got.b.content.text} c=${got.c.roots.length} (state ${ctx.requestState})`
   })
   app.tool('caps', {}, (args, ctx) => JSON.stringify(ctx.clientCapabilities))
+  app.tool('guarded', {}, async (args, ctx) => {
+    try {
+      return (await ctx.ask(ELICIT, NAME_Q)).action
+    } catch (e) {
+      if (e instanceof InputRequired) throw e // a catch-all lets the question through
+      return 'swallowed'
+    }
+  })
   app.prompt('asks', {}, async (args, ctx) => {
     const a = await ctx.ask(ELICIT, NAME_Q, { key: 'ctx' })
     return [{ role: 'user', content: { type: 'text', text: `context: ${a.content.name}` } }]
@@ -127,6 +135,9 @@ test('2026-07-28 ctx.ask: the key and a sealed requestState; the retry resolves 
   // The handler saw no state the first time, the unsealed one on the retry.
   assert.deepEqual(w.app.seen.map((s) => s.state), [null, 'step-1'])
   assert.ok(w.app.seen.every((s) => s.modern))
+  // A handler that catches everything and throws InputRequired on: still a question.
+  const guarded = await w.modern(3, 'tools/call', { name: 'guarded', arguments: {} })
+  assert.deepEqual(Object.keys(guarded.result.inputRequests), ['elicitation'])
   assert.equal(await w.end(), 0)
 })
 
