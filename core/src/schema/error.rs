@@ -39,6 +39,12 @@ pub enum SchemaErrorKind {
     /// `$ref` targets outside the subschema tree (under unknown keywords) chain too far
     /// or too often to check.
     RefChainTooLong,
+    /// A keyword this build's validator leaves out (the core was built without its
+    /// `schema-full` feature; `picomcp::schema`'s module doc lists the subset).
+    Unsupported {
+        /// The keyword.
+        keyword: &'static str,
+    },
 }
 
 /// A schema [`Schema::new`](super::Schema::new) refused: where (a JSON Pointer into the
@@ -103,6 +109,10 @@ impl fmt::Display for SchemaError {
             SchemaErrorKind::RefChainTooLong => {
                 f.write_str("\"$ref\" targets outside the subschema tree chain too far to check")
             }
+            SchemaErrorKind::Unsupported { keyword } => write!(
+                f,
+                "\"{keyword}\" is not supported by this build (the core's `schema-full` feature)"
+            ),
         }
     }
 }

@@ -101,6 +101,28 @@ impl Kw {
         Self::from_name(key.unescape_into(&mut buf).ok()?)
     }
 
+    /// Whether this build's validator applies the keyword: all of them with the
+    /// `schema-full` feature; without it the subset a device's plain object schemas use
+    /// (the checker refuses a schema with any other, `SchemaErrorKind::Unsupported`).
+    /// `$defs`, `definitions` and `patternProperties` stay: they hold subschemas (checked
+    /// as usual) or change nothing but `additionalProperties`.
+    pub(crate) fn compiled(self) -> bool {
+        cfg!(feature = "schema-full")
+            || matches!(
+                self,
+                Kw::Type
+                    | Kw::Enum
+                    | Kw::Const
+                    | Kw::Properties
+                    | Kw::AdditionalProperties
+                    | Kw::Required
+                    | Kw::Items
+                    | Kw::Defs
+                    | Kw::Definitions
+                    | Kw::PatternProperties
+            )
+    }
+
     /// The keyword as written in a schema.
     pub(crate) fn name(self) -> &'static str {
         match self {
