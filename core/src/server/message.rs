@@ -87,6 +87,7 @@ pub(crate) fn internal_error(cmds: &mut Commands<'_, '_>, id: InboundId, e: Resp
 
 /// A call of a definition the caller's scopes do not allow: -32602 naming the scopes it
 /// needs (the HTTP endpoint's 403 carries them in `WWW-Authenticate` as well).
+#[cfg(feature = "scopes")]
 #[inline(never)]
 pub(crate) fn insufficient_scope(cmds: &mut Commands<'_, '_>, id: InboundId, needed: &str) {
     let message = line!(256, "Invalid params: insufficient scope (needs: {needed})");

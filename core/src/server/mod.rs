@@ -67,6 +67,9 @@ use crate::json::{Json, JsonWriter};
 use crate::protocol::{Feature, Method, ProtocolVersion};
 use crate::session::{Commands, Event};
 
+#[cfg(not(feature = "scopes"))]
+use access::Access;
+#[cfg(feature = "scopes")]
 pub use access::{Access, MAX_SCOPES};
 pub use call::{
     Call, CompleteCall, CompleteTarget, MAX_ESCAPED_URI, PromptCall, ReadCall, ReadTarget, ToolCall,
@@ -242,7 +245,7 @@ impl<'a> Server<'a> {
     /// fits (the client is never left waiting while there is room to say so); drain the
     /// queue more often if that happens.
     pub fn handle<'e>(&self, event: Event<'e>, cmds: &mut Commands<'_, '_>) -> Handled<'e> {
-        self.handle_as(event, cmds, Access::ALL)
+        self.handle_with(event, cmds, Access::ALL)
     }
 
     /// [`handle`](Self::handle) for a caller granted `access` (the verified principal of
@@ -250,7 +253,19 @@ impl<'a> Server<'a> {
     /// the definitions whose scopes it holds, and a `tools/call`, `resources/read` or
     /// `prompts/get` of any other is answered -32602 naming the scopes it needs (the HTTP
     /// endpoint has usually answered it 403 before; this is the check of record).
+    #[cfg(feature = "scopes")]
     pub fn handle_as<'e>(
+        &self,
+        event: Event<'e>,
+        cmds: &mut Commands<'_, '_>,
+        access: Access<'_>,
+    ) -> Handled<'e> {
+        self.handle_with(event, cmds, access)
+    }
+
+    /// [`handle_as`](Self::handle_as); without the `scopes` feature `access` is a
+    /// stand-in that allows everything, and the checks compile away.
+    fn handle_with<'e>(
         &self,
         event: Event<'e>,
         cmds: &mut Commands<'_, '_>,
@@ -261,6 +276,7 @@ impl<'a> Server<'a> {
         };
         let params = params.unwrap_or(Json::EMPTY_OBJECT);
         let version = cmds.version();
+        #[cfg(feature = "scopes")]
         if !access.all {
             let needed = self.required_scopes(method, params);
             if !access.allows(needed) {
