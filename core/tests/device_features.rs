@@ -10,6 +10,10 @@
 //! `scopes`: without it the definitions' scopes are not enforced (no `Access`, no
 //! `Server::handle_as`): every caller sees and calls everything, as through
 //! `Server::handle` in every build.
+//!
+//! `templates`, `completions`: without them `Server::new` refuses a resource template or
+//! a completable argument (`DefinitionErrorKind::Unsupported`), and `completion/complete`
+//! is the host's (no `completions` capability: the core answers -32601).
 
 #![allow(unused_imports, unused_variables, dead_code)]
 
@@ -177,5 +181,52 @@ fn scopes_are_enforced_only_with_the_feature() {
         let (out, called) = serve(&server, &call, Some(0));
         assert!(!called && out.contains("insufficient scope"), "{out}");
         assert!(serve(&server, &call, Some(1)).1);
+    }
+}
+
+#[cfg(feature = "server")]
+#[test]
+fn templates_and_completions_are_refused_at_start_up_without_their_features() {
+    use picomcp::server::{
+        Catalog, DefinitionErrorKind, Options, Prompt, PromptArgument, ResourceTemplate, Server,
+    };
+    let templates = [ResourceTemplate::new("file:///{path}", "files")];
+    let with_template = Catalog {
+        templates: &templates,
+        ..Catalog::EMPTY
+    };
+    let args = [PromptArgument::new("topic").completable()];
+    let prompts = [Prompt::new("p").arguments(&args)];
+    let with_completion = Catalog {
+        prompts: &prompts,
+        ..Catalog::EMPTY
+    };
+    for (catalog, feature, on) in [
+        (with_template, "templates", cfg!(feature = "templates")),
+        (
+            with_completion,
+            "completions",
+            cfg!(feature = "completions"),
+        ),
+    ] {
+        match Server::new(catalog, Options::DEFAULT) {
+            Ok(server) => {
+                assert!(on, "{feature}");
+                let mut caps = [0u8; picomcp::server::CAPABILITIES_MAX];
+                let caps = server.capabilities(&mut caps).unwrap().as_raw();
+                assert_eq!(
+                    caps.contains("completions"),
+                    feature == "completions",
+                    "{caps}"
+                );
+            }
+            Err(e) => {
+                assert!(!on, "{feature}: {e}");
+                assert!(
+                    matches!(e.kind, DefinitionErrorKind::Unsupported { feature: f } if f == feature)
+                );
+                assert!(e.to_string().contains(feature), "{e}");
+            }
+        }
     }
 }

@@ -298,6 +298,7 @@ impl<'a> Server<'a> {
             Method::PromptsGet => call::prompt(self, cmds, id, params),
             // Nothing completable: not the layer's (no `completions` capability; the
             // host answers -32601 in 2024-11-05, which has no capability to gate it).
+            #[cfg(feature = "completions")]
             Method::CompletionComplete if self.completable() => {
                 call::complete(self, cmds, id, params)
             }
@@ -317,11 +318,13 @@ impl<'a> Server<'a> {
 impl Server<'_> {
     /// A prompt argument or template is completable (`completions` is declared).
     fn completable(&self) -> bool {
+        // Without `completions`, `Server::new` refused any completable definition.
         let c = &self.catalog;
-        c.templates.iter().any(|t| t.completable)
-            || c.prompts
-                .iter()
-                .any(|p| p.arguments.iter().any(|a| a.completable))
+        cfg!(feature = "completions") && c.templates.iter().any(|t| t.completable)
+            || cfg!(feature = "completions")
+                && c.prompts
+                    .iter()
+                    .any(|p| p.arguments.iter().any(|a| a.completable))
     }
 }
 
