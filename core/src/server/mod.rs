@@ -170,6 +170,20 @@ impl<'a> Server<'a> {
         Ok(Server { catalog, options })
     }
 
+    /// A server over tables that [`Server::new`] accepted elsewhere, as a `const`: a
+    /// device checks its `const` tables at build time (a build script calling
+    /// `Server::new` on the same tables, with the same core features) and carries neither
+    /// the catalog check nor the schema checker (about 3.8 KiB of flash on thumbv7em);
+    /// the optimiser also sees what the tables lack (templates, completable arguments).
+    ///
+    /// The caller guarantees that `Server::new(catalog, options)` is `Ok` in this build.
+    /// Tables that would fail it are served as written, with unspecified answers (never
+    /// undefined behaviour: the core has no `unsafe`). `examples/firmware/build.rs` shows
+    /// the build-time check.
+    pub const fn new_unchecked(catalog: Catalog<'a>, options: Options) -> Self {
+        Server { catalog, options }
+    }
+
     /// The tables.
     pub fn catalog(&self) -> &Catalog<'a> {
         &self.catalog
