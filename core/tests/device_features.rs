@@ -69,6 +69,18 @@ fn the_subset_validates_in_every_build() {
         let e = s.validate(Json::new(bad).unwrap()).unwrap_err();
         assert_eq!(e.to_string(), message, "{bad}");
     }
+    // A keyword spelled with an escape is the keyword.
+    let s = Schema::new(r#"{"typ\u0065":"string"}"#).unwrap();
+    assert!(s.validate(Json::new("1").unwrap()).is_err());
+    // With `patternProperties` (not supported) `additionalProperties` is not applied.
+    let s = Schema::new(
+        r#"{"patternProperties":{"^x":{}},"additionalProperties":false,"properties":{"a":{}}}"#,
+    )
+    .unwrap();
+    assert!(s.validate(Json::new(r#"{"b":1}"#).unwrap()).is_ok());
+    // `$defs` holds subschemas that apply nowhere by themselves.
+    let s = Schema::new(r#"{"$defs":{"n":{"type":"number"}},"type":"string"}"#).unwrap();
+    assert!(s.validate(Json::new(r#""x""#).unwrap()).is_ok());
 }
 
 #[cfg(not(feature = "schema-full"))]

@@ -100,7 +100,7 @@ impl<'s> Object<'s> {
         self.siblings.get_or_insert_with(|| {
             let mut sib = Siblings::default();
             for (key, v) in s.members() {
-                let slot = match Kw::of(key) {
+                let slot = match Kw::applied(key) {
                     Some(Kw::Properties) => &mut sib.properties,
                     Some(Kw::PrefixItems) => &mut sib.prefix_items,
                     Some(Kw::Items) => &mut sib.items,
@@ -297,7 +297,7 @@ impl<'s> Validator<'s> {
         }
         let mut obj = Object { s, siblings: None };
         for (key, v) in s.members() {
-            let Some(kw) = Kw::of(key) else { continue };
+            let Some(kw) = Kw::applied(key) else { continue };
             self.keyword(kw, v, &mut obj, i, depth)?;
         }
         Ok(())
