@@ -238,6 +238,9 @@ fn start(server: &Server<'_>, max_line: Option<usize>, now: u64) -> Session<'sta
             inbound: Slice::Borrowed(&mut *addr_of_mut!(IN_SLOTS)),
             outbound: Slice::Borrowed(&mut *addr_of_mut!(OUT_SLOTS)),
             info: Slice::Borrowed(&mut *addr_of_mut!(INFO)),
+            // `--features core-defaults` (the client role's tool pins; none here).
+            #[cfg(feature = "core-defaults")]
+            pins: Slice::Borrowed(&mut []),
         }
     };
     match Session::new(&config, storage, now) {
