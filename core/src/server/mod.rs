@@ -333,12 +333,14 @@ impl Server<'_> {
     /// A prompt argument or template is completable (`completions` is declared).
     fn completable(&self) -> bool {
         // Without `completions`, `Server::new` refused any completable definition.
+        if !cfg!(feature = "completions") {
+            return false;
+        }
         let c = &self.catalog;
-        cfg!(feature = "completions") && c.templates.iter().any(|t| t.completable)
-            || cfg!(feature = "completions")
-                && c.prompts
-                    .iter()
-                    .any(|p| p.arguments.iter().any(|a| a.completable))
+        c.templates.iter().any(|t| t.completable)
+            || c.prompts
+                .iter()
+                .any(|p| p.arguments.iter().any(|a| a.completable))
     }
 }
 
