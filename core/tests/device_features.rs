@@ -141,7 +141,15 @@ fn serve(server: &picomcp::server::Server<'_>, line: &str, granted: Option<u64>)
     (config.arena_bytes, config.batch_bytes) = (0, 0);
     let mut mem: StaticStorage<2048, 4096, 4096, 4, 2, 512> = StaticStorage::new();
     let mut session = Session::new(&config, mem.as_storage(), 0).unwrap();
-    let bytes = format!("{line}\n");
+    // Without the modern era: the legacy handshake first, then the request without `_meta`.
+    let bytes = if cfg!(feature = "modern") {
+        format!("{line}\n")
+    } else {
+        format!(
+            "{INIT}\n{INITIALIZED}\n{}\n",
+            line.replace(&format!(",{META}"), "")
+        )
+    };
     assert_eq!(session.handle_bytes(0, bytes.as_bytes()), bytes.len());
     let mut called = false;
     while let Some((event, mut cmds)) = session.poll_event_split() {
@@ -167,6 +175,10 @@ fn serve(server: &picomcp::server::Server<'_>, line: &str, granted: Option<u64>)
 }
 
 #[cfg(feature = "server")]
+const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+#[cfg(feature = "server")]
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+#[cfg(feature = "server")]
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
 
 #[cfg(feature = "server")]
@@ -179,7 +191,8 @@ fn scopes_are_enforced_only_with_the_feature() {
         ..Catalog::EMPTY
     };
     let server = Server::new(catalog, Options::DEFAULT).unwrap();
-    let list = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{{META}}}}}"#);
+    let list =
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"x":0,{META}}}}}"#);
     let call = format!(
         r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"secret",{META}}}}}"#
     );
