@@ -412,6 +412,9 @@ fn check(ctx: &str, exp: &Value, r: &Resp, vars: &mut HashMap<String, String>) {
     }
 }
 
+/// A stream kept open by name: its handle, and the head the client got first.
+type Opened = (StreamHandle, u16, Vec<(String, String)>);
+
 fn run(path: &std::path::Path) {
     let text = std::fs::read_to_string(path).unwrap();
     let mut steps = text
@@ -423,7 +426,7 @@ fn run(path: &std::path::Path) {
     let name = path.file_name().unwrap().to_string_lossy().to_string();
     let mut vars: HashMap<String, String> = HashMap::new();
     // Open streams by name: the handle, and the head the client got first.
-    let mut streams: HashMap<String, (StreamHandle, u16, Vec<(String, String)>)> = HashMap::new();
+    let mut streams: HashMap<String, Opened> = HashMap::new();
     let mut last = Resp::default();
     for (n, step) in steps.enumerate() {
         let ctx = format!("{name} step {} {step}", n + 2);
