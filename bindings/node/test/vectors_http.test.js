@@ -1,10 +1,11 @@
 'use strict'
 // Runs the Streamable HTTP vectors in tests/vectors/http/*.jsonl (format: tests/vectors/
 // README.md, "Streamable HTTP endpoint") through the Node binding's `Endpoint`, as
-// lib/http.js drives it for `node:http`: `bearerToken` then the scripted verifier's claims,
-// `handleRequest`, `session.handleMessage` on the slot's session, the `ServerLayer` with
-// the principal's scopes, `collect`, then `pollResponse`/`advance` until the stream ends or
-// waits. A mirror of the Rust runner (core/tests/vectors_http.rs).
+// lib/http.js drives it for `node:http`: `setTools` with the layer, `bearerToken` then the
+// scripted verifier's claims, `handleRequest`, `session.handleMessage` on the slot's
+// session, the `ServerLayer` with the principal's scopes, `collect`, then
+// `pollResponse`/`advance` until the stream ends or waits. A mirror of the Rust runner
+// (core/tests/vectors_http.rs).
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const { readdirSync, readFileSync } = require('node:fs')
@@ -14,12 +15,8 @@ const { Session, ServerLayer, Endpoint } = require('../lib/index.js')
 const DIR = join(__dirname, '..', '..', '..', 'tests', 'vectors', 'http')
 
 // Known gaps of this binding: reported as `todo` (a failure does not fail the run) until
-// fixed; drop the entry then.
-const GAPS = {
-  // The binding's Endpoint takes no tool schemas (EndpointConfig.tools is None): the
-  // Mcp-Param-{Name} headers of x-mcp-header arguments are not checked (MODERN §13.2 MUST).
-  'modern_params.jsonl': "the binding's Endpoint does not check Mcp-Param-* headers"
-}
+// fixed; drop the entry then. None now.
+const GAPS = {}
 
 const NOTIFY = {
   tools_list_changed: 'notifications/tools/list_changed',
@@ -101,6 +98,8 @@ function run (file) {
   }
   for (const k of Object.keys(options)) if (options[k] === undefined) delete options[k]
   const ep = new Endpoint(options)
+  // As lib/http.js does: the tools' x-mcp-header annotations (Mcp-Param-* checks).
+  ep.setTools(layer)
   const tokens = (auth && auth.tokens) || {}
   const unixS = (auth && auth.unix_s) || 0
   const line = Math.max(spec.max_body ?? 8192, 8192)

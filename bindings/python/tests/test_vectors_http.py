@@ -1,9 +1,10 @@
 """The Streamable HTTP vectors (``tests/vectors/http/*.jsonl``, format: ``tests/vectors/
 README.md``, "Streamable HTTP endpoint"), run through the Python binding's ``Endpoint``
-as its ASGI adapter drives it (``_asgi.py``): ``handle_request`` with the scripted
-verifier, ``Session.handle_message`` on the slot's session, the ``ServerLayer`` with the
-principal's scopes, ``collect``, then ``poll_response``/``advance`` until the stream ends
-or waits. A mirror of the Rust runner (``core/tests/vectors_http.rs``).
+as its ASGI adapter drives it (``_asgi.py``): ``set_tools`` with the layer,
+``handle_request`` with the scripted verifier, ``Session.handle_message`` on the slot's
+session, the ``ServerLayer`` with the principal's scopes, ``collect``, then
+``poll_response``/``advance`` until the stream ends or waits. A mirror of the Rust runner
+(``core/tests/vectors_http.rs``).
 """
 
 from __future__ import annotations
@@ -21,13 +22,8 @@ VECTORS = Path(__file__).resolve().parents[3] / "tests" / "vectors" / "http"
 FILES = sorted(VECTORS.glob("*.jsonl"))
 
 # Known gaps of this binding, each a failing expectation until fixed (strict xfail: a
-# file that starts to pass fails the run, so the list cannot go stale).
-GAPS = {
-    # Endpoint() takes no tool schemas (EndpointConfig.tools is None), so the
-    # Mcp-Param-{Name} headers of x-mcp-header arguments are not checked (MODERN §13.2
-    # MUST).
-    "modern_params.jsonl": "the binding's Endpoint does not check Mcp-Param-* headers",
-}
+# file that starts to pass fails the run, so the list cannot go stale). None now.
+GAPS: dict = {}
 
 JSON_FIELDS = ("inputSchema", "outputSchema", "annotations", "icons", "execution", "_meta")
 
@@ -121,6 +117,8 @@ class Runner:
         if auth is not None:
             kw["auth"] = {k: v for k, v in auth.items() if k not in ("tokens", "unix_s")}
         self.ep = Endpoint(slots=spec.get("slots", 4), streams=spec.get("streams", 8), **kw)
+        # As _asgi.py does: the tools' x-mcp-header annotations (Mcp-Param-* checks).
+        self.ep.set_tools(self.layer)
         self.versions = spec.get("versions")
         self.line = max(spec.get("max_body", 8192), 8192)
         self.state_key = spec.get("state_key")
