@@ -236,10 +236,37 @@ fn config() -> Criterion {
 
 criterion_group! { name = benches; config = config(); targets = parse, framing }
 
-/// `PICOMCP_FRAMING_LOOP=NAME:N` runs one framing variant N times and exits, for
-/// `perf stat -e cycles:u,instructions:u`: counts that the load of a shared machine does
-/// not move the way it moves wall-clock time.
+/// The variants of the mixed-corpus parse group by name (see `main`): each parses every
+/// line of the corpus once and counts the lines accepted.
+fn parse_variant(name: &str, corpus: &[(&'static str, String)]) -> usize {
+    let each = |f: &dyn Fn(&str) -> bool| corpus.iter().filter(|(_, l)| f(black_box(l))).count();
+    match name {
+        "picomcp" => each(&ours),
+        "picomcp_json_only" => each(&|l| picomcp::json::Json::new(l).is_ok()),
+        "serde_ignored_any" => {
+            each(&|l| serde_json::from_slice::<serde::de::IgnoredAny>(l.as_bytes()).is_ok())
+        }
+        _ => panic!("unknown parse variant {name}"),
+    }
+}
+
+/// `PICOMCP_FRAMING_LOOP=NAME:N` runs one framing variant N times and exits, and
+/// `PICOMCP_PARSE_LOOP=NAME:N` one parse variant (`picomcp`, `picomcp_json_only`,
+/// `serde_ignored_any`) over the mixed corpus, for `perf stat -e cycles:u,instructions:u`
+/// or `valgrind --tool=callgrind`: counts that the load of a shared machine does not move
+/// the way it moves wall-clock time.
 fn main() {
+    if let Ok(spec) = std::env::var("PICOMCP_PARSE_LOOP") {
+        let (name, n) = spec.split_once(':').expect("NAME:N");
+        let n: usize = n.parse().expect("N");
+        let corpus = corpus();
+        let mut acc = 0usize;
+        for _ in 0..n {
+            acc += parse_variant(name, &corpus);
+        }
+        println!("{name} x{n}: {acc}");
+        return;
+    }
     if let Ok(spec) = std::env::var("PICOMCP_FRAMING_LOOP") {
         let (name, n) = spec.split_once(':').expect("NAME:N");
         let n: usize = n.parse().expect("N");
