@@ -252,14 +252,17 @@ fn parse_variant(name: &str, corpus: &[(&'static str, String)]) -> usize {
 
 /// `PICOMCP_FRAMING_LOOP=NAME:N` runs one framing variant N times and exits, and
 /// `PICOMCP_PARSE_LOOP=NAME:N` one parse variant (`picomcp`, `picomcp_json_only`,
-/// `serde_ignored_any`) over the mixed corpus, for `perf stat -e cycles:u,instructions:u`
+/// `serde_ignored_any`) over the mixed corpus (`NAME@LINE:N`: over its line LINE only), for `perf stat -e cycles:u,instructions:u`
 /// or `valgrind --tool=callgrind`: counts that the load of a shared machine does not move
 /// the way it moves wall-clock time.
 fn main() {
     if let Ok(spec) = std::env::var("PICOMCP_PARSE_LOOP") {
         let (name, n) = spec.split_once(':').expect("NAME:N");
         let n: usize = n.parse().expect("N");
-        let corpus = corpus();
+        // `NAME@LINE` parses only the corpus line named LINE.
+        let (name, only) = name.split_once('@').unwrap_or((name, ""));
+        let mut corpus = corpus();
+        corpus.retain(|(l, _)| only.is_empty() || *l == only);
         let mut acc = 0usize;
         for _ in 0..n {
             acc += parse_variant(name, &corpus);
