@@ -58,9 +58,9 @@ pub(crate) fn string_end(b: &[u8], mut pos: usize) -> Option<usize> {
     }
 }
 
-/// `pos` at `-` or a digit.
+/// `pos` at `-` or a digit; returns the offset after the number.
 #[inline(always)]
-fn number_end(b: &[u8], mut pos: usize) -> Option<usize> {
+pub(crate) fn number_end(b: &[u8], mut pos: usize) -> Option<usize> {
     if b.get(pos) == Some(&b'-') {
         pos += 1;
     }

@@ -13,7 +13,7 @@
 
 use super::parse::{Member, Spans};
 use crate::json::MAX_DEPTH_CAP;
-use crate::json::scan_fast::{skip_ws, string_end, value_end};
+use crate::json::scan_fast::{number_end, skip_ws, string_end, value_end};
 
 /// Scans the object at `pos` (at `{`) as a whole message's envelope, recording the
 /// envelope members in `top` and the first `error` member's object members in
@@ -117,8 +117,11 @@ fn members<const ERROR_OBJECT: bool>(
             let mut unused = Spans::NONE;
             members::<false>(b, pos, depth + 1, max_depth, error_object, &mut unused)?
         } else if b.get(pos) == Some(&b'"') {
-            // Most envelope values are short strings: no call into the value scanner.
+            // Most envelope values are short strings or numbers (`id`, `code`): no call
+            // into the value scanner.
             string_end(b, pos + 1)? + 1
+        } else if matches!(b.get(pos), Some(b'-' | b'0'..=b'9')) {
+            number_end(b, pos)?
         } else {
             value_end(b, pos, room)?
         };
