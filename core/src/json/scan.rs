@@ -239,74 +239,57 @@ fn stop_bits(w: u64) -> u64 {
     (ctrl | q | bs) & HI
 }
 
-/// The stop bytes of a 16-byte block: each byte of the result is `0xff` where the block
-/// has `"`, `\` or a control character, else 0. Written as a map over the array so that
-/// the compiler emits vector compares (SSE2 on every x86-64: `pminub`, `pcmpeqb`, `por`),
-/// 16 bytes for about the cost of one 8-byte word of the bit trick.
-#[cfg(not(target_os = "none"))]
-#[inline(always)]
-fn stop_bytes16(w: &[u8; 16]) -> [u8; 16] {
-    w.map(|c| {
-        if (c < 0x20) | (c == b'"') | (c == b'\\') {
-            0xff
-        } else {
-            0
-        }
-    })
-}
-
-/// The offset in a block of its first stop byte, from [`stop_bytes16`]; `None` when it
-/// has none.
-#[cfg(not(target_os = "none"))]
-#[inline(always)]
-fn first_stop16(w: &[u8; 16]) -> Option<usize> {
-    let m = u128::from_le_bytes(stop_bytes16(w));
-    let (lo, hi) = (m as u64, (m >> 64) as u64);
-    if lo != 0 {
-        Some((lo.trailing_zeros() / 8) as usize)
-    } else if hi != 0 {
-        Some(8 + (hi.trailing_zeros() / 8) as usize)
-    } else {
-        None
-    }
-}
-
 /// The offset of the first byte at or after `pos` that ends a plain run inside a string
 /// (`"`, `\` or a control character), or `b.len()`.
 ///
-/// Blocks of 16 bytes are tested at once with vector compares (exact position from the
-/// lowest flagged byte); the last few bytes of the input, fewer than a block, a word of 8
-/// at a time with the bit trick and then byte by byte.
+/// Words of 8 bytes are tested at once (exact position from the lowest flagged byte);
+/// long runs are skipped 32 bytes at a time with a branch-free test that the compiler
+/// turns into vector compares.
 #[cfg(not(target_os = "none"))]
 #[inline(always)]
-pub(super) fn find_string_stop(b: &[u8], pos: usize) -> usize {
-    if let Some(w) = b.get(pos..).and_then(|r| r.first_chunk::<16>()) {
-        return match first_stop16(w) {
-            Some(i) => pos + i,
-            None => find_string_stop_long(b, pos + 16),
-        };
+pub(super) fn find_string_stop(b: &[u8], mut pos: usize) -> usize {
+    if let Some(w) = b.get(pos..).and_then(|r| r.first_chunk::<8>()) {
+        let m = stop_bits(u64::from_le_bytes(*w));
+        if m != 0 {
+            return pos + (m.trailing_zeros() / 8) as usize;
+        }
+        return find_string_stop_long(b, pos + 8);
     }
-    find_string_stop_tail(b, pos)
+    while let Some(&c) = b.get(pos) {
+        if STRING_STOPS[c as usize] {
+            break;
+        }
+        pos += 1;
+    }
+    pos
 }
 
-/// [`find_string_stop`] past the first block.
+/// [`find_string_stop`] past the first word.
 #[inline(never)]
 #[cfg(not(target_os = "none"))]
 fn find_string_stop_long(b: &[u8], mut pos: usize) -> usize {
-    while let Some(w) = b.get(pos..).and_then(|r| r.first_chunk::<16>()) {
-        if let Some(i) = first_stop16(w) {
-            return pos + i;
+    // Most strings end within a few words; only long runs use the block test.
+    for _ in 0..3 {
+        let Some(w) = b.get(pos..).and_then(|r| r.first_chunk::<8>()) else {
+            break;
+        };
+        let m = stop_bits(u64::from_le_bytes(*w));
+        if m != 0 {
+            return pos + (m.trailing_zeros() / 8) as usize;
         }
-        pos += 16;
+        pos += 8;
     }
-    find_string_stop_tail(b, pos)
-}
-
-/// [`find_string_stop`] on fewer than 16 bytes before the end of the input.
-#[inline(never)]
-#[cfg(not(target_os = "none"))]
-fn find_string_stop_tail(b: &[u8], mut pos: usize) -> usize {
-    if let Some(w) = b.get(pos..).and_then(|r| r.first_chunk::<8>()) {
+    while let Some(block) = b.get(pos..).and_then(|r| r.first_chunk::<32>()) {
+        let mut any = false;
+        for &c in block {
+            any |= (c < 0x20) | (c == b'"') | (c == b'\\');
+        }
+        if any {
+            break;
+        }
+        pos += 32;
+    }
+    while let Some(w) = b.get(pos..).and_then(|r| r.first_chunk::<8>()) {
         let m = stop_bits(u64::from_le_bytes(*w));
         if m != 0 {
             return pos + (m.trailing_zeros() / 8) as usize;
