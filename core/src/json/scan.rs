@@ -253,6 +253,15 @@ pub(super) fn find_string_stop(b: &[u8], mut pos: usize) -> usize {
         if m != 0 {
             return pos + (m.trailing_zeros() / 8) as usize;
         }
+        // Keys and short values of 9 to 16 bytes ("description", "inputSchema") end in
+        // the second word: tested here, without the call.
+        if let Some(w) = b.get(pos + 8..).and_then(|r| r.first_chunk::<8>()) {
+            let m = stop_bits(u64::from_le_bytes(*w));
+            if m != 0 {
+                return pos + 8 + (m.trailing_zeros() / 8) as usize;
+            }
+            return find_string_stop_long(b, pos + 16);
+        }
         return find_string_stop_long(b, pos + 8);
     }
     while let Some(&c) = b.get(pos) {

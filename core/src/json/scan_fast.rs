@@ -58,9 +58,9 @@ pub(crate) fn string_end(b: &[u8], mut pos: usize) -> Option<usize> {
     }
 }
 
-/// `pos` at `-` or a digit.
+/// `pos` at `-` or a digit; returns the offset after the number.
 #[inline(always)]
-fn number_end(b: &[u8], mut pos: usize) -> Option<usize> {
+pub(crate) fn number_end(b: &[u8], mut pos: usize) -> Option<usize> {
     if b.get(pos) == Some(&b'-') {
         pos += 1;
     }
@@ -102,8 +102,12 @@ pub(crate) fn value_end(b: &[u8], mut pos: usize, room: usize) -> Option<usize> 
     let mut stack: u64 = 0;
     let mut depth: u32 = 0;
     'value: loop {
-        pos = skip_ws(b, pos);
-        match *b.get(pos)? {
+        let mut c = *b.get(pos)?;
+        if c <= b' ' {
+            pos = skip_ws(b, pos);
+            c = *b.get(pos)?;
+        }
+        match c {
             b'"' => pos = string_end(b, pos + 1)? + 1,
             c @ (b'{' | b'[') => {
                 if depth >= room {
@@ -134,8 +138,13 @@ pub(crate) fn value_end(b: &[u8], mut pos: usize, room: usize) -> Option<usize> 
             if depth == 0 {
                 return Some(pos);
             }
-            pos = skip_ws(b, pos);
-            let c = *b.get(pos)?;
+            // Compact JSON has no whitespace here: the byte is read once, and skipped
+            // over only when it is a space or a control character.
+            let mut c = *b.get(pos)?;
+            if c <= b' ' {
+                pos = skip_ws(b, pos);
+                c = *b.get(pos)?;
+            }
             let in_obj = stack & 1 == 1;
             if c == b',' {
                 pos += 1;

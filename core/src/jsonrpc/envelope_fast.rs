@@ -11,10 +11,9 @@
 //! so the two together give exactly the exact scan's results and errors; only valid
 //! messages, nearly all of the traffic, take this path.
 
-use super::parse::{ENVELOPE, ERROR_MEMBERS, Member, Spans};
+use super::parse::{Member, Spans};
 use crate::json::MAX_DEPTH_CAP;
-use crate::json::scan_fast::{skip_ws, string_end, value_end};
-use crate::json::short_eq;
+use crate::json::scan_fast::{number_end, skip_ws, string_end, value_end};
 
 /// Scans the object at `pos` (at `{`) as a whole message's envelope, recording the
 /// envelope members in `top` and the first `error` member's object members in
@@ -29,18 +28,47 @@ pub(super) fn scan(
     top: &mut Spans,
     error_object: &mut Spans,
 ) -> Option<usize> {
-    members::<true>(b, pos, 1, max_depth, &ENVELOPE, top, error_object)
+    members::<true>(b, pos, 1, max_depth, top, error_object)
 }
 
-/// An object at nesting level `depth` whose members named in `names` are recorded in
-/// `found`; with `ERROR_OBJECT`, the first `error` member's object goes to `error_object`.
+/// The bit (in [`ENVELOPE`](super::parse::ENVELOPE) order, that is [`Member`] order) of
+/// the envelope member an unescaped key names, 0 for any other key. A `match` on the
+/// bytes compiles to a switch on the length and one or two word compares, where a search
+/// of the name table compares the key with each name in turn.
+#[inline(always)]
+fn envelope_bit(key: &[u8]) -> u8 {
+    1 << match key {
+        b"jsonrpc" => Member::JsonRpc as u8,
+        b"id" => Member::Id as u8,
+        b"method" => Member::Method as u8,
+        b"params" => Member::Params as u8,
+        b"result" => Member::Result as u8,
+        b"error" => Member::Error as u8,
+        _ => return 0,
+    }
+}
+
+/// The bit (in [`ERROR_MEMBERS`](super::parse::ERROR_MEMBERS) order) of the error object
+/// member an unescaped key names, 0 for any other key.
+#[inline(always)]
+fn error_member_bit(key: &[u8]) -> u8 {
+    match key {
+        b"code" => 1,
+        b"message" => 2,
+        b"data" => 4,
+        _ => 0,
+    }
+}
+
+/// An object at nesting level `depth` whose named members are recorded in `found`: with
+/// `ERROR_OBJECT` the envelope members, and the first `error` member's object goes to
+/// `error_object`; without, the members of an error object.
 #[inline(always)]
 fn members<const ERROR_OBJECT: bool>(
     b: &[u8],
     pos: usize,
     depth: usize,
     max_depth: usize,
-    names: &[&str],
     found: &mut Spans,
     error_object: &mut Spans,
 ) -> Option<usize> {
@@ -68,13 +96,16 @@ fn members<const ERROR_OBJECT: bool>(
         }
         pos = skip_ws(b, pos + 1);
         let key = b.get(key_start..key_end)?;
-        // A name with an escape could still equal one of `names` once unescaped: that
+        // A name with an escape could still name a member once unescaped: that
         // rare case is the exact scan's.
-        let which = match names.iter().position(|n| short_eq(n.as_bytes(), key)) {
-            Some(i) => 1u8 << i,
-            None if key.contains(&b'\\') => return None,
-            None => 0,
+        let which = if ERROR_OBJECT {
+            envelope_bit(key)
+        } else {
+            error_member_bit(key)
         };
+        if which == 0 && key.contains(&b'\\') {
+            return None;
+        }
         found.dup |= found.seen & which;
         found.seen |= which;
         let value_start = pos;
@@ -84,18 +115,13 @@ fn members<const ERROR_OBJECT: bool>(
             && b.get(pos) == Some(&b'{')
         {
             let mut unused = Spans::NONE;
-            members::<false>(
-                b,
-                pos,
-                depth + 1,
-                max_depth,
-                &ERROR_MEMBERS,
-                error_object,
-                &mut unused,
-            )?
+            members::<false>(b, pos, depth + 1, max_depth, error_object, &mut unused)?
         } else if b.get(pos) == Some(&b'"') {
-            // Most envelope values are short strings: no call into the value scanner.
+            // Most envelope values are short strings or numbers (`id`, `code`): no call
+            // into the value scanner.
             string_end(b, pos + 1)? + 1
+        } else if matches!(b.get(pos), Some(b'-' | b'0'..=b'9')) {
+            number_end(b, pos)?
         } else {
             value_end(b, pos, room)?
         };
@@ -144,6 +170,25 @@ mod tests {
             );
         }
         fast.is_some()
+    }
+
+    #[test]
+    fn member_bits_follow_the_name_tables() {
+        use super::super::parse::{ENVELOPE, ERROR_MEMBERS};
+        for (i, n) in ENVELOPE.iter().enumerate() {
+            assert_eq!(envelope_bit(n.as_bytes()), 1 << i, "{n}");
+            assert_eq!(error_member_bit(n.as_bytes()), 0, "{n}");
+        }
+        for (i, n) in ERROR_MEMBERS.iter().enumerate() {
+            assert_eq!(error_member_bit(n.as_bytes()), 1 << i, "{n}");
+            assert_eq!(envelope_bit(n.as_bytes()), 0, "{n}");
+        }
+        for k in [
+            "", "i", "ID", "ids", "jsonrpc ", "Method", "err", "codes", "dat",
+        ] {
+            assert_eq!(envelope_bit(k.as_bytes()), 0, "{k}");
+            assert_eq!(error_member_bit(k.as_bytes()), 0, "{k}");
+        }
     }
 
     #[test]
