@@ -60,7 +60,7 @@ pub enum ExchangeKind {
     Delete,
 }
 
-/// What the head of a response says its body is ([`HttpClient::handle_response_head`]).
+/// What the head of a response says its body is ([`HttpClient::handle_response_head`](super::HttpClient::handle_response_head)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ResponseKind {
     /// An interim (1xx) head: read the next head.
@@ -68,21 +68,21 @@ pub enum ResponseKind {
     /// A success without a body (202 for a notification): nothing for the session.
     Accepted,
     /// A success with a body that is not an SSE stream: read it whole, then give it to
-    /// [`HttpClient::handle_message`] (one JSON message).
+    /// [`HttpClient::handle_message`](super::HttpClient::handle_message) (one JSON message).
     Json,
     /// An SSE stream: give the data of every event whose data is not empty to
-    /// [`HttpClient::handle_message`].
+    /// [`HttpClient::handle_message`](super::HttpClient::handle_message).
     EventStream,
-    /// An error status: read the body whole, give it to [`HttpClient::handle_message`]
+    /// An error status: read the body whole, give it to [`HttpClient::handle_message`](super::HttpClient::handle_message)
     /// when it is not empty (it may be the JSON-RPC answer), then call
-    /// [`HttpClient::handle_end`].
+    /// [`HttpClient::handle_end`](super::HttpClient::handle_end).
     Error {
         /// The status code.
         status: u16,
     },
 }
 
-/// What to do once a response has ended ([`HttpClient::handle_end`]).
+/// What to do once a response has ended ([`HttpClient::handle_end`](super::HttpClient::handle_end)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Next {
     /// Nothing more for this exchange.
@@ -99,7 +99,7 @@ pub enum Next {
         /// The status code.
         status: u16,
     },
-    /// Wait this long, then GET again with `Last-Event-ID` ([`HttpClient::write_get`]):
+    /// Wait this long, then GET again with `Last-Event-ID` ([`HttpClient::write_get`](super::HttpClient::write_get)):
     /// a request's stream to resume, or the server stream to reopen.
     Reconnect {
         /// Milliseconds to wait (the server's `retry` hint, or the configured default).
@@ -191,7 +191,7 @@ impl core::fmt::Display for CaptureError {
 
 impl core::error::Error for CaptureError {}
 
-/// One request written ([`HttpClient::write_post`], [`HttpClient::write_delete`]).
+/// One request written ([`HttpClient::write_post`](super::HttpClient::write_post), [`HttpClient::write_delete`](super::HttpClient::write_delete)).
 #[derive(Clone, Copy, Debug)]
 pub struct Started {
     /// The state of the exchange: keep it with the connection, pass it to the
@@ -203,7 +203,7 @@ pub struct Started {
 
 /// One HTTP exchange in flight: a POST of a message (and the GETs resuming its stream),
 /// the server stream, or the DELETE. Small and `Copy`: the caller keeps it next to its
-/// connection while the shared state stays in the [`HttpClient`].
+/// connection while the shared state stays in the [`HttpClient`](super::HttpClient).
 #[derive(Clone, Copy, Debug)]
 pub struct Exchange {
     pub(super) kind: ExchangeKind,
