@@ -7,6 +7,7 @@
  */
 
 const INVALID_PARAMS = -32602
+const native = require('./addon.js').load()
 // The default input-request key of each question a server may ask, and the client
 // capability it needs.
 const ASKS = {
@@ -160,12 +161,15 @@ class Context {
       return Object.fromEntries(keys.map((k, i) => [k, answers[i]]))
     }
     if (this._retryError) throw new McpError(INVALID_PARAMS, this._retryError)
+    // Which answers count is the core's rule (`Retry::answer`, as in Python): an object,
+    // and with `state` only when the retry echoed exactly that state (the round's own).
+    const answered = new Set(this._responses
+      ? native.retryAnswered(JSON.stringify({ inputResponses: this._responses, requestState: this.requestState }), Object.keys(requests), state ?? null)
+      : [])
     const answers = {}
     const missing = {}
     for (const [k, q] of Object.entries(requests)) {
-      // An answer counts when it is an object (a result of the method asked).
-      const a = this._responses && Object.hasOwn(this._responses, k) ? this._responses[k] : undefined
-      if (isObject(a)) answers[k] = a
+      if (answered.has(k)) answers[k] = this._responses[k]
       else missing[k] = { method: q.method, params: q.params ?? {} }
     }
     if (Object.keys(missing).length) throw new InputRequired(missing, state ?? null)

@@ -412,6 +412,10 @@ class Call:
     def retry_error(self) -> str | None:
         """`tool`, `read`, `prompt`: the core's -32602 message when the retry members are
         invalid (`inputResponses` not an object, `requestState` not a string)."""
+    @property
+    def params_json(self) -> str:
+        """`tool`, `read`, `prompt`: the request's params as JSON text, as the core read
+        them (what `answered` asks the core about); `""` for `complete`."""
     def answered(self, keys: list[str], state: str | None = None) -> list[str]:
         """Of `keys`, those the retry answers for a question asked with `state` (the core's
         rule: an object answer, and with `state` the retry echoed exactly that state)."""

@@ -65,9 +65,9 @@ pub(crate) struct Call {
     /// call arrived (a tampered, foreign or expired state never gets here); without one
     /// it is whatever the client sent: never trust it then.
     request_state: Option<String>,
-    /// The request's params as JSON text (for `answered`, which asks the core).
-    #[pyo3(get = false)]
-    raw: String,
+    /// `tool`, `read` and `prompt`: the request's params as JSON text, as the core read
+    /// them (what `answered` asks the core about); `""` for `complete`.
+    params_json: String,
 }
 
 impl Call {
@@ -115,7 +115,7 @@ impl Call {
             input_responses: None,
             retry_error: None,
             request_state: None,
-            raw: String::new(),
+            params_json: String::new(),
         };
         if !matches!(call, CoreCall::Complete(_)) {
             // The core reads the retry members (the same rules and texts as in Node).
@@ -128,7 +128,7 @@ impl Call {
                 }
                 Err(message) => out.retry_error = Some(message),
             }
-            out.raw = json.as_raw().to_owned();
+            out.params_json = json.as_raw().to_owned();
         }
         match call {
             CoreCall::Tool(c) => {
@@ -199,7 +199,9 @@ impl Call {
     /// echoed exactly that state). `[]` when the retry members are invalid or absent.
     #[pyo3(signature = (keys, state=None))]
     fn answered(&self, keys: Vec<String>, state: Option<&str>) -> Vec<String> {
-        let Ok(retry) = Json::new(&self.raw).map_err(drop).and_then(|p| Retry::of(p).map_err(drop))
+        let Ok(retry) = Json::new(&self.params_json)
+            .map_err(drop)
+            .and_then(|p| Retry::of(p).map_err(drop))
         else {
             return Vec::new();
         };
