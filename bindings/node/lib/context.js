@@ -51,7 +51,7 @@ class InputRequired extends Error {
 class Context {
   /**
    * `call`: what the core read from a 2026-07-28 call (the `call` event's
-   * `inputResponses`, `requestState`, `retryError`, `clientCapabilities`).
+   * `inputResponses`, `requestState`, `retryError`).
    */
   constructor (server, id, method, params, call = {}) {
     this.server = server
@@ -68,7 +68,6 @@ class Context {
     this.requestState = call.requestState ?? null
     this._responses = call.inputResponses ?? null
     this._retryError = call.retryError ?? null
-    this._declared = call.clientCapabilities ?? null
     /** The negotiated protocol revision. */
     this.version = server.session.version
     /**
@@ -88,10 +87,12 @@ class Context {
   /** True when the request is served under 2026-07-28 (questions are `input_required`). */
   get modern () { const i = this.session.requestInfo(this.requestId); return !!(i && i.modern) }
   /**
-   * The client capabilities that count for this request: in 2026-07-28 those the request
-   * declared (`_meta`), in the legacy era those of the session's `initialize`.
+   * The client capabilities that count for this request, as the core read them (what its
+   * capability gate checks; the same answer as in Python): in 2026-07-28 those the request
+   * declared (`_meta`), in the legacy era those of the session's `initialize`. `{}` once
+   * the request is answered.
    */
-  get clientCapabilities () { return this._declared ?? this.server._peerCapabilities ?? {} }
+  get clientCapabilities () { const i = this.session.requestInfo(this.requestId); return i ? i.clientCapabilities : {} }
   /** What the server's `lifespan` function gave. */
   get state () { return this.server.state }
   /** True once the client cancelled this request. */

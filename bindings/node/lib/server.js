@@ -599,8 +599,6 @@ class Server {
         return
       }
       case 'negotiated':
-        // The legacy era's client capabilities (`ctx.clientCapabilities`).
-        this._peerCapabilities = isObject(ev.peer) && isObject(ev.peer.capabilities) ? ev.peer.capabilities : {}
         return this.diag('info', `protocol ${ev.version}, client ${JSON.stringify(ev.peer && ev.peer.clientInfo)}`)
       case 'peer_violation': return this.diag('info', `peer violation: ${ev.text}`)
       case 'closed':

@@ -32,6 +32,7 @@ function makeApp () {
   })
   app.tool('link', {}, async (args, ctx) =>
     'url:' + (await ctx.ask(ELICIT, { mode: 'url', message: 'Open', url: 'https://example.com/x' })).action)
+  app.tool('caps', {}, (args, ctx) => JSON.stringify(ctx.clientCapabilities))
   app.prompt('brief', {}, async (args, ctx) =>
     [{ role: 'user', content: { type: 'text', text: 'for:' + (await ctx.ask(ELICIT, form('Who?'), { key: 'who' })).action } }])
   app.resource('test://asked', { mimeType: 'text/plain' }, async (uri, ctx) =>
@@ -95,7 +96,8 @@ function check (step, got) {
     assert.equal('requestState' in result, expect.state)
   } else {
     assert.equal(result.resultType ?? 'complete', 'complete', JSON.stringify(result))
-    assert.equal(textOf(step.method, result), expect.text)
+    if ('json' in expect) assert.deepEqual(JSON.parse(textOf(step.method, result)), expect.json)
+    else assert.equal(textOf(step.method, result), expect.text)
   }
 }
 

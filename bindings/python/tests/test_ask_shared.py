@@ -51,6 +51,10 @@ def make_app() -> Server:
                                    "url": "https://example.com/x"})
         return "url:" + a["action"]
 
+    @app.tool
+    def caps(ctx: Context) -> str:
+        return json.dumps(ctx.client_capabilities)
+
     @app.prompt
     async def brief(ctx: Context) -> str:
         a = await ctx.ask(*form("Who?"), key="who")
@@ -90,7 +94,11 @@ def check(step: dict, got: dict) -> None:
         assert ("requestState" in result) == expect["state"], result
     else:
         assert result.get("resultType", "complete") == "complete", result
-        assert text_of(step["method"], result) == expect["text"], result
+        text = text_of(step["method"], result)
+        if "json" in expect:
+            assert json.loads(text) == expect["json"], text
+        else:
+            assert text == expect["text"], result
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
