@@ -269,17 +269,28 @@ impl Caps {
     /// The shape of the capabilities object: each top-level flag, its member name, the
     /// flags inside it with theirs, and whether those inner members are `true` (else `{}`).
     pub const MEMBERS: [CapsMember; 9] = [
-        (Caps::ROOTS, "roots", &[(Caps::ROOTS_LIST_CHANGED, "listChanged")], true),
+        (
+            Caps::ROOTS,
+            "roots",
+            &[(Caps::ROOTS_LIST_CHANGED, "listChanged")],
+            true,
+        ),
         (
             Caps::SAMPLING,
             "sampling",
-            &[(Caps::SAMPLING_TOOLS, "tools"), (Caps::SAMPLING_CONTEXT, "context")],
+            &[
+                (Caps::SAMPLING_TOOLS, "tools"),
+                (Caps::SAMPLING_CONTEXT, "context"),
+            ],
             false,
         ),
         (
             Caps::ELICITATION,
             "elicitation",
-            &[(Caps::ELICITATION_FORM, "form"), (Caps::ELICITATION_URL, "url")],
+            &[
+                (Caps::ELICITATION_FORM, "form"),
+                (Caps::ELICITATION_URL, "url"),
+            ],
             false,
         ),
         (
@@ -288,7 +299,12 @@ impl Caps {
             &[(Caps::TASKS_LIST, "list"), (Caps::TASKS_CANCEL, "cancel")],
             false,
         ),
-        (Caps::TOOLS, "tools", &[(Caps::TOOLS_LIST_CHANGED, "listChanged")], true),
+        (
+            Caps::TOOLS,
+            "tools",
+            &[(Caps::TOOLS_LIST_CHANGED, "listChanged")],
+            true,
+        ),
         (
             Caps::RESOURCES,
             "resources",
@@ -298,7 +314,12 @@ impl Caps {
             ],
             true,
         ),
-        (Caps::PROMPTS, "prompts", &[(Caps::PROMPTS_LIST_CHANGED, "listChanged")], true),
+        (
+            Caps::PROMPTS,
+            "prompts",
+            &[(Caps::PROMPTS_LIST_CHANGED, "listChanged")],
+            true,
+        ),
         (Caps::LOGGING, "logging", &[], false),
         (Caps::COMPLETIONS, "completions", &[], false),
     ];

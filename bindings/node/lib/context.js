@@ -131,7 +131,9 @@ class Context {
    * `input_required` result asking it (with `state` as its `requestState`), or -32021 when
    * the request did not declare the capability; the client retries with the answer, the
    * handler runs again from the start, and this call resolves with that answer.
-   * `key` defaults to the kind of question (`elicitation`, `sampling`, `roots`).
+   * `key` defaults to the kind of question (`elicitation`, `sampling`, `roots`). With
+   * `state`, an answer counts only when the retry echoed that state (the core's rule, as
+   * in Python): give each round of a handler its own state.
    */
   async ask (method, params, { key, state, timeoutMs = 60000 } = {}) {
     if (typeof method !== 'string') throw new TypeError('ask: method must be a string')
