@@ -132,7 +132,8 @@ export declare class NativeSession {
   isSubscribed(uri: string): boolean
   /**
    * The peer's open request `id`: was it cancelled, did it ask for progress, is it
-   * modern, which log level did it ask for. Null once answered.
+   * modern, which log level did it ask for, which client capabilities count for it.
+   * Null once answered.
    */
   requestInfo(id: number): RequestInfo | null
   /**
@@ -393,8 +394,6 @@ export interface Event {
    * not an object, `requestState` that is not a string.
    */
   retryError?: string
-  /** The client capabilities the request declared (`_meta`). */
-  clientCapabilitiesJson?: string
 }
 
 /**
@@ -428,6 +427,11 @@ export interface RequestInfo {
   logLevel?: string
   hasProgressToken: boolean
   cancelled: boolean
+  /**
+   * The client capabilities that count for the request, as the core read them
+   * (`Caps::json`): what a 2026-07-28 request declared, else the session's.
+   */
+  clientCapabilitiesJson: string
 }
 
 /** Options of `sendRequest`. */
@@ -437,6 +441,15 @@ export interface RequestOptionsJs {
   resetTimeoutOnProgress?: boolean
   maxTotalMs?: number
 }
+
+/**
+ * Of `keys`, those a 2026-07-28 retry answers for a question asked with `state`: the
+ * core's rule (`picomcp::server::Retry::answer`, the Python helper's too): the answer is
+ * an object, and with `state` the retry echoed exactly that state. `retry` is the JSON
+ * text of `{inputResponses, requestState}` as the core read them from the call; `[]`
+ * when it is not valid retry members.
+ */
+export declare function retryAnswered(retry: string, keys: Array<string>, state?: string | undefined | null): Array<string>
 
 /**
  * Whether `target` (an absolute path or a `file:` URI) lies inside one of `roots` (the

@@ -841,4 +841,5 @@ module.exports.NativeSession = nativeBinding.NativeSession
 module.exports.featureNames = nativeBinding.featureNames
 module.exports.features = nativeBinding.features
 module.exports.protocolVersions = nativeBinding.protocolVersions
+module.exports.retryAnswered = nativeBinding.retryAnswered
 module.exports.rootsContain = nativeBinding.rootsContain

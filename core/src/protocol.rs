@@ -257,6 +257,101 @@ impl Caps {
         }
         c
     }
+
+    /// The capabilities object these flags stand for, as JSON text (`{"elicitation":
+    /// {"form":{}},"sampling":{}}`): only what the core recognises, in [`Caps::MEMBERS`]
+    /// order; an empty `elicitation: {}` read as `{"form":{}}`. What a binding shows a
+    /// handler as the client's capabilities, so it sees what the capability gate checks.
+    pub fn json(self) -> impl core::fmt::Display {
+        CapsJson(self)
+    }
+
+    /// The shape of the capabilities object: each top-level flag, its member name, the
+    /// flags inside it with theirs, and whether those inner members are `true` (else `{}`).
+    pub const MEMBERS: [CapsMember; 9] = [
+        (
+            Caps::ROOTS,
+            "roots",
+            &[(Caps::ROOTS_LIST_CHANGED, "listChanged")],
+            true,
+        ),
+        (
+            Caps::SAMPLING,
+            "sampling",
+            &[
+                (Caps::SAMPLING_TOOLS, "tools"),
+                (Caps::SAMPLING_CONTEXT, "context"),
+            ],
+            false,
+        ),
+        (
+            Caps::ELICITATION,
+            "elicitation",
+            &[
+                (Caps::ELICITATION_FORM, "form"),
+                (Caps::ELICITATION_URL, "url"),
+            ],
+            false,
+        ),
+        (
+            Caps::TASKS,
+            "tasks",
+            &[(Caps::TASKS_LIST, "list"), (Caps::TASKS_CANCEL, "cancel")],
+            false,
+        ),
+        (
+            Caps::TOOLS,
+            "tools",
+            &[(Caps::TOOLS_LIST_CHANGED, "listChanged")],
+            true,
+        ),
+        (
+            Caps::RESOURCES,
+            "resources",
+            &[
+                (Caps::RESOURCES_SUBSCRIBE, "subscribe"),
+                (Caps::RESOURCES_LIST_CHANGED, "listChanged"),
+            ],
+            true,
+        ),
+        (
+            Caps::PROMPTS,
+            "prompts",
+            &[(Caps::PROMPTS_LIST_CHANGED, "listChanged")],
+            true,
+        ),
+        (Caps::LOGGING, "logging", &[], false),
+        (Caps::COMPLETIONS, "completions", &[], false),
+    ];
+}
+
+/// One entry of [`Caps::MEMBERS`]: a flag, its member name, the flags inside it with their
+/// names, and whether the inner members are booleans (`true`) rather than objects (`{}`).
+pub type CapsMember = (Caps, &'static str, &'static [(Caps, &'static str)], bool);
+
+/// [`Caps::json`].
+struct CapsJson(Caps);
+
+impl core::fmt::Display for CapsJson {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let mut outer = "{";
+        for (flag, name, inner, booleans) in Caps::MEMBERS {
+            if !self.0.contains(flag) {
+                continue;
+            }
+            write!(f, "{outer}\"{name}\":")?;
+            outer = ",";
+            let mut sep = "{";
+            for (i, n) in inner {
+                if self.0.contains(*i) {
+                    write!(f, "{sep}\"{n}\":{}", if booleans { "true" } else { "{}" })?;
+                    sep = ",";
+                }
+            }
+            f.write_str(if sep == "{" { "{}" } else { "}" })?;
+        }
+        f.write_str(if outer == "{" { "{}" } else { "}" })
+    }
 }
 
 /// Which side of the connection a session plays.
@@ -607,5 +702,27 @@ impl LogLevel {
     /// The level with this index (`level as u8`).
     pub fn from_index(i: u8) -> Option<LogLevel> {
         Self::ALL.get(i as usize).copied()
+    }
+}
+
+#[cfg(test)]
+mod caps_json_tests {
+    extern crate std;
+    use super::*;
+    use std::string::ToString;
+
+    #[test]
+    fn caps_as_json() {
+        let caps = |t: &str| Caps::from_json(Json::new(t).unwrap()).json().to_string();
+        assert_eq!(caps("{}"), "{}");
+        // An empty `elicitation` is form; unknown members and extensions are not kept.
+        assert_eq!(
+            caps(r#"{"elicitation":{},"sampling":{"tools":{}},"experimental":{"x":{}}}"#),
+            r#"{"sampling":{"tools":{}},"elicitation":{"form":{}}}"#
+        );
+        assert_eq!(
+            caps(r#"{"roots":{"listChanged":true},"elicitation":{"url":{}}}"#),
+            r#"{"roots":{"listChanged":true},"elicitation":{"url":{}}}"#
+        );
     }
 }

@@ -7,6 +7,7 @@
  */
 
 const INVALID_PARAMS = -32602
+const native = require('./addon.js').load()
 // The default input-request key of each question a server may ask, and the client
 // capability it needs.
 const ASKS = {
@@ -50,7 +51,7 @@ class InputRequired extends Error {
 class Context {
   /**
    * `call`: what the core read from a 2026-07-28 call (the `call` event's
-   * `inputResponses`, `requestState`, `retryError`, `clientCapabilities`).
+   * `inputResponses`, `requestState`, `retryError`).
    */
   constructor (server, id, method, params, call = {}) {
     this.server = server
@@ -67,7 +68,6 @@ class Context {
     this.requestState = call.requestState ?? null
     this._responses = call.inputResponses ?? null
     this._retryError = call.retryError ?? null
-    this._declared = call.clientCapabilities ?? null
     /** The negotiated protocol revision. */
     this.version = server.session.version
     /**
@@ -87,10 +87,12 @@ class Context {
   /** True when the request is served under 2026-07-28 (questions are `input_required`). */
   get modern () { const i = this.session.requestInfo(this.requestId); return !!(i && i.modern) }
   /**
-   * The client capabilities that count for this request: in 2026-07-28 those the request
-   * declared (`_meta`), in the legacy era those of the session's `initialize`.
+   * The client capabilities that count for this request, as the core read them (what its
+   * capability gate checks; the same answer as in Python): in 2026-07-28 those the request
+   * declared (`_meta`), in the legacy era those of the session's `initialize`. `{}` once
+   * the request is answered.
    */
-  get clientCapabilities () { return this._declared ?? this.server._peerCapabilities ?? {} }
+  get clientCapabilities () { const i = this.session.requestInfo(this.requestId); return i ? i.clientCapabilities : {} }
   /** What the server's `lifespan` function gave. */
   get state () { return this.server.state }
   /** True once the client cancelled this request. */
@@ -129,7 +131,9 @@ class Context {
    * `input_required` result asking it (with `state` as its `requestState`), or -32021 when
    * the request did not declare the capability; the client retries with the answer, the
    * handler runs again from the start, and this call resolves with that answer.
-   * `key` defaults to the kind of question (`elicitation`, `sampling`, `roots`).
+   * `key` defaults to the kind of question (`elicitation`, `sampling`, `roots`). With
+   * `state`, an answer counts only when the retry echoed that state (the core's rule, as
+   * in Python): give each round of a handler its own state.
    */
   async ask (method, params, { key, state, timeoutMs = 60000 } = {}) {
     if (typeof method !== 'string') throw new TypeError('ask: method must be a string')
@@ -160,12 +164,15 @@ class Context {
       return Object.fromEntries(keys.map((k, i) => [k, answers[i]]))
     }
     if (this._retryError) throw new McpError(INVALID_PARAMS, this._retryError)
+    // Which answers count is the core's rule (`Retry::answer`, as in Python): an object,
+    // and with `state` only when the retry echoed exactly that state (the round's own).
+    const answered = new Set(this._responses
+      ? native.retryAnswered(JSON.stringify({ inputResponses: this._responses, requestState: this.requestState }), Object.keys(requests), state ?? null)
+      : [])
     const answers = {}
     const missing = {}
     for (const [k, q] of Object.entries(requests)) {
-      // An answer counts when it is an object (a result of the method asked).
-      const a = this._responses && Object.hasOwn(this._responses, k) ? this._responses[k] : undefined
-      if (isObject(a)) answers[k] = a
+      if (answered.has(k)) answers[k] = this._responses[k]
       else missing[k] = { method: q.method, params: q.params ?? {} }
     }
     if (Object.keys(missing).length) throw new InputRequired(missing, state ?? null)

@@ -135,6 +135,12 @@ export interface RequestInfo {
   logLevel?: string | null
   hasProgressToken: boolean
   cancelled: boolean
+  /**
+   * The client capabilities that count for the request, as the core read them (the flags
+   * its capability gate checks; `elicitation: {}` as `{form: {}}`): what a 2026-07-28
+   * request declared, else the session's from `initialize`.
+   */
+  clientCapabilities: JsonObject
 }
 
 export type EventKind =
@@ -235,8 +241,6 @@ export interface Event {
   requestState?: string
   /** The -32602 message when `inputResponses` is not an object or `requestState` not a string. */
   retryError?: string
-  /** The client capabilities the request declared (`_meta`). */
-  clientCapabilities?: JsonObject
 }
 
 /**
@@ -827,7 +831,10 @@ export declare class Context {
   readonly requestState: string | null
   /** True when the request is served under 2026-07-28 (questions are `input_required`). */
   get modern(): boolean
-  /** The client capabilities: the request's (2026-07-28) or the session's (legacy). */
+  /**
+   * The client capabilities, as the core read them (what its capability gate checks, the
+   * same as Python's): the request's (2026-07-28) or the session's (legacy).
+   */
   get clientCapabilities(): JsonObject
   get controller(): AbortController
   /** Aborts when the client cancels this request. */

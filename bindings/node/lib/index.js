@@ -99,7 +99,12 @@ class Session {
   get logLevel () { return this.native.logLevel }
   isOpen (id) { return this.native.isOpen(id) }
   isSubscribed (uri) { return this.native.isSubscribed(uri) }
-  requestInfo (id) { return this.native.requestInfo(id) }
+  requestInfo (id) {
+    const i = this.native.requestInfo(id)
+    if (!i) return null
+    const { clientCapabilitiesJson, ...info } = i
+    return { ...info, clientCapabilities: JSON.parse(clientCapabilitiesJson) }
+  }
 
   /** Feeds bytes from the peer; returns how many were taken (fewer: drain, then re-offer). */
   handleBytes (nowMs, data) { return call(() => this.native.handleBytes(nowMs, Buffer.isBuffer(data) ? data : Buffer.from(data))) }

@@ -31,6 +31,8 @@ const { toolResult, contents, messages } = require('./results.js')
 const { describe, typedVars, isShape } = require('./schema.js')
 const { guardStdout } = require('./stdout.js')
 const { Context, McpError, ToolError, ResourceNotFound, InputRequired, ASKS, isObject } = require('./context.js')
+// The requests that may be answered with `input_required` (MODERN §8.2).
+const MRTR_METHODS = ['tools/call', 'prompts/get', 'resources/read']
 
 const INTERNAL_ERROR = -32603
 const LEVELS = ['error', 'warn', 'info', 'debug']
@@ -597,8 +599,6 @@ class Server {
         return
       }
       case 'negotiated':
-        // The legacy era's client capabilities (`ctx.clientCapabilities`).
-        this._peerCapabilities = isObject(ev.peer) && isObject(ev.peer.capabilities) ? ev.peer.capabilities : {}
         return this.diag('info', `protocol ${ev.version}, client ${JSON.stringify(ev.peer && ev.peer.clientInfo)}`)
       case 'peer_violation': return this.diag('info', `peer violation: ${ev.text}`)
       case 'closed':
@@ -709,15 +709,20 @@ class Server {
       try {
         this._command(() => this.session.respondInputRequired(ctx.requestId, e.requests, e.state))
       } catch (err) {
-        // The core refused the question: the request did not declare a client capability
-        // it needs (-32021 naming those), or nothing may be asked here.
+        // The core refused the question. InputNotAllowed in a request that may ask
+        // (MODERN §8.2): the request did not declare a client capability a question needs,
+        // -32021 naming those it lacks (all asked ones when the core refused for a finer
+        // reason, an undeclared elicitation mode). Anything else is -32603 (as in Python).
         const declared = ctx.clientCapabilities
+        const asked = {}
         const required = {}
         for (const q of Object.values(e.requests)) {
           const cap = (ASKS[q.method] || [])[1]
+          if (cap) asked[cap] = {}
           if (cap && !isObject(declared[cap])) required[cap] = {}
         }
-        if (err instanceof RespondError && Object.keys(required).length) {
+        if (err instanceof RespondError && err.kind === 'InputNotAllowed' && MRTR_METHODS.includes(ctx.method) && Object.keys(asked).length) {
+          if (!Object.keys(required).length) Object.assign(required, asked)
           try {
             this._command(() => this.session.respondMissingCapability(ctx.requestId, required))
           } catch (err2) {

@@ -85,8 +85,6 @@ pub struct Event {
     /// Why the retry members are invalid (the -32602 message): `inputResponses` that is
     /// not an object, `requestState` that is not a string.
     pub retry_error: Option<String>,
-    /// The client capabilities the request declared (`_meta`).
-    pub client_capabilities_json: Option<String>,
 }
 
 /// `tool_changed`: two tool digests (SHA-256 truncated to 128 bits), each as 32

@@ -73,3 +73,21 @@ pub fn roots_contain(
         Err(e) => Err(napi::Error::from_reason(format!("TypeError: {e}"))),
     }
 }
+
+/// Of `keys`, those a 2026-07-28 retry answers for a question asked with `state`: the
+/// core's rule (`picomcp::server::Retry::answer`, the Python helper's too): the answer is
+/// an object, and with `state` the retry echoed exactly that state. `retry` is the JSON
+/// text of `{inputResponses, requestState}` as the core read them from the call; `[]`
+/// when it is not valid retry members.
+#[napi_derive::napi]
+pub fn retry_answered(retry: String, keys: Vec<String>, state: Option<String>) -> Vec<String> {
+    let Some(r) = picomcp::json::Json::new(&retry)
+        .ok()
+        .and_then(|p| picomcp::server::Retry::of(p).ok())
+    else {
+        return Vec::new();
+    };
+    keys.into_iter()
+        .filter(|k| r.answer(k, state.as_deref()).is_some())
+        .collect()
+}

@@ -7,7 +7,6 @@
 
 use napi_derive::napi;
 use picomcp::json::{Json, JsonKind};
-use picomcp::protocol::meta::CLIENT_CAPABILITIES;
 use picomcp::server::{
     CAPABILITIES_MAX, Call, Catalog, CompleteTarget, Completion, Handled, Prompt, PromptArgument,
     ReadTarget, Resource, ResourceTemplate, ResultError, Retry, Server, Tool, ToolResult,
@@ -63,8 +62,8 @@ fn result_error(e: ResultError) -> napi::Error {
 }
 
 /// A 2026-07-28 call with what its retry carries (the core reads the members: the
-/// verified `requestState`, the `inputResponses` object) and the request's declared client
-/// capabilities.
+/// verified `requestState`, the `inputResponses` object). The request's client
+/// capabilities are in `requestInfo` (as the core read them).
 fn retry(mut e: Event, params: Json<'_>) -> Event {
     match Retry::of(params) {
         Ok(r) => {
@@ -75,10 +74,6 @@ fn retry(mut e: Event, params: Json<'_>) -> Event {
         }
         Err(message) => e.retry_error = Some(message.into()),
     }
-    e.client_capabilities_json = params
-        .get("_meta")
-        .and_then(|m| m.get(CLIENT_CAPABILITIES))
-        .map(|c| c.as_raw().to_owned());
     e
 }
 

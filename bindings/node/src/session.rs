@@ -223,7 +223,8 @@ impl NativeSession {
     }
 
     /// The peer's open request `id`: was it cancelled, did it ask for progress, is it
-    /// modern, which log level did it ask for. Null once answered.
+    /// modern, which log level did it ask for, which client capabilities count for it.
+    /// Null once answered.
     #[napi]
     pub fn request_info(&self, id: u32) -> Option<RequestInfo> {
         self.core
@@ -234,6 +235,14 @@ impl NativeSession {
                 log_level: i.log_level.map(|l| l.as_str().into()),
                 has_progress_token: i.has_progress_token,
                 cancelled: i.cancelled,
+                // The core's reading (the flags its capability gate checks), as in Python.
+                client_capabilities_json: if i.modern {
+                    i.client_capabilities
+                } else {
+                    self.core.peer_capabilities()
+                }
+                .json()
+                .to_string(),
             })
     }
 
@@ -531,6 +540,9 @@ pub struct RequestInfo {
     pub log_level: Option<String>,
     pub has_progress_token: bool,
     pub cancelled: bool,
+    /// The client capabilities that count for the request, as the core read them
+    /// (`Caps::json`): what a 2026-07-28 request declared, else the session's.
+    pub client_capabilities_json: String,
 }
 
 /// Options of `sendRequest`.

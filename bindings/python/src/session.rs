@@ -70,73 +70,12 @@ fn level(name: &str) -> PyResult<LogLevel> {
     })
 }
 
-/// A capability flag inside another and its member name.
-type Flag = (Caps, &'static str);
-
-/// Capabilities as the core read them (`Caps`), as the object the peer declares: a
-/// client's `roots` (`listChanged`), `sampling` (`tools`, `context`), `elicitation`
-/// (`form`, `url`), `tasks` (`list`, `cancel`); a server's `tools`, `resources`,
-/// `prompts` (`listChanged`, `subscribe`), `logging`, `completions`. Only what the core
+/// Capabilities as the core read them (`Caps`), as the object the peer declares: the
+/// core's shape (`Caps::MEMBERS`, as `Caps::json` renders for Node). Only what the core
 /// recognises: unknown members and extensions are not kept.
 pub(crate) fn caps_dict<'py>(py: Python<'py>, caps: Caps) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    // (the flag, its name, the flags inside it: `true` flags, or `{}` objects)
-    let table: [(Caps, &str, &[Flag], bool); 9] = [
-        (
-            Caps::ROOTS,
-            "roots",
-            &[(Caps::ROOTS_LIST_CHANGED, "listChanged")],
-            true,
-        ),
-        (
-            Caps::SAMPLING,
-            "sampling",
-            &[
-                (Caps::SAMPLING_TOOLS, "tools"),
-                (Caps::SAMPLING_CONTEXT, "context"),
-            ],
-            false,
-        ),
-        (
-            Caps::ELICITATION,
-            "elicitation",
-            &[
-                (Caps::ELICITATION_FORM, "form"),
-                (Caps::ELICITATION_URL, "url"),
-            ],
-            false,
-        ),
-        (
-            Caps::TASKS,
-            "tasks",
-            &[(Caps::TASKS_LIST, "list"), (Caps::TASKS_CANCEL, "cancel")],
-            false,
-        ),
-        (
-            Caps::TOOLS,
-            "tools",
-            &[(Caps::TOOLS_LIST_CHANGED, "listChanged")],
-            true,
-        ),
-        (
-            Caps::RESOURCES,
-            "resources",
-            &[
-                (Caps::RESOURCES_SUBSCRIBE, "subscribe"),
-                (Caps::RESOURCES_LIST_CHANGED, "listChanged"),
-            ],
-            true,
-        ),
-        (
-            Caps::PROMPTS,
-            "prompts",
-            &[(Caps::PROMPTS_LIST_CHANGED, "listChanged")],
-            true,
-        ),
-        (Caps::LOGGING, "logging", &[], false),
-        (Caps::COMPLETIONS, "completions", &[], false),
-    ];
-    for (flag, name, inner, booleans) in table {
+    for (flag, name, inner, booleans) in Caps::MEMBERS {
         if !caps.contains(flag) {
             continue;
         }

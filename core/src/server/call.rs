@@ -206,9 +206,23 @@ impl<'e> Retry<'e> {
         })
     }
 
-    /// The answer under `key`, when it is an object (a result of the method asked for;
-    /// anything else is no answer, and the question is asked again).
-    pub fn answer(&self, key: &str) -> Option<Json<'e>> {
+    /// The answer under `key` to a question asked in the round whose `requestState` is
+    /// `state`, when it is an object (a result of the method asked for; anything else is
+    /// no answer, and the question is asked again).
+    ///
+    /// The round rule (the same for every binding): a retry carries the answers to the
+    /// last `input_required` only, with that round's `requestState` echoed (MODERN §8.1,
+    /// §8.5). So with `state` given, an answer counts only when the retry echoed exactly
+    /// that state: a handler of several rounds gives each round its own state, and an
+    /// answer to a later round under the same key (the default key of two elicitations,
+    /// say) is never taken for an earlier round's. With `state` `None` an answer counts
+    /// whatever state came back (a handler of one round).
+    pub fn answer(&self, key: &str, state: Option<&str>) -> Option<Json<'e>> {
+        if let Some(state) = state
+            && !self.request_state.is_some_and(|s| s.eq_str(state))
+        {
+            return None;
+        }
         self.input_responses.get(key).filter(|a| a.is_object())
     }
 }
@@ -522,17 +536,27 @@ mod tests {
             r#"{"name":"t","inputResponses":{"a":{"action":"accept"},"b":1},"requestState":"s1"}"#,
         )
         .unwrap();
-        assert!(r.answer("a").is_some());
+        assert!(r.answer("a", None).is_some());
         assert!(
-            r.answer("b").is_none(),
+            r.answer("b", None).is_none(),
             "an answer that is not an object is no answer"
         );
-        assert!(r.answer("c").is_none());
+        assert!(r.answer("c", None).is_none());
+        // The round rule: with a state, only the round whose state came back.
+        assert!(r.answer("a", Some("s1")).is_some());
+        assert!(r.answer("a", Some("s2")).is_none());
+        assert!(r.answer("b", Some("s1")).is_none());
         assert!(r.request_state.is_some_and(|s| s.eq_str("s1")));
         // A first try, and `null` members, carry nothing.
         let r = of(r#"{"name":"t","inputResponses":null,"requestState":null}"#).unwrap();
         assert_eq!(r.input_responses.as_raw(), "{}");
         assert!(r.request_state.is_none());
+        let r = of(r#"{"inputResponses":{"a":{}}}"#).unwrap();
+        assert!(r.answer("a", None).is_some());
+        assert!(
+            r.answer("a", Some("s1")).is_none(),
+            "no state came back: not the answer to a round that had one"
+        );
         assert_eq!(
             of(r#"{"inputResponses":[1]}"#).unwrap_err(),
             "Invalid params: `inputResponses` must be an object"

@@ -131,8 +131,10 @@ class Context:
                  call: Any = None) -> None:
         self._server = server
         # The retry's answers and state as the binding read them (``Call``).
-        self._responses = getattr(call, "input_responses", None)
+        self._call = call
+        self._responses = getattr(call, "input_responses", None) or {}
         self._state = getattr(call, "request_state", None)
+        self._retry_error = getattr(call, "retry_error", None)
         self._is_modern: bool | None = None
         self.request_id = request_id
         self.method = method
@@ -217,15 +219,16 @@ class Context:
         info = self._request_info()
         return info["client_capabilities"] if info is not None else {}
 
-    def _answers(self, state: str | None) -> dict:
-        """The retry's answers that count: those that are objects, and none unless the
-        client echoed ``state`` (when given)."""
-        responses = self._responses
-        if responses is not None and not isinstance(responses, dict):
-            raise McpError(INVALID_PARAMS, "Invalid params: inputResponses must be an object")
-        if not responses or (state is not None and self.request_state != state):
+    def _answers(self, keys: list, state: str | None) -> dict:
+        """The retry's answers to ``keys`` that count, by the core's rule
+        (``server::Retry``, the same in Node): an answer is an object, and with ``state``
+        the retry echoed exactly that state. -32602 with the core's text when the retry's
+        members are invalid."""
+        if self._retry_error is not None:
+            raise McpError(INVALID_PARAMS, self._retry_error)
+        if not self._responses or self._call is None:
             return {}
-        return {k: v for k, v in responses.items() if isinstance(v, dict)}
+        return {k: self._responses[k] for k in self._call.answered(keys, state)}
 
     async def ask(self, method: str, params: dict, *, key: str | None = None,
                   state: str | None = None, timeout_ms: int | None = 60000) -> dict:
@@ -247,7 +250,7 @@ class Context:
         """
         if self._modern():
             k = key if key is not None else _ASKS.get(method, (method,))[0]
-            answer = self._answers(state).get(k)
+            answer = self._answers([k], state).get(k)
             if answer is not None:
                 return answer
             requests, needed = _questions({k: (method, params)})
@@ -266,7 +269,7 @@ class Context:
         the client concurrently and their answers are awaited (the first failure
         raises, as ``ask``)."""
         if self._modern():
-            answers = self._answers(state)
+            answers = self._answers([k for k in questions if isinstance(k, str)], state)
             missing = {k: q for k, q in questions.items() if k not in answers}
             if not missing:
                 return {k: answers[k] for k in questions}

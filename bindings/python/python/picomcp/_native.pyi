@@ -405,9 +405,20 @@ class Call:
     def context(self) -> dict[str, Any] | None:
         """`complete`: the request's `context` (`{"arguments": {...}}`), if any."""
     @property
-    def input_responses(self) -> Any:
-        """`tool`, `read`, `prompt`: a 2026-07-28 retry's `inputResponses` (a `dict`, or
-        another value to refuse with -32602); `None` when absent or `null`."""
+    def input_responses(self) -> dict[str, Any] | None:
+        """`tool`, `read`, `prompt`: a 2026-07-28 retry's `inputResponses` as the core read
+        them (a `dict`); `None` when absent, `null`, empty or invalid (`retry_error`)."""
+    @property
+    def retry_error(self) -> str | None:
+        """`tool`, `read`, `prompt`: the core's -32602 message when the retry members are
+        invalid (`inputResponses` not an object, `requestState` not a string)."""
+    @property
+    def params_json(self) -> str:
+        """`tool`, `read`, `prompt`: the request's params as JSON text, as the core read
+        them (what `answered` asks the core about); `""` for `complete`."""
+    def answered(self, keys: list[str], state: str | None = None) -> list[str]:
+        """Of `keys`, those the retry answers for a question asked with `state` (the core's
+        rule: an object answer, and with `state` the retry echoed exactly that state)."""
     @property
     def request_state(self) -> str | None:
         """`tool`, `read`, `prompt`: a 2026-07-28 retry's `requestState` (unsealed by the

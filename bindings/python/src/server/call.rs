@@ -1,7 +1,7 @@
 //! `Call`: an owned copy of one call the core server layer checked and hands to the host.
 
 use picomcp::json::Json;
-use picomcp::server::{Call as CoreCall, CompleteTarget, ReadTarget, Server};
+use picomcp::server::{Call as CoreCall, CompleteTarget, ReadTarget, Retry, Server};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -51,15 +51,23 @@ pub(crate) struct Call {
     /// `complete`: the request's `context` (`{"arguments": {...}}`), if any.
     context: Option<Py<PyAny>>,
     /// `tool`, `read` and `prompt`: the `inputResponses` of a 2026-07-28 retry (the
-    /// answers to an `input_required` result, by key), as sent: a `dict`, or another
-    /// value the host refuses (-32602); `None` when absent or `null`. Meaningful only
+    /// answers to an `input_required` result, by key), as the core read them
+    /// (`server::Retry`): a `dict`; `None` when absent, `null` or invalid
+    /// (`retry_error`). Which answers count for a question: `answered`. Meaningful only
     /// for a request served under 2026-07-28 (`Session.request_info(id)["modern"]`).
     input_responses: Option<Py<PyAny>>,
+    /// `tool`, `read` and `prompt`: why the retry members are invalid, the core's -32602
+    /// message (`inputResponses` that is not an object, `requestState` that is not a
+    /// string); `None` when they are fine.
+    retry_error: Option<&'static str>,
     /// `tool`, `read` and `prompt`: the `requestState` of a 2026-07-28 retry (a string;
     /// `None` otherwise). With a `state_key` the core verified and unsealed it before the
     /// call arrived (a tampered, foreign or expired state never gets here); without one
     /// it is whatever the client sent: never trust it then.
     request_state: Option<String>,
+    /// `tool`, `read` and `prompt`: the request's params as JSON text, as the core read
+    /// them (what `answered` asks the core about); `""` for `complete`.
+    params_json: String,
 }
 
 impl Call {
@@ -72,7 +80,8 @@ impl Call {
         call: &CoreCall<'_>,
         params: Option<Json<'_>>,
     ) -> PyResult<Self> {
-        let params = codec.value(py, params.unwrap_or(Json::EMPTY_OBJECT))?;
+        let json = params.unwrap_or(Json::EMPTY_OBJECT);
+        let params = codec.value(py, json)?;
         let member = |key: &str| -> PyResult<Option<Py<PyAny>>> {
             let p = params.bind(py);
             Ok(match p.cast::<PyDict>() {
@@ -104,11 +113,22 @@ impl Call {
             value: None,
             context: None,
             input_responses: None,
+            retry_error: None,
             request_state: None,
+            params_json: String::new(),
         };
         if !matches!(call, CoreCall::Complete(_)) {
-            out.input_responses = member("inputResponses")?;
-            out.request_state = member("requestState")?.and_then(|s| s.extract(py).ok());
+            // The core reads the retry members (the same rules and texts as in Node).
+            match Retry::of(json) {
+                Ok(r) => {
+                    if r.input_responses.members().next().is_some() {
+                        out.input_responses = Some(codec.value(py, r.input_responses)?);
+                    }
+                    out.request_state = r.request_state.map(|s| s.chars().collect());
+                }
+                Err(message) => out.retry_error = Some(message),
+            }
+            out.params_json = json.as_raw().to_owned();
         }
         match call {
             CoreCall::Tool(c) => {
@@ -174,6 +194,22 @@ impl Call {
 
 #[pymethods]
 impl Call {
+    /// Of `keys`, those the retry answers for a question asked with `state` (the core's
+    /// rule, `server::Retry::answer`: the answer is an object, and with `state` the retry
+    /// echoed exactly that state). `[]` when the retry members are invalid or absent.
+    #[pyo3(signature = (keys, state=None))]
+    fn answered(&self, keys: Vec<String>, state: Option<&str>) -> Vec<String> {
+        let Ok(retry) = Json::new(&self.params_json)
+            .map_err(drop)
+            .and_then(|p| Retry::of(p).map_err(drop))
+        else {
+            return Vec::new();
+        };
+        keys.into_iter()
+            .filter(|k| retry.answer(k, state).is_some())
+            .collect()
+    }
+
     fn __repr__(&self, py: Python<'_>) -> String {
         let repr = |o: &Option<Py<PyAny>>| {
             o.as_ref()
