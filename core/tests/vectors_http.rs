@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use picomcp::ErrorCode;
 use picomcp::http::auth::{AuthConfig, AuthInput, Claims, Principal, Rejected};
 use picomcp::http::endpoint::{
-    Endpoint, EndpointConfig, EndpointStorage, Outcome, Poll, ResponseMode, StreamHandle,
+    Endpoint, EndpointConfig, EndpointStorage, Outcome, ResponseMode, StreamHandle,
 };
 use picomcp::http::{Header, Method, Request};
 use picomcp::json::Json;
@@ -22,6 +22,10 @@ use serde_json::{Value, json};
 #[allow(dead_code)]
 #[path = "common/served.rs"]
 mod served;
+
+#[allow(dead_code)]
+mod http_common;
+use http_common::{Resp, read_stream};
 
 /// What `served` renders non-call events with (unused here: the app answers them).
 fn event_json(_: &Event<'_>) -> Value {
@@ -66,15 +70,6 @@ fn auth_config(a: &Value) -> AuthConfig<'static> {
         require_expiry: a["require_expiry"].as_bool().unwrap_or(d.require_expiry),
         resource_name: a["resource_name"].as_str().map(leak_str),
     }
-}
-
-/// One response as the client saw it (a stream that still waits keeps its handle).
-#[derive(Default)]
-struct Resp {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-    open: Option<StreamHandle>,
 }
 
 struct Host {
@@ -243,30 +238,9 @@ impl Host {
 
     /// Reads a stream until it ends or waits.
     fn drain(&mut self, h: StreamHandle, mut r: Resp) -> Resp {
-        r.open = Some(h);
         r.body.clear();
-        loop {
-            match self.ep.poll_response(self.now, h) {
-                Poll::Head(head) => {
-                    r.status = head.status;
-                    r.headers = head
-                        .headers()
-                        .iter()
-                        .map(|h| (h.name.to_owned(), h.value_str().unwrap().to_owned()))
-                        .collect();
-                }
-                Poll::Body(b) => {
-                    let n = b.len();
-                    r.body.push_str(std::str::from_utf8(b).unwrap());
-                    self.ep.advance(h, n);
-                }
-                Poll::Wait => return r,
-                Poll::End => {
-                    r.open = None;
-                    return r;
-                }
-            }
-        }
+        read_stream(&mut self.ep, self.now, h, &mut r);
+        r
     }
 }
 

@@ -408,8 +408,14 @@ app.prompt('test_input_required_result_prompt', { description: 'A prompt that as
   async (args, ctx) => {
     let context = 'no context given'
     if (ctx.clientCapabilities.elicitation) {
-      const answer = await ctx.ask(ELICIT, ELICIT_CONTEXT, { key: 'user_context' })
-      if (answer.action === 'accept' && typeof (answer.content || {}).context === 'string') context = answer.content.context
+      try {
+        const answer = await ctx.ask(ELICIT, ELICIT_CONTEXT, { key: 'user_context' })
+        if (answer.action === 'accept' && typeof (answer.content || {}).context === 'string') context = answer.content.context
+      } catch (e) {
+        // A legacy revision without elicitation (2024-11-05, 2025-03-26), whatever the
+        // client declared: the prompt goes without context (as the Python demo's).
+        if (!(e instanceof SendError)) throw e
+      }
     }
     return [user(text(`Write a short summary using this context: ${context}`))]
   })

@@ -14,6 +14,7 @@ use picomcp::session::{Config, Event, Session, Storage};
 
 pub const LINE: usize = 4096;
 
+#[derive(Default)]
 pub struct Resp {
     pub status: u16,
     pub headers: Vec<(String, String)>,
@@ -216,34 +217,9 @@ impl Host {
 
     /// Reads a stream until it ends or waits.
     pub fn drain(&mut self, h: StreamHandle) -> Resp {
-        let mut r = Resp {
-            status: 0,
-            headers: vec![],
-            body: String::new(),
-            open: Some(h),
-        };
-        loop {
-            match self.ep.poll_response(self.now, h) {
-                Poll::Head(head) => {
-                    r.status = head.status;
-                    r.headers = head
-                        .headers()
-                        .iter()
-                        .map(|h| (h.name.to_string(), h.value_str().unwrap().to_string()))
-                        .collect();
-                }
-                Poll::Body(b) => {
-                    let n = b.len();
-                    r.body.push_str(std::str::from_utf8(b).unwrap());
-                    self.ep.advance(h, n);
-                }
-                Poll::Wait => return r,
-                Poll::End => {
-                    r.open = None;
-                    return r;
-                }
-            }
-        }
+        let mut r = Resp::default();
+        read_stream(&mut self.ep, self.now, h, &mut r);
+        r
     }
 
     /// More of an open stream (appends to nothing: the new bytes only).
@@ -298,4 +274,32 @@ pub fn call_with_token(id: u32, tool: &str, token: &str) -> String {
     format!(
         r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{}},"_meta":{{"progressToken":"{token}"}}}}}}"#
     )
+}
+
+/// Reads stream `h` of `ep` at `now` until it ends or waits: the head into `r`, the body
+/// appended to `r.body`; `r.open` is the handle while the stream waits for more.
+pub fn read_stream(ep: &mut Endpoint<'_>, now: u64, h: StreamHandle, r: &mut Resp) {
+    r.open = Some(h);
+    loop {
+        match ep.poll_response(now, h) {
+            Poll::Head(head) => {
+                r.status = head.status;
+                r.headers = head
+                    .headers()
+                    .iter()
+                    .map(|h| (h.name.to_owned(), h.value_str().unwrap().to_owned()))
+                    .collect();
+            }
+            Poll::Body(b) => {
+                let n = b.len();
+                r.body.push_str(std::str::from_utf8(b).unwrap());
+                ep.advance(h, n);
+            }
+            Poll::Wait => return,
+            Poll::End => {
+                r.open = None;
+                return;
+            }
+        }
+    }
 }
