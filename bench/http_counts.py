@@ -13,7 +13,9 @@ with the same load client (`mcp-http-load`, 1 KiB echo, keep-alive):
   the shape of a quiet 2-core machine: every request wakes the other CPU) or `--pin same`.
 
     bench/http_counts.py [--only rust,c,rmcp,floor] [--conns 1] [--secs 3] [--pin split|same|none]
-                         [--no-strace] [--no-callgrind] [--no-build]
+                         [--no-strace] [--no-callgrind] [--no-build] [--server 'LABEL=CMD {port}']
+
+Before/after: `--server 'rust-before=/path/to/old/picomcp-demo --http 127.0.0.1:{port}'`.
 
 Builds as bench/http_load.py does (unless --no-build). Prints one table (markdown); nothing
 here is timed against a threshold. About 15 s per server and mode with the defaults.
@@ -170,9 +172,13 @@ def main():
     ap.add_argument("--no-strace", action="store_true")
     ap.add_argument("--no-callgrind", action="store_true")
     ap.add_argument("--no-build", action="store_true")
+    ap.add_argument("--server", action="append", default=[],
+                    help="LABEL=CMD with {port}: one more server (e.g. an earlier build of a demo), "
+                         "added to --only")
     a = ap.parse_args()
-    table = H.server_table()
+    table = H.server_table(a.server)
     labels = [x for x in a.only.split(",") if x in table]
+    labels += [x.partition("=")[0] for x in a.server if x.partition("=")[0] not in labels]
     if not a.no_build:
         H.build(labels)
     pin = H.PIN[a.pin]
