@@ -80,21 +80,32 @@ def stop(p, sig=signal.SIGTERM):
 
 
 def snap(pid):
-    """(on-CPU ns, voluntary switches, user ticks, system ticks) summed over the threads."""
-    run = vol = ut = st = 0
+    """Per thread: (on-CPU ns, voluntary switches, user ticks, system ticks)."""
+    out = {}
     for t in os.listdir(f"/proc/{pid}/task"):
         try:
-            run += int(open(f"/proc/{pid}/task/{t}/schedstat").read().split()[0])
+            run = int(open(f"/proc/{pid}/task/{t}/schedstat").read().split()[0])
+            vol = 0
             for line in open(f"/proc/{pid}/task/{t}/status"):
                 if line.startswith("voluntary_ctxt_switches"):
-                    vol += int(line.split()[1])
+                    vol = int(line.split()[1])
             f = open(f"/proc/{pid}/task/{t}/stat").read()
             f = f[f.rfind(")") + 2:].split()
-            ut += int(f[11])
-            st += int(f[12])
+            out[t] = (run, vol, int(f[11]), int(f[12]))
         except (FileNotFoundError, ProcessLookupError):
             pass
-    return run, vol, ut, st
+    return out
+
+
+def delta(a, b):
+    """What the threads did between two snapshots: a thread that ended in between counts
+    for nothing (a thread per connection whose client left), one that began counts whole."""
+    d = [0, 0, 0, 0]
+    for t, y in b.items():
+        x = a.get(t, (0, 0, 0, 0))
+        for i in range(4):
+            d[i] += y[i] - x[i]
+    return d
 
 
 def cpu(argv, env, cwd, port, a, pin):
@@ -109,8 +120,7 @@ def cpu(argv, env, cwd, port, a, pin):
     finally:
         stop(p)
     n = max(r["requests"], 1)
-    d = [y - x for x, y in zip(s0, s1)]
-    dc = [y - x for x, y in zip(c0, c1)]
+    d, dc = delta(s0, s1), delta(c0, c1)
     return {"rps": r["rps"], "p50_us": r["p50_us"], "server_us": d[0] / n / 1000,
             "server_user_pct": 100 * d[2] / max(d[2] + d[3], 1), "server_sleeps": d[1] / n,
             "client_us": dc[0] / n / 1000}
