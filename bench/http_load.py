@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """HTTP load benchmark (issue 14): our demos over Streamable HTTP against the official SDKs'
 reference servers (rmcp on axum, the TypeScript SDK on node:http, the Python SDK on uvicorn),
-all in the same run, with the shared load client `mcp-http-load` (../shared/bench/http).
+all in the same run, with the shared load client `mcp-http-load` (../shared/bench/http), and
+the floor (bench/http_floor.c: a keep-alive HTTP echo with no MCP, in its "epoll" and "threads"
+modes), the upper bound of any server with this client and kernel, against which the compiled
+demos and rmcp are compared too. Counted figures per request (syscalls, instructions, on-CPU
+time): bench/http_counts.py.
 
 Called by `bench/run.sh --http [options]`; see that script's header for the options.
 
