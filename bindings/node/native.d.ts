@@ -12,6 +12,12 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 /** The Streamable HTTP endpoint over storage it owns; streams are named by numbers. */
 export declare class NativeEndpoint {
   constructor(o?: EndpointOptions | undefined | null)
+  /**
+   * The tools served (those of `server`): the `x-mcp-header` annotations of their
+   * input schemas are checked as `Mcp-Param-*` headers of 2026-07-28 `tools/call`s
+   * (the core's rule, MODERN §13.2). Called again whenever the tools change.
+   */
+  setTools(server: NativeServer): void
   /** Bytes of entropy `handleRequest` takes. */
   get entropyLen(): number
   /** The number of session slots. */
@@ -375,6 +381,20 @@ export interface Event {
   value?: string
   /** `complete`: the request's `context` (`{"arguments": {...}}`). */
   contextJson?: string
+  /** The client's answers by key (`inputResponses`), when it sent some. */
+  inputResponsesJson?: string
+  /**
+   * The `requestState` it echoed: verified and unsealed by the session when it has a
+   * state key; the client's own text otherwise.
+   */
+  requestState?: string
+  /**
+   * Why the retry members are invalid (the -32602 message): `inputResponses` that is
+   * not an object, `requestState` that is not a string.
+   */
+  retryError?: string
+  /** The client capabilities the request declared (`_meta`). */
+  clientCapabilitiesJson?: string
 }
 
 /**

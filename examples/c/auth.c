@@ -17,7 +17,6 @@
 #include <openssl/evp.h>
 #include <openssl/param_build.h>
 #include "demo.h"
-#define S(s) picomcp_str_from_cstr(s)
 #define DOC 65536 /* the largest metadata or JWKS document */
 #define TOKEN 8192 /* the largest token part decoded */
 static char issuer[512], jwks_url[1024], resource[512], required[256], jwks[DOC];

@@ -1,7 +1,8 @@
-/* picomcp-demo-c: the C demo server over stdio (the demo contract's C subset) on picomcp's server layer:
- * C tables of tools, resource and prompts; the layer lists them, checks every call and shapes results for
- * the revision, so nothing here parses JSON-RPC or checks arguments. Loop: read(2) -> handle_bytes ->
- * poll_served -> write(2); poll(2) waits for input or the next timer (sleep's progress and answer). */
+/* picomcp-demo-c: the C demo server over stdio (the demo contract) on picomcp's server layer: C tables of
+ * tools, resources and prompts; the layer lists them, checks every call and shapes results for the revision,
+ * so nothing here parses JSON-RPC or checks arguments. The tools that ask the client are in ask.c and mrtr.c.
+ * Loop: read(2) -> handle_bytes -> poll_served -> write(2); poll(2) waits for input or the next timer (sleep's
+ * progress and answer, the logging and progress fixtures, the watched resource). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <poll.h>
@@ -12,12 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "demo.h"
-#define S(lit) picomcp_str_from_cstr(lit)
 #define SLOTS 64 /* requests in flight, and so sleep timers */
 #define OBJ(props, req) "{\"type\":\"object\",\"properties\":{" props "},\"required\":[" req "]}"
 #define INT(lo, hi) "{\"type\":\"integer\",\"minimum\":" #lo ",\"maximum\":" #hi "}"
-enum { ECHO, ADD, SLEEP, SIMPLE_TEXT, ERROR_HANDLING, IMAGE, AUDIO, EMBEDDED, MIXED, WITH_LOGGING, WITH_PROGRESS, SCHEMA_2020, ECHO_HEADER,
-       SIMPLE_PROMPT = 0, ARGS_PROMPT, EMBEDDED_PROMPT, IMAGE_PROMPT, STATIC_TEXT = 0, STATIC_BINARY, WATCHED };
 enum { SLEEP_JOB, LOGGING_JOB, PROGRESS_JOB }; /* what a timer does */
 #define NO_ARGS "{\"type\":\"object\",\"additionalProperties\":false}"
 /* A 1x1 red PNG, and one millisecond of silence as WAV (8-bit mono PCM at 8 kHz). */
@@ -49,7 +47,39 @@ static const picomcp_tool TOOLS[] = {
   /* echo whose `text` also travels as the header Mcp-Param-Text of 2026-07-28 HTTP calls: the endpoint checks it
    * (picomcp_endpoint_config.server), from the x-mcp-header annotation. */
   {.name = "echo_header", .description = "Returns text; over Streamable HTTP (2026-07-28) text is mirrored in the Mcp-Param-Text header",
-   .input_schema = OBJ("\"text\":{\"type\":\"string\",\"x-mcp-header\":\"Text\"}", "\"text\"")}};
+   .input_schema = OBJ("\"text\":{\"type\":\"string\",\"x-mcp-header\":\"Text\"}", "\"text\"")},
+  /* Questions for the client (ask.c): a request to it in the legacy era, an input_required result in 2026-07-28. */
+  {.name = "test_sampling", .description = "Asks the client's LLM to answer `prompt` (sampling/createMessage) and returns the answer",
+   .input_schema = OBJ("\"prompt\":{\"type\":\"string\",\"description\":\"The prompt to send to the LLM\"}", "\"prompt\"")},
+  {.name = "test_elicitation", .description = "Asks the user for a username and an email address (elicitation/create) and returns the answer",
+   .input_schema = OBJ("\"message\":{\"type\":\"string\",\"description\":\"The message to show the user\"}", "\"message\"")},
+  {.name = "test_elicitation_sep1034_defaults", .description = "Elicits a form whose fields all carry default values (SEP-1034)", .input_schema = NO_ARGS},
+  {.name = "test_elicitation_sep1330_enums", .description = "Elicits a form with every enum variant: untitled, titled, legacy, multi-select (SEP-1330)",
+   .input_schema = NO_ARGS},
+  /* The 0.2.0 suite's diagnostic fixtures (mrtr.c): 2026-07-28 input_required results, -32021, logLevel, list changes. */
+  {.name = "test_input_required_result_elicitation", .description = "2026-07-28: asks the user's name (input_required, elicitation), then says hello",
+   .input_schema = NO_ARGS},
+  {.name = "test_input_required_result_sampling", .input_schema = NO_ARGS,
+   .description = "2026-07-28: asks the client's LLM a question (input_required, sampling), then returns the answer"},
+  {.name = "test_input_required_result_list_roots", .input_schema = NO_ARGS,
+   .description = "2026-07-28: asks for the client's roots (input_required, roots/list), then lists them"},
+  {.name = "test_input_required_result_request_state", .input_schema = NO_ARGS,
+   .description = "2026-07-28: asks for a confirmation with a requestState, then checks the echoed state"},
+  {.name = "test_input_required_result_multiple_inputs", .input_schema = NO_ARGS,
+   .description = "2026-07-28: asks for an elicitation, a sampling and the roots at once"},
+  {.name = "test_input_required_result_multi_round", .description = "2026-07-28: asks two questions in two rounds, carried by requestState",
+   .input_schema = NO_ARGS},
+  {.name = "test_input_required_result_tampered_state", .input_schema = NO_ARGS,
+   .description = "2026-07-28: answers with a sealed requestState; a tampered one is refused with -32602"},
+  {.name = "test_input_required_result_capabilities", .description = "2026-07-28: asks only with the capabilities the request declared",
+   .input_schema = NO_ARGS},
+  {.name = "test_missing_capability", .description = "2026-07-28: needs the client's sampling; without it declared, -32021", .input_schema = NO_ARGS},
+  {.name = "test_streaming_elicitation", .input_schema = NO_ARGS,
+   .description = "2026-07-28: asks for a confirmation on the request's own stream, as an input_required result"},
+  {.name = "test_logging_tool", .description = "Sends one info log message, only to a request that asked for that level", .input_schema = NO_ARGS},
+  {.name = "test_trigger_tool_change", .description = "Announces that the tool list changed (notifications/tools/list_changed)", .input_schema = NO_ARGS},
+  {.name = "test_trigger_prompt_change", .description = "Announces that the prompt list changed (notifications/prompts/list_changed)",
+   .input_schema = NO_ARGS}};
 static const picomcp_resource RESOURCES[] = {
   {.uri = "test://static-text", .name = "static-text", .description = "A static text resource", .mime_type = "text/plain"},
   {.uri = "test://static-binary", .name = "static-binary", .description = "A static binary resource (a 1x1 PNG image)", .mime_type = "image/png"},
@@ -62,7 +92,9 @@ static const picomcp_prompt_argument URI_ARG[] = {{.name = "resourceUri", .descr
 static const picomcp_prompt PROMPTS[] = {{.name = "test_simple_prompt", .description = "A simple prompt"},
   {.name = "test_prompt_with_arguments", .description = "A prompt with arguments", .arguments = ARGS, .argument_count = 2},
   {.name = "test_prompt_with_embedded_resource", .description = "A prompt that embeds a resource", .arguments = URI_ARG, .argument_count = 1},
-  {.name = "test_prompt_with_image", .description = "A prompt with image content"}};
+  {.name = "test_prompt_with_image", .description = "A prompt with image content"},
+  {.name = "test_input_required_result_prompt", /* mrtr.c */
+   .description = "2026-07-28: asks what context to use (input_required, elicitation), then returns a prompt with it"}};
 #define COUNT(a) (sizeof (a) / sizeof *(a))
 static const picomcp_catalog CATALOG = {TOOLS, COUNT(TOOLS), RESOURCES, COUNT(RESOURCES), TEMPLATES, COUNT(TEMPLATES), PROMPTS, COUNT(PROMPTS)};
 /* A running tool: sleep (progress `steps` times over `ms`, then "slept"), or the logging or progress fixture (`done` of
@@ -72,8 +104,11 @@ typedef struct { int used, job; uint32_t id; uint64_t start, due, ms; int64_t st
 picomcp_session *sess; /* the session being served (over HTTP: the one of the slot being served) */
 picomcp_server server;
 typedef struct { timer t[SLOTS]; int busy; uint64_t next_watch; } app; /* a session's state; busy: timers in use (none: nothing to scan) */
-static app apps[1 + HTTP_SESSIONS], *cur = apps; static int http; /* apps[0]: stdio; apps[1 + slot]: HTTP */
-void demo_select(size_t slot, picomcp_session *s, bool fresh) { sess = s; cur = &apps[1 + slot]; if (fresh) memset(cur, 0, sizeof *cur); }
+static app apps[1 + HTTP_SESSIONS], *cur = apps; int http; size_t current; /* apps[0]: stdio; apps[1 + slot]: HTTP */
+void demo_select(size_t slot, picomcp_session *s, bool fresh) {
+  sess = s; current = 1 + slot; cur = &apps[current];
+  if (fresh) memset(cur, 0, sizeof *cur), ask_reset(), lists_reset();
+}
 static int diag_level = 1; /* 0 error, 1 warn, 2 info, 3 debug */
 static const char *LEVELS[] = {"error", "warn", "info", "debug"};
 #define diag(level, ...) do { if ((level) <= diag_level) { fprintf(stderr, "picomcp-demo-c: %s: ", LEVELS[level]); \
@@ -81,7 +116,7 @@ static const char *LEVELS[] = {"error", "warn", "info", "debug"};
 static const char *describe(picomcp_status st) { static char m[160]; picomcp_status_describe(st, m, sizeof m); return m; }
 uint64_t now_ms(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u; }
 /* Writes everything the session wants to send, straight from its queue. */
-static void flush(void) {
+void flush(void) {
   picomcp_str p;
   if (http) { http_flush(); return; } /* the endpoint takes the output */
   while (picomcp_session_pending_transmit(sess, &p) == PICOMCP_STATUS_OK && p.len > 0) {
@@ -90,12 +125,12 @@ static void flush(void) {
     picomcp_session_advance_transmit(sess, (size_t)n);
   }
 }
-/* Runs an answer, draining a full transmit queue once; one that still fails gets an internal error. */
-#define ANSWER(id, call) do { picomcp_status st_ = (call); if (st_ == PICOMCP_STATUS_QUEUE_FULL) { flush(); st_ = (call); } \
-    if (st_ != PICOMCP_STATUS_OK && st_ != PICOMCP_STATUS_UNKNOWN_REQUEST) { diag(1, "cannot answer: %s", describe(st_)); \
-      picomcp_session_respond_error(sess, id, -32603, S("Internal error: the result does not fit"), S(NULL)); } } while (0)
+void answer_failed(uint32_t id, picomcp_status st) {
+  diag(1, "cannot answer: %s", describe(st));
+  picomcp_session_respond_error(sess, id, -32603, S("Internal error: the result does not fit"), S(NULL));
+}
 /* One text block; `json`: the text is a JSON string value (the request's own), copied byte for byte. */
-static void tool_text(uint32_t id, size_t tool, picomcp_str text, bool json, bool is_error) {
+void tool_text(uint32_t id, size_t tool, picomcp_str text, bool json, bool is_error) {
   picomcp_content block = {.kind = PICOMCP_CONTENT_KIND_TEXT}; picomcp_tool_result r = {.content_count = 1};
   block.text = text; block.text_is_json = json; r.content = &block; r.is_error = is_error;
   ANSWER(id, picomcp_server_respond_tool(&server, sess, id, tool, &r, NULL));
@@ -127,7 +162,8 @@ static bool start_timer(uint32_t id, int job, uint64_t ms, int64_t steps) {
   cur->t[t].due = cur->t[t].start + (job == SLEEP_JOB ? ms / (uint64_t)(steps + 1) : 0);
   return true;
 }
-static void call_tool(uint32_t id, const picomcp_call *c) {
+/* A checked tools/call; `params`: the request's (ask.c and mrtr.c read a retry's inputResponses there). */
+static void call_tool(uint32_t id, const picomcp_call *c, picomcp_str params) {
   picomcp_tool_result r = {.content = NULL}; picomcp_request_info info; picomcp_writer w; picomcp_str text;
   picomcp_content blocks[3] = {{.kind = PICOMCP_CONTENT_KIND_TEXT}}; static char received[8192];
   char sum[64]; size_t n = 0; double x; int64_t steps; bool audio = false; uint32_t version = 0;
@@ -168,7 +204,9 @@ static void call_tool(uint32_t id, const picomcp_call *c) {
     snprintf(received, sizeof received, "Received arguments: %.*s", (int)c->arguments.len, c->arguments.ptr);
     tool_text(id, SCHEMA_2020, S(received), false, false);
     break;
-  default: tool_text(id, ERROR_HANDLING, S("This tool intentionally returns an error for testing"), false, true);
+  case SAMPLING: case ELICITATION: case ELICITATION_DEFAULTS: case ELICITATION_ENUMS: ask_question(id, c->index, params, c->arguments); break;
+  case ERROR_HANDLING: tool_text(id, ERROR_HANDLING, S("This tool intentionally returns an error for testing"), false, true); break;
+  default: mrtr_tool(id, c->index, params);
   }
 }
 static const char *const LOG_MESSAGES[] = {"Tool execution started", "Tool processing data", "Tool execution completed"};
@@ -213,8 +251,9 @@ uint64_t run_timers(uint64_t now) {
 }
 #define WATCH_MS 3000 /* how often test://watched-resource "changes" */
 /* test://watched-resource changes every WATCH_MS: the core tells whoever subscribed to it (nobody: nothing is
- * sent). Returns when it next changes. */
+ * sent); list changes other sessions triggered are announced (mrtr.c). Returns when to look again. */
 uint64_t run_watch(uint64_t now) {
+  uint64_t lists = lists_catch_up(now);
   if (!cur->next_watch) cur->next_watch = now + WATCH_MS;
   if (now >= cur->next_watch) {
     if (picomcp_session_notify(sess, PICOMCP_CHANGE_RESOURCE_UPDATED, S("test://watched-resource"), NULL) == PICOMCP_STATUS_QUEUE_FULL)
@@ -222,12 +261,13 @@ uint64_t run_watch(uint64_t now) {
     cur->next_watch = now + WATCH_MS;
     flush();
   }
-  return cur->next_watch;
+  return lists < cur->next_watch ? lists : cur->next_watch;
 }
-static void call_prompt(uint32_t id, const picomcp_call *c) {
+static void call_prompt(uint32_t id, const picomcp_call *c, picomcp_str params) {
   static char a1[4096], a2[4096], text[8300];
   picomcp_prompt_message m = {.role = PICOMCP_PROMPT_ROLE_USER, .content = {.kind = PICOMCP_CONTENT_KIND_TEXT}};
   picomcp_str v; size_t n;
+  if (c->index == IR_PROMPT) { mrtr_prompt(id, c->index, params); return; }
   m.content.text = S("This is a simple prompt for testing.");
   picomcp_prompt_message two[2] = {{.role = PICOMCP_PROMPT_ROLE_USER}, {.role = PICOMCP_PROMPT_ROLE_USER, .content = {.kind = PICOMCP_CONTENT_KIND_TEXT}}};
   if (c->index == EMBEDDED_PROMPT || c->index == IMAGE_PROMPT) {
@@ -286,14 +326,16 @@ void drain_events(void) {
   picomcp_event e; picomcp_call c; int t;
   while (picomcp_session_poll_served_as(sess, &server, auth_ep, granted, &e, &c) == PICOMCP_STATUS_OK && e.kind != PICOMCP_EVENT_KIND_NONE) {
     switch (e.kind) {
-    case PICOMCP_EVENT_KIND_CALL_TOOL: call_tool(e.id, &c); break;
-    case PICOMCP_EVENT_KIND_CALL_PROMPT: call_prompt(e.id, &c); break;
+    case PICOMCP_EVENT_KIND_CALL_TOOL: call_tool(e.id, &c, e.json); break;
+    case PICOMCP_EVENT_KIND_CALL_PROMPT: call_prompt(e.id, &c, e.json); break;
     case PICOMCP_EVENT_KIND_CALL_READ: call_read(e.id, &c); break;
     case PICOMCP_EVENT_KIND_CALL_COMPLETE: call_complete(e.id, &c); break;
     case PICOMCP_EVENT_KIND_REQUEST: picomcp_session_respond_error(sess, e.id, -32601, S("Method not found"), S(NULL)); break;
     case PICOMCP_EVENT_KIND_CANCELLED: /* the core finished the request: nothing more is sent for it */
       for (t = 0; t < SLOTS; t++) if (cur->t[t].used && cur->t[t].id == e.id) cur->t[t].used = 0, cur->busy--;
+      ask_forget(e.id);
       break;
+    case PICOMCP_EVENT_KIND_RESPONSE: case PICOMCP_EVENT_KIND_ERROR_RESPONSE: case PICOMCP_EVENT_KIND_TIMED_OUT: ask_answered(&e); break;
     default: if (e.kind == PICOMCP_EVENT_KIND_PEER_VIOLATION) diag(1, "peer violation: %.*s", (int)e.text.len, e.text.ptr);
     }
   }
@@ -303,7 +345,7 @@ int main(int argc, char **argv) {
   static uint8_t in[65536];
   static picomcp_server_slot slots[64]; /* one per tool, resource, template, prompt and prompt argument */
   picomcp_server_options opts;
-  char caps[PICOMCP_SERVER_CAPABILITIES_MAX];
+  char caps[PICOMCP_SERVER_CAPABILITIES_MAX]; static uint8_t key[32]; const char *why;
   picomcp_server_error err; picomcp_config cfg; picomcp_status st; void *mem;
   size_t size = 0, align = 0, max_line = 1u << 20, in_off = 0, in_len = 0, caps_len = 0, taken;
   uint32_t phase = 0; int eof = 0, i; const char *http_addr = NULL;
@@ -323,7 +365,10 @@ int main(int argc, char **argv) {
   picomcp_config_init(&cfg, PICOMCP_ROLE_SERVER);
   cfg.name = S("picomcp-demo-c"); cfg.version = S(PICOMCP_LIB_VERSION_STRING); cfg.capabilities = S(caps);
   cfg.instructions = S("picomcp demo server (C). Tools: echo, add, sleep, and the MCP conformance fixture (test_* tools and prompts, test:// resources).");
-  cfg.versions = PICOMCP_VERSIONS_ALL; cfg.max_line = max_line; cfg.inbound_slots = SLOTS;
+  cfg.versions = PICOMCP_VERSIONS_ALL; cfg.max_line = max_line; cfg.inbound_slots = SLOTS; cfg.outbound_slots = ASKS;
+  /* 2026-07-28: the core seals the fixtures' requestState with this key (mrtr.c). */
+  if ((why = state_key(key))) { diag(0, "%s", why); return 1; }
+  cfg.state_key = key; cfg.state_key_len = sizeof key;
   /* No-malloc placement: memory of this size and alignment from anywhere; zeroed (calloc, .bss) for init_zeroed. */
   if ((st = picomcp_session_storage_size(&cfg, &size, &align))) { diag(0, "config: %s", describe(st)); return 1; }
   if (http_addr) return http = 1, http_serve(http_addr, &cfg, size); /* http_loop.c */

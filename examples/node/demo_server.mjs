@@ -21,7 +21,20 @@ const WATCHED = 'test://watched-resource'
 const WATCH_PERIOD_MS = 3000
 const NO_ARGS = { type: 'object', additionalProperties: false }
 
+// The key that seals 2026-07-28 requestState: processes behind one load balancer share it
+// (PICOMCP_STATE_KEY, 64 hex digits); otherwise each process draws its own.
+function stateKey () {
+  const hex = process.env.PICOMCP_STATE_KEY
+  if (hex === undefined) return undefined
+  if (!/^[0-9a-fA-F]{64}$/.test(hex.trim())) {
+    process.stderr.write('picomcp-demo-node: PICOMCP_STATE_KEY must be 64 hex digits (32 bytes)\n')
+    process.exit(2)
+  }
+  return Buffer.from(hex.trim(), 'hex')
+}
+
 const app = new Server('picomcp-demo-node', version, {
+  stateKey: stateKey(),
   instructions: 'picomcp demo server (Node). Tools: echo (returns its text), add (sums two numbers, ' +
     'structured output), sleep (waits, with progress and cancellation), and the MCP conformance ' +
     'fixture (test_* tools and prompts, test:// resources).'
@@ -37,6 +50,19 @@ app.tool('echo', {
   title: 'Echo',
   description: 'Returns `text` unchanged, as one text block.',
   inputSchema: { type: 'object', properties: { text: { type: 'string', description: 'The text to return' } }, required: ['text'] }
+}, (args) => args.text)
+
+// `echo` whose argument also travels as the header Mcp-Param-Text of 2026-07-28 HTTP calls
+// (MODERN §13.3): the core's endpoint checks it against the argument (httpHandler hands it
+// the tools).
+app.tool('echo_header', {
+  title: 'Echo (header)',
+  description: 'Returns `text` unchanged, as one text block; over Streamable HTTP (2026-07-28) `text` is mirrored in the Mcp-Param-Text header.',
+  inputSchema: {
+    type: 'object',
+    properties: { text: { type: 'string', 'x-mcp-header': 'Text', description: 'The text to return, mirrored in the Mcp-Param-Text header' } },
+    required: ['text']
+  }
 }, (args) => args.text)
 
 app.tool('add', {
@@ -128,9 +154,9 @@ app.tool('test_error_handling', { title: 'Error handling', description: 'Always 
   () => { throw new ToolError('This tool intentionally returns an error for testing') })
 
 // A question for the client; a refusal or failure becomes a tool error.
-async function ask (ctx, method, params, failed) {
+async function ask (ctx, method, params, failed, options) {
   try {
-    return await ctx.ask(method, params)
+    return await ctx.ask(method, params, options)
   } catch (e) {
     if (e instanceof SendError) throw new ToolError(`Cannot ask the client (${method}): ${e.message}`)
     if (e instanceof McpError && e.name === 'McpError') throw new ToolError(`${failed} failed: ${e.message}`)
@@ -249,42 +275,102 @@ app.onStartup((server) => {
 })
 
 // ---- the 0.2.0 conformance suite's diagnostic fixtures (2026-07-28) ----
-// `ctx.ask` answers `input_required` (or -32021 without the capability) and resolves with the
-// answer on the retry. The helper keys each question by its kind ("elicitation", "sampling",
-// "roots") and asks one per round without a `requestState`, so the tools that need their own
-// keys, several questions at once, a state or the request's client capabilities
-// (..._request_state, _multiple_inputs, _multi_round, _tampered_state, _capabilities) and the
-// prompt test_input_required_result_prompt (the schema step's prompts/get does not expect an
-// input_required answer) are left to the Rust demo.
-const ASK_NAME = { message: 'What is your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }
+// `ctx.ask` / `ctx.askAll`: in 2026-07-28 an `input_required` result (or -32021 without the
+// capability) whose answers come back with the retry, the handler running again from the
+// start; in the legacy era requests to the client. `state` travels as the requestState,
+// sealed by the core (the Server's stateKey): a tampered one never reaches the handler.
+const ELICIT_NAME = { message: 'What is your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }
+const ELICIT_CONFIRM = { message: 'Please confirm', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } }
+const ELICIT_STEP1 = { message: 'Step 1: What is your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }
+const ELICIT_STEP2 = { message: 'Step 2: What is your favorite color?', requestedSchema: { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] } }
+const ELICIT_CONTEXT = { message: 'What context should the prompt use?', requestedSchema: { type: 'object', properties: { context: { type: 'string' } }, required: ['context'] } }
+const sample = (prompt, maxTokens) => ({ messages: [{ role: 'user', content: text(prompt) }], maxTokens })
+const ELICIT = 'elicitation/create'
+const SAMPLE = 'sampling/createMessage'
+const ROOTS = 'roots/list'
+
+// Several questions at once; a refusal or failure becomes a tool error.
+async function askAll (ctx, requests, state) {
+  try {
+    return await ctx.askAll(requests, { state })
+  } catch (e) {
+    if (e instanceof SendError) throw new ToolError(`Cannot ask the client: ${e.message}`)
+    if (e instanceof McpError && e.name === 'McpError') throw new ToolError(`Asking the client failed: ${e.message}`)
+    throw e
+  }
+}
 
 app.tool('test_input_required_result_elicitation', { description: '2026-07-28: asks the user\'s name (input_required, elicitation), then says hello (conformance fixture).', inputSchema: NO_ARGS },
   async (args, ctx) => {
-    const answer = await ask(ctx, 'elicitation/create', ASK_NAME, 'Elicitation')
+    const answer = await ask(ctx, ELICIT, ELICIT_NAME, 'Elicitation', { key: 'user_name' })
     return `Hello, ${(answer.content || {}).name ?? 'unknown'}!`
   })
 
 app.tool('test_input_required_result_sampling', { description: '2026-07-28: asks the client\'s LLM a question (input_required, sampling), then returns the answer (conformance fixture).', inputSchema: NO_ARGS },
   async (args, ctx) => {
-    const answer = await ask(ctx, 'sampling/createMessage', { messages: [{ role: 'user', content: text('What is the capital of France?') }], maxTokens: 100 }, 'Sampling')
+    const answer = await ask(ctx, SAMPLE, sample('What is the capital of France?', 100), 'Sampling', { key: 'capital_question' })
     return `LLM response: ${(answer.content || {}).text ?? ''}`
   })
 
 app.tool('test_input_required_result_list_roots', { description: '2026-07-28: asks for the client\'s roots (input_required, roots/list), then lists them (conformance fixture).', inputSchema: NO_ARGS },
   async (args, ctx) => {
-    const answer = await ask(ctx, 'roots/list', {}, 'roots/list')
+    const answer = await ask(ctx, ROOTS, {}, 'roots/list', { key: 'client_roots' })
     return `Client roots: ${JSON.stringify(answer.roots ?? [])}`
+  })
+
+// The confirmation with a requestState (and the same tool for the tampered-state check:
+// the core refuses a state it did not seal with -32602 before the handler runs).
+async function confirmWithState (args, ctx) {
+  const STATE = 'confirm-v1'
+  const answer = await ask(ctx, ELICIT, ELICIT_CONFIRM, 'Elicitation', { key: 'confirm', state: STATE })
+  const ok = JSON.stringify((answer.content || {}).ok ?? null)
+  if (!ctx.modern) return `confirmed ok=${ok}`
+  if (ctx.requestState !== STATE) throw new ToolError('The requestState did not come back with the answer')
+  return `state-ok: confirmed ok=${ok}`
+}
+app.tool('test_input_required_result_request_state', { description: '2026-07-28: asks for a confirmation with a requestState, then checks the echoed state (conformance fixture).', inputSchema: NO_ARGS }, confirmWithState)
+app.tool('test_input_required_result_tampered_state', { description: '2026-07-28: answers with a sealed requestState; a tampered one is refused with -32602 (conformance fixture).', inputSchema: NO_ARGS }, confirmWithState)
+
+app.tool('test_input_required_result_multiple_inputs', { description: '2026-07-28: asks for an elicitation, a sampling and the roots at once (conformance fixture).', inputSchema: NO_ARGS },
+  async (args, ctx) => {
+    await askAll(ctx, {
+      user_name: { method: ELICIT, params: ELICIT_NAME },
+      greeting: { method: SAMPLE, params: sample('Generate a greeting', 50) },
+      client_roots: { method: ROOTS, params: {} }
+    }, 'multi-v1')
+    return `${ctx.modern ? 'state-ok: ' : ''}received all three inputs`
+  })
+
+// Two rounds: the state says how far the conversation got (a retry carries only the
+// answers to the last round).
+app.tool('test_input_required_result_multi_round', { description: '2026-07-28: asks two questions in two rounds, carried by requestState (conformance fixture).', inputSchema: NO_ARGS },
+  async (args, ctx) => {
+    if (ctx.requestState !== 'round-2') await ask(ctx, ELICIT, ELICIT_STEP1, 'Elicitation', { key: 'step1', state: 'round-1' })
+    const answer = await ask(ctx, ELICIT, ELICIT_STEP2, 'Elicitation', { key: 'step2', state: 'round-2' })
+    return `Favorite color: ${(answer.content || {}).color ?? 'unknown'}`
+  })
+
+// Only what the client declared (the request's capabilities in 2026-07-28).
+app.tool('test_input_required_result_capabilities', { description: '2026-07-28: asks only with the capabilities the request declared (conformance fixture).', inputSchema: NO_ARGS },
+  async (args, ctx) => {
+    const caps = ctx.clientCapabilities
+    const requests = {}
+    if (caps.elicitation) requests.user_name = { method: ELICIT, params: ELICIT_NAME }
+    if (caps.sampling) requests.capital_question = { method: SAMPLE, params: sample('What is the capital of France?', 100) }
+    if (!Object.keys(requests).length) return 'The client declared nothing to ask with'
+    await askAll(ctx, requests)
+    return 'Received the declared inputs'
   })
 
 app.tool('test_missing_capability', { description: 'Needs the client\'s sampling; in 2026-07-28 without it declared, -32021 (conformance fixture).', inputSchema: NO_ARGS },
   async (args, ctx) => {
-    await ask(ctx, 'sampling/createMessage', { messages: [{ role: 'user', content: text('Say hello') }], maxTokens: 50 }, 'Sampling')
+    await ask(ctx, SAMPLE, sample('Say hello', 50), 'Sampling')
     return 'The client declared sampling and answered'
   })
 
 app.tool('test_streaming_elicitation', { description: 'Asks for a confirmation (in 2026-07-28 an input_required result on the request\'s own stream; conformance fixture).', inputSchema: NO_ARGS },
   async (args, ctx) => {
-    await ask(ctx, 'elicitation/create', { message: 'Continue?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } }, 'Elicitation')
+    await ask(ctx, ELICIT, { message: 'Continue?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } }, 'Elicitation', { key: 'confirm' })
     return 'Elicitation answered'
   })
 
@@ -316,6 +402,17 @@ app.prompt('test_prompt_with_embedded_resource', {
   user(text('Please process the embedded resource above.'))])
 app.prompt('test_prompt_with_image', { description: 'A prompt with image content' },
   () => [user(image()), user(text('Please analyze the image above.'))])
+// Asks the user for context first when the client can be asked (2026-07-28: an
+// input_required answer to prompts/get, then the retry; legacy: an elicitation request).
+app.prompt('test_input_required_result_prompt', { description: 'A prompt that asks the user for its context first (2026-07-28: input_required; conformance fixture)' },
+  async (args, ctx) => {
+    let context = 'no context given'
+    if (ctx.clientCapabilities.elicitation) {
+      const answer = await ctx.ask(ELICIT, ELICIT_CONTEXT, { key: 'user_context' })
+      if (answer.action === 'accept' && typeof (answer.content || {}).context === 'string') context = answer.content.context
+    }
+    return [user(text(`Write a short summary using this context: ${context}`))]
+  })
 
 // ---- completions ----
 

@@ -23,6 +23,7 @@ Set up with ``bindings/python/build.sh`` (it prints the Python to run this with)
 
 import asyncio
 import json
+import os
 import sys
 
 from picomcp import McpError, SendError, Server, ToolError, __version__
@@ -34,11 +35,29 @@ WATCHED = "test://watched-resource"
 WATCH_PERIOD_S = 3.0
 NO_ARGS = {"type": "object", "additionalProperties": False}
 
+
+
+def state_key():
+    """The ``requestState`` sealing key: ``PICOMCP_STATE_KEY`` (64 hex digits), which
+    processes behind one load balancer share, as the Rust demo's; else the helper draws
+    32 random bytes."""
+    key = os.environ.get("PICOMCP_STATE_KEY")
+    if key is None:
+        return None
+    try:
+        if len(key) == 64:
+            return bytes.fromhex(key)
+    except ValueError:
+        pass
+    raise SystemExit("PICOMCP_STATE_KEY must be 64 hex digits (32 bytes)")
+
+
 app = Server(
     "picomcp-demo-python", __version__,
     instructions="picomcp demo server (Python). Tools: echo (returns its text), add (sums "
     "two numbers, structured output), sleep (waits, with progress and cancellation), and "
-    "the MCP conformance fixture (test_* tools and prompts, test:// resources).")
+    "the MCP conformance fixture (test_* tools and prompts, test:// resources).",
+    state_key=state_key())
 
 
 def text(t):
@@ -170,14 +189,24 @@ def test_error_handling(args, ctx):
     raise ToolError("This tool intentionally returns an error for testing")
 
 
-async def ask(ctx, method, params, failed):
+async def ask(ctx, method, params, failed, **how):
     """A question for the client; a refusal or failure becomes a tool error."""
     try:
-        return await ctx.ask(method, params)
+        return await ctx.ask(method, params, **how)
     except SendError as e:
         raise ToolError("Cannot ask the client (%s): %s" % (method, e))
     except McpError as e:
         raise ToolError("%s failed: %s" % (failed, e.message))
+
+
+async def ask_all(ctx, questions, **how):
+    """Several questions at once; a refusal or failure becomes a tool error."""
+    try:
+        return await ctx.ask_all(questions, **how)
+    except SendError as e:
+        raise ToolError("Cannot ask the client: %s" % e)
+    except McpError as e:
+        raise ToolError("A question failed: %s" % e.message)
 
 
 @app.tool(title="Sampling", description="Asks the client's LLM to answer `prompt` "
@@ -280,6 +309,18 @@ def json_schema_2020_12_tool(args, ctx):
     return "Received arguments: %s" % json.dumps(args, separators=(",", ":"))
 
 
+# `echo` whose argument also travels as the header Mcp-Param-Text of 2026-07-28 HTTP calls
+# (MODERN §13.3): app.asgi() hands the tools to the core's endpoint, which checks it.
+@app.tool(title="Echo (header)", description="Returns `text` unchanged, as one text block; "
+          "over Streamable HTTP (2026-07-28) `text` is mirrored in the Mcp-Param-Text header.",
+          input_schema={"type": "object", "properties": {"text": {
+              "type": "string", "x-mcp-header": "Text",
+              "description": "The text to return, mirrored in the Mcp-Param-Text header"}},
+              "required": ["text"]}, inline=True)
+def echo_header(args, ctx):
+    return args["text"]
+
+
 # ---- resources ----
 
 @app.resource("test://static-text", name="static-text", description="A static text resource",
@@ -318,56 +359,112 @@ async def watch(server):
 
 
 # ---- the 0.2.0 conformance suite's diagnostic fixtures (2026-07-28) ----
-# ``ctx.ask`` answers ``input_required`` (or -32021 without the capability) and returns the
-# answer on the retry. The helper keys each question by its kind ("elicitation",
-# "sampling", "roots") and asks one per round without a ``requestState``, so the tools
-# that need their own keys, several questions at once, a state or the request's client
-# capabilities (..._request_state, _multiple_inputs, _multi_round, _tampered_state,
-# _capabilities) are left to the Rust demo. So is the prompt test_input_required_result_prompt:
-# the schema step's prompts/get does not expect an input_required answer.
+# ``ctx.ask`` / ``ask_all`` answer ``input_required`` (or -32021 without the capability)
+# and return the answers on the retry, under the suite's keys; a ``state`` is sealed by
+# the core (``Server(state_key=...)``), so a tampered one is -32602 before the handler
+# runs. In the legacy era the same handlers send the questions to the client as requests.
+# The same questions as the Rust demo (examples/src/bin/picomcp-demo/mrtr.rs).
 
-ASK_NAME = {"message": "What is your name?", "requestedSchema": {
-    "type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}}
+def form(message, **fields):
+    return {"message": message, "requestedSchema": {
+        "type": "object", "properties": {k: {"type": t} for k, t in fields.items()},
+        "required": list(fields)}}
+
+
+def sample(prompt, max_tokens):
+    return {"messages": [{"role": "user", "content": text(prompt)}], "maxTokens": max_tokens}
+
+
+NAME = ("elicitation/create", form("What is your name?", name="string"))
+CAPITAL = ("sampling/createMessage", sample("What is the capital of France?", 100))
+ROOTS = ("roots/list", {})
+GREETING = ("sampling/createMessage", sample("Generate a greeting", 50))
+CONFIRM = ("elicitation/create", form("Please confirm", ok="boolean"))
+
+
+def content(answer, name):
+    return (answer.get("content") or {}).get(name, "unknown")
 
 
 @app.tool(description="2026-07-28: asks the user's name (input_required, elicitation), then "
           "says hello (conformance fixture).", input_schema=NO_ARGS)
 async def test_input_required_result_elicitation(args, ctx):
-    answer = await ask(ctx, "elicitation/create", ASK_NAME, "Elicitation")
-    return "Hello, %s!" % (answer.get("content") or {}).get("name", "unknown")
+    answer = await ask(ctx, *NAME, "Elicitation", key="user_name")
+    return "Hello, %s!" % content(answer, "name")
 
 
 @app.tool(description="2026-07-28: asks the client's LLM a question (input_required, "
           "sampling), then returns the answer (conformance fixture).", input_schema=NO_ARGS)
 async def test_input_required_result_sampling(args, ctx):
-    answer = await ask(ctx, "sampling/createMessage", {
-        "messages": [{"role": "user", "content": text("What is the capital of France?")}],
-        "maxTokens": 100}, "Sampling")
+    answer = await ask(ctx, *CAPITAL, "Sampling", key="capital_question")
     return "LLM response: %s" % (answer.get("content") or {}).get("text", "")
 
 
 @app.tool(description="2026-07-28: asks for the client's roots (input_required, roots/list), "
           "then lists them (conformance fixture).", input_schema=NO_ARGS)
 async def test_input_required_result_list_roots(args, ctx):
-    answer = await ask(ctx, "roots/list", {}, "roots/list")
-    return "Client roots: %s" % json.dumps(answer.get("roots", []))
+    answer = await ask(ctx, *ROOTS, "roots/list", key="client_roots")
+    return "Client roots: %s" % json.dumps(answer.get("roots", []), separators=(",", ":"))
+
+
+async def confirm(args, ctx):
+    answer = await ask(ctx, *CONFIRM, "Elicitation", key="confirm", state="confirm-v1")
+    return "state-ok: confirmed ok=%s" % json.dumps(content(answer, "ok"))
+
+
+app.tool("test_input_required_result_request_state", description="2026-07-28: asks for a "
+         "confirmation with a requestState, then checks the echoed state (conformance "
+         "fixture).", input_schema=NO_ARGS)(confirm)
+app.tool("test_input_required_result_tampered_state", description="2026-07-28: answers with "
+         "a sealed requestState; a tampered one is refused with -32602 (conformance "
+         "fixture).", input_schema=NO_ARGS)(confirm)
+
+
+@app.tool(description="2026-07-28: asks for an elicitation, a sampling and the roots at once "
+          "(conformance fixture).", input_schema=NO_ARGS)
+async def test_input_required_result_multiple_inputs(args, ctx):
+    await ask_all(ctx, {"user_name": NAME, "greeting": GREETING, "client_roots": ROOTS},
+                  state="multi-v1")
+    return "state-ok: received all three inputs"
+
+
+@app.tool(description="2026-07-28: asks two questions in two rounds, carried by requestState "
+          "(conformance fixture).", input_schema=NO_ARGS)
+async def test_input_required_result_multi_round(args, ctx):
+    if ctx.request_state != "round-2":  # round 2 already has step 1's answer behind it
+        await ask(ctx, "elicitation/create", form("Step 1: What is your name?", name="string"),
+                  "Elicitation", key="step1", state="round-1")
+    answer = await ask(ctx, "elicitation/create",
+                       form("Step 2: What is your favorite color?", color="string"),
+                       "Elicitation", key="step2", state="round-2")
+    return "Favorite color: %s" % content(answer, "color")
+
+
+@app.tool(description="2026-07-28: asks only with the capabilities the request declared "
+          "(conformance fixture).", input_schema=NO_ARGS)
+async def test_input_required_result_capabilities(args, ctx):
+    declared = ctx.client_capabilities
+    questions = {key: q for key, q, cap in (("user_name", NAME, "elicitation"),
+                                            ("capital_question", CAPITAL, "sampling"))
+                 if cap in declared}
+    if not questions:
+        return "The client declared nothing to ask with"
+    await ask_all(ctx, questions)
+    return "Received the declared inputs"
 
 
 @app.tool(description="Needs the client's sampling; in 2026-07-28 without it declared, "
           "-32021 (conformance fixture).", input_schema=NO_ARGS)
 async def test_missing_capability(args, ctx):
-    await ask(ctx, "sampling/createMessage", {
-        "messages": [{"role": "user", "content": text("Say hello")}], "maxTokens": 50},
-        "Sampling")
+    await ask(ctx, "sampling/createMessage", sample("Say hello", 50), "Sampling")
     return "The client declared sampling and answered"
 
 
 @app.tool(description="Asks for a confirmation (in 2026-07-28 an input_required result on "
           "the request's own stream; conformance fixture).", input_schema=NO_ARGS)
 async def test_streaming_elicitation(args, ctx):
-    await ask(ctx, "elicitation/create", {"message": "Continue?", "requestedSchema": {
-        "type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}},
-        "Elicitation")
+    await ask(ctx, "elicitation/create", form("Continue?", ok="boolean"), "Elicitation",
+              key="confirm")
     return "Elicitation answered"
 
 
@@ -423,6 +520,21 @@ def prompt_with_embedded_resource(args, ctx):
 @app.prompt("test_prompt_with_image", description="A prompt with image content")
 def prompt_with_image(args, ctx):
     return [user(image()), user(text("Please analyze the image above."))]
+
+
+@app.prompt("test_input_required_result_prompt", description="Asks the user for context "
+            "(2026-07-28: an input_required answer to prompts/get; legacy: an elicitation "
+            "request), when the client declared elicitation (conformance fixture)")
+async def input_required_prompt(args, ctx):
+    said = "none"
+    if "elicitation" in ctx.client_capabilities:
+        try:
+            answer = await ctx.ask("elicitation/create", form("What context should the "
+                                   "prompt use?", context="string"), key="user_context")
+            said = content(answer, "context")
+        except SendError:  # a legacy revision without elicitation (2024-11-05, 2025-03-26)
+            pass
+    return [user(text("Use this context: %s" % said))]
 
 
 # ---- completions ----

@@ -110,9 +110,15 @@ demo_session() {
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
 ids = sorted(m["id"] for m in lines if "id" in m)
-want = [1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13]
+want = [1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15, 16, 17]
 assert ids == want, f"answered ids {ids}, want {want}"
 by = {m["id"]: m for m in lines if "id" in m}
+# The questions for the client (examples/c/ask.c, mrtr.c): this client declared no sampling, and
+# input_required needs 2026-07-28 (demo_session_modern.txt below).
+assert by[14]["result"]["isError"] is True and "Cannot ask the client" in by[14]["result"]["content"][0]["text"]
+assert by[15]["result"]["isError"] is True and "2026-07-28" in by[15]["result"]["content"][0]["text"]
+assert by[16]["result"]["messages"][0]["content"]["text"].startswith("Use no particular context")
+assert any(m.get("method") == "notifications/tools/list_changed" for m in lines)
 assert by[3]["result"]["content"][0]["text"] == 'hi "there"\n\u00e9'
 assert by[4]["result"]["structuredContent"] == {"sum": 5.5}
 assert by[5]["result"]["content"][0]["text"] == "slept"
@@ -123,10 +129,30 @@ assert sum(1 for m in lines if m.get("method") == "notifications/progress") == 3
 assert any(m.get("error", {}).get("code") == -32700 and "id" not in m for m in lines)
 print(f"demo: {len(lines)} lines, all as expected")
 PY
+  # 2026-07-28 on a connection of its own: input_required results and the retries that answer them.
+  "$@" --max-line 4096 < ffi/tests-c/demo_session_modern.txt > "$OUT/demo-modern.out" 2> "$OUT/demo-modern.err" ||
+    { echo "demo exited with $?"; cat "$OUT/demo-modern.err"; return 1; }
+  python3 - "$OUT/demo-modern.out" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+by = {m["id"]: m for m in lines if "id" in m}
+assert sorted(by) == list(range(1, 10)), f"answered ids {sorted(by)}"
+text = lambda i: by[i]["result"]["content"][0]["text"]
+assert by[1]["result"]["resultType"] == "input_required" and "elicitation" in by[1]["result"]["inputRequests"]
+assert text(2) == 'User response: action=accept, content={"username":"ann"}'
+assert by[3]["result"]["inputRequests"].keys() == {"step1"} and by[3]["result"]["requestState"] != "round-1"  # sealed
+assert text(4) == "LLM response: Paris"
+assert by[5]["error"]["code"] == -32021 and by[5]["error"]["data"]["requiredCapabilities"] == {"sampling": {}}
+assert by[6]["error"]["code"] == -32602  # a forged requestState
+assert by[7]["result"]["messages"][0]["content"]["text"] == "Use this context: tests"
+assert text(8) == "Logged one info message" and any(m.get("method") == "notifications/message" for m in lines)
+assert by[9]["error"]["code"] == -32602  # inputResponses that is not an object
+print(f"demo (2026-07-28): {len(lines)} lines, all as expected")
+PY
 }
 step_demo() {
   make --no-print-directory -s -C examples/c || return 1
-  gcc $CWARN -g -O1 $SAN -Iinclude examples/c/picomcp_demo.c examples/c/http_loop.c examples/c/auth.c "$LIB" -lcrypto $SYSLIBS -o "$OUT/demo_asan" || return 1
+  gcc $CWARN -g -O1 $SAN -Iinclude examples/c/picomcp_demo.c examples/c/ask.c examples/c/mrtr.c examples/c/http_loop.c examples/c/auth.c "$LIB" -lcrypto $SYSLIBS -o "$OUT/demo_asan" || return 1
   demo_session examples/c/picomcp-demo-c && demo_session "$OUT/demo_asan" &&
     demo_session $VALGRIND examples/c/picomcp-demo-c
 }

@@ -102,7 +102,7 @@ class HttpServing {
     })
     view.session = new Session('server', server.name, server.version, server.capabilities, {
       instructions: server.instructions, versions: server.versions, maxLine: server.maxLine,
-      inboundSlots: server.inboundSlots, outboundSlots: server.outboundSlots, nowMs: now()
+      inboundSlots: server.inboundSlots, outboundSlots: server.outboundSlots, nowMs: now(), ...server._stateOptions()
     })
     view._layer = () => server._layer()
     // The session's output goes to the endpoint (to the streams it names), not stdout.
@@ -312,7 +312,9 @@ function httpHandler (server, options = {}) {
   if (server._http) throw new Error('httpHandler: this server already has an HTTP handler')
   const serving = new HttpServing(server, options)
   server._http = serving
-  server._layer() // a broken definition throws here, not at the first request
+  // A broken definition throws here, not at the first request; the endpoint checks the
+  // tools' Mcp-Param-* headers (and is told again when they change).
+  serving.endpoint.setTools(server._layer().layer)
   for (const fn of server.startup) {
     Promise.resolve().then(() => fn(server)).catch((e) => server.diag('error', `startup function failed: ${e && e.stack}`))
   }

@@ -225,6 +225,18 @@ export interface Event {
   value?: string
   /** `complete`: the request's `context` (`{arguments: {...}}`). */
   context?: JsonObject
+  // ---- 2026-07-28 `call`s (`tool`, `read`, `prompt`): what a retry carries (MRTR) ----
+  /** The client's answers by key (`inputResponses`), when it sent some. */
+  inputResponses?: JsonObject
+  /**
+   * The `requestState` it echoed: verified and unsealed by the session when it has a
+   * state key (`stateKey`); the client's own text otherwise (never trust it then).
+   */
+  requestState?: string
+  /** The -32602 message when `inputResponses` is not an object or `requestState` not a string. */
+  retryError?: string
+  /** The client capabilities the request declared (`_meta`). */
+  clientCapabilities?: JsonObject
 }
 
 /**
@@ -442,6 +454,12 @@ export declare class Endpoint {
   slotInUse(slot: number): boolean
   stats(): EndpointStats
   /**
+   * The tools served (those of `layer`): the `x-mcp-header` annotations of their input
+   * schemas are checked as `Mcp-Param-*` headers of 2026-07-28 `tools/call`s. Again
+   * whenever the tools change (`httpHandler` does both).
+   */
+  setTools(layer: ServerLayer): void
+  /**
    * One request (`rawHeaders` as Node gives them; `entropy`: `entropyLen` random bytes).
    * Under `auth`: the claims the verifier made of `bearerToken(...)` (null: rejected), now
    * in Unix seconds, and the layer whose per-definition scopes apply.
@@ -608,6 +626,14 @@ export interface ServerOptions {
    * after the last answer is written (the cleanup).
    */
   lifespan?: (server: Server) => unknown
+  /**
+   * The key (at least 16 bytes) the core seals 2026-07-28 `requestState` with (`ctx.ask`'s
+   * `state`) and verifies it by on the retry. Default: 32 random bytes per `Server`;
+   * processes behind one load balancer share one.
+   */
+  stateKey?: Uint8Array
+  /** How long a sealed `requestState` stays valid, in ms (default 600000). */
+  stateTtlMs?: number
 }
 
 /** A readable byte stream, such as `process.stdin`. */
@@ -766,8 +792,24 @@ export declare class Server {
 }
 
 /** What a handler may do about the request it serves. */
+/** Options of `ctx.ask`. */
+export interface AskOptions {
+  /** The key of the question in `inputRequests` (default: `elicitation`, `sampling` or `roots`). */
+  key?: string
+  /** 2026-07-28: the `requestState` of the `input_required` result (sealed by the core). */
+  state?: string
+  /** Legacy era: how long to wait for the client's answer (default 60000). */
+  timeoutMs?: number
+}
+
+/** One question of `ctx.askAll`. */
+export interface InputRequest {
+  method: AskMethod | string
+  params?: JsonObject
+}
+
 export declare class Context {
-  constructor(server: Server, id: number, method: string, params: JsonObject)
+  constructor(server: Server, id: number, method: string, params: JsonObject, call?: Event)
   readonly server: Server
   /** The session's handle of the request. */
   readonly requestId: number
@@ -777,6 +819,16 @@ export declare class Context {
   readonly version: ProtocolVersion | null
   /** The verified caller over HTTP with `httpHandler({ auth })`; null otherwise. */
   readonly principal: Principal | null
+  /**
+   * 2026-07-28: the `requestState` the client sent back with this retry (null on a first
+   * try and in the legacy era), verified and unsealed by the core with the server's
+   * `stateKey`. A session without a state key passes the client's text: never trust it then.
+   */
+  readonly requestState: string | null
+  /** True when the request is served under 2026-07-28 (questions are `input_required`). */
+  get modern(): boolean
+  /** The client capabilities: the request's (2026-07-28) or the session's (legacy). */
+  get clientCapabilities(): JsonObject
   get controller(): AbortController
   /** Aborts when the client cancels this request. */
   get signal(): AbortSignal
@@ -794,8 +846,19 @@ export declare class Context {
   log(level: LogLevel, data: unknown, logger?: string): boolean
   /** Waits `ms`; rejects with the abort reason when the request is cancelled. */
   sleep(ms: number): Promise<void>
-  /** Asks the client and resolves with its answer (2026-07-28: via `input_required` and the retry). */
-  ask(method: AskMethod | string, params?: JsonObject, options?: { timeoutMs?: number }): Promise<JsonObject>
+  /**
+   * Asks the client and resolves with its answer. Legacy era: a request to the client.
+   * 2026-07-28: without an answer under `key` in the retry's `inputResponses`, the handler
+   * ends with an `input_required` result asking it (with `state`); the retry runs the
+   * handler again and this resolves with the answer.
+   */
+  ask(method: AskMethod | string, params?: JsonObject, options?: AskOptions): Promise<JsonObject>
+  /**
+   * Asks several questions at once and resolves with `{key: answer}`. 2026-07-28: once every
+   * key is answered in `inputResponses`; else the handler ends with ONE `input_required`
+   * result asking the unanswered keys (with `state`). Legacy era: requests to the client.
+   */
+  askAll<K extends string>(requests: { [key in K]: InputRequest }, options?: { state?: string, timeoutMs?: number }): Promise<{ [key in K]: JsonObject }>
 }
 
 /** Throw from a handler to answer with a JSON-RPC error. */
@@ -814,6 +877,17 @@ export declare class ToolError extends Error {
 export declare class ResourceNotFound extends McpError {
   constructor(uri?: string, message?: string)
   uri: string | undefined
+}
+
+/**
+ * What `ctx.ask` / `ctx.askAll` throw in 2026-07-28 to end the handler with an
+ * `input_required` result (`requests`: `{key: {method, params}}`, `state`). Not a failure:
+ * a handler that catches every error must throw it on.
+ */
+export declare class InputRequired extends Error {
+  constructor(requests: { [key: string]: InputRequest }, state?: string | null)
+  requests: { [key: string]: InputRequest }
+  state: string | null | undefined
 }
 
 /** A content block of a tool result. */

@@ -224,6 +224,12 @@ class Endpoint {
   slotInUse (slot) { return this.native.slotInUse(slot) }
   stats () { return this.native.stats() }
   /**
+   * The tools served, as a `ServerLayer` (its tools): the `x-mcp-header` annotations of
+   * their input schemas are checked as `Mcp-Param-*` headers of 2026-07-28 `tools/call`s
+   * (400 when one is missing or does not match). Again whenever the tools change.
+   */
+  setTools (layer) { this.native.setTools(layer.native) }
+  /**
    * `auth` (under the `auth` option): `{ claims, unixS, layer }`: the claims object the
    * host's verifier made of `bearerToken(...)` (null: rejected), now in Unix seconds
    * (default the clock), the `ServerLayer` whose per-definition scopes apply.

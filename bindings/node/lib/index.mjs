@@ -6,7 +6,7 @@ import picomcp from './index.js'
 export const {
   Session, ServerLayer, Endpoint, PicomcpError, ConfigError, SendError, RespondError, QueueFull, ResultError,
   PROTOCOL_VERSIONS, FEATURES, features, rootsContain, version,
-  Server, Context, McpError, ToolError, ResourceNotFound,
+  Server, Context, McpError, ToolError, ResourceNotFound, InputRequired,
   text, image, audio, resourceLink, embeddedResource
 } = picomcp
 export default picomcp

@@ -20,126 +20,22 @@
  *   array; it throws `ResourceNotFound` for a URI that names nothing;
  * - a prompt returns an array of messages or an object with `messages`.
  * `ctx.signal` aborts when the client cancels the request; nothing more is sent for it.
- * Definitions are checked when registered (by the core); a wrong one throws there.
+ * Any of them may ask the client (`ctx.ask`, `ctx.askAll`): a request to the client in
+ * the legacy era, an `input_required` result and a retry in 2026-07-28 (MRTR).
+ * Definitions are checked when registered (by the core); a wrong one (a name used
+ * twice, say) throws there.
  */
+const { randomBytes } = require('node:crypto')
 const { RespondError, ResultError, ConfigError } = require('./errors.js')
 const { toolResult, contents, messages } = require('./results.js')
 const { describe, typedVars, isShape } = require('./schema.js')
 const { guardStdout } = require('./stdout.js')
+const { Context, McpError, ToolError, ResourceNotFound, InputRequired, ASKS, isObject } = require('./context.js')
 
-const INVALID_PARAMS = -32602
 const INTERNAL_ERROR = -32603
 const LEVELS = ['error', 'warn', 'info', 'debug']
-// The input-request key and client capability of each question a server may ask.
-const ASKS = {
-  'sampling/createMessage': ['sampling', { sampling: {} }],
-  'elicitation/create': ['elicitation', { elicitation: {} }],
-  'roots/list': ['roots', { roots: {} }]
-}
 
 const now = () => Math.floor(performance.now())
-
-/** Throw from a handler to answer with a JSON-RPC error. */
-class McpError extends Error {
-  constructor (code, message, data) { super(message); this.name = 'McpError'; this.code = code; this.data = data }
-}
-/** Throw from a tool to report a failed call: a result with `isError: true` (no stack on stderr). */
-class ToolError extends Error {
-  constructor (message) { super(message); this.name = 'ToolError' }
-}
-/** Throw from a resource reader: the URI names no resource (-32002; -32602 from 2026-07-28). */
-class ResourceNotFound extends McpError {
-  constructor (uri, message) {
-    super(-32002, message ?? `Resource not found: ${uri}`, uri === undefined ? undefined : { uri })
-    this.name = 'ResourceNotFound'
-    this.uri = uri
-  }
-}
-/** Thrown by `ctx.ask` in 2026-07-28: the question goes back as an `input_required` result. */
-class InputRequired extends Error {
-  constructor (key, method, params, capability) {
-    super(method)
-    this.requests = { [key]: { method, params } }
-    this.capability = capability
-  }
-}
-
-/** What a handler may do about the request it serves. */
-class Context {
-  constructor (server, id, method, params) {
-    this.server = server
-    this.requestId = id
-    this.method = method
-    this.params = params
-    /** The negotiated protocol revision. */
-    this.version = server.session.version
-    /**
-     * The verified caller over HTTP with `httpHandler({ auth })`: `{ subject, clientId,
-     * scopes, expiresAt }`; null otherwise. Never the token.
-     */
-    this.principal = server._principal ?? null
-    this._controller = null // made on first use: most handlers never look at it
-  }
-
-  get controller () { return this._controller || (this._controller = new AbortController()) }
-  /** Aborts when the client cancels this request. */
-  get signal () { return this.controller.signal }
-  _aborted () { return this._controller !== null && this._controller.signal.aborted }
-
-  get session () { return this.server.session }
-  /** What the server's `lifespan` function gave. */
-  get state () { return this.server.state }
-  /** True once the client cancelled this request. */
-  get cancelled () { const i = this.session.requestInfo(this.requestId); return !i || i.cancelled }
-  /** True when the client asked for progress on this request. */
-  get wantsProgress () { const i = this.session.requestInfo(this.requestId); return !!(i && i.hasProgressToken && !i.cancelled) }
-
-  /** Reports progress if the client asked for it; returns whether it was sent. */
-  progress (progress, total, message) {
-    if (!this.wantsProgress) return false
-    this.server._command(() => this.session.progress(this.requestId, progress, total, message))
-    return true
-  }
-
-  /** A log message tied to this request, if the client's level lets it through. */
-  log (level, data, logger) {
-    if (!this.server.logging) return false
-    return this.server._command(() => this.session.log(level, data, logger, this.requestId))
-  }
-
-  /** Waits `ms`; rejects with an AbortError when the request is cancelled. */
-  sleep (ms) {
-    return new Promise((resolve, reject) => {
-      if (this.signal.aborted) return reject(this.signal.reason)
-      const t = setTimeout(() => { this.signal.removeEventListener('abort', onAbort); resolve() }, ms)
-      const onAbort = () => { clearTimeout(t); reject(this.signal.reason) }
-      this.signal.addEventListener('abort', onAbort, { once: true })
-    })
-  }
-
-  /**
-   * Asks the client (`sampling/createMessage`, `elicitation/create`, `roots/list`) and
-   * resolves with its result. Legacy era: a request to the client (McpError for an error
-   * answer or a timeout; SendError when the client lacks the capability). 2026-07-28: the
-   * first call ends the handler with an `input_required` result (or -32021 without the
-   * capability); the client retries with the answer, the handler runs again from the start,
-   * and this call resolves with that answer.
-   */
-  async ask (method, params, { timeoutMs = 60000 } = {}) {
-    const [key, capability] = ASKS[method] || [method, {}]
-    const info = this.session.requestInfo(this.requestId)
-    if (info && info.modern) {
-      const responses = this.params.inputResponses
-      if (responses !== undefined && responses !== null && (typeof responses !== 'object' || Array.isArray(responses))) {
-        throw new McpError(INVALID_PARAMS, 'Invalid params: inputResponses must be an object')
-      }
-      const answer = responses && responses[key]
-      if (answer && typeof answer === 'object' && !Array.isArray(answer)) return answer
-      throw new InputRequired(key, method, params, capability)
-    }
-    return this.server.request(method, params, { timeoutMs, signal: this.signal })
-  }
-}
 
 const toolError = (message) => ({ content: [{ type: 'text', text: message }], isError: true })
 
@@ -171,16 +67,26 @@ function checkArgs (where, name, opts, fn, what) {
  * registration. The core's message names the entry by its index in the table; here it is
  * named by its name.
  */
-function check (where, catalog) {
+function check (where, catalog, index = 0) {
   const { ServerLayer } = require('./index.js')
   try {
     return new ServerLayer(catalog)
   } catch (e) {
-    const message = `${where}: ${String(e.message).replace(/^(?:server catalog: \w+\[0\]\.?|(?:tool|resource template|resource|prompt) 0: )/, '')}`
+    const prefix = new RegExp(`^(?:server catalog: \\w+\\[${index}\\]\\.?|(?:tool|resource template|resource|prompt) ${index}: )`)
+    const message = `${where}: ${String(e.message).replace(prefix, '')}`
     if (e instanceof ConfigError) throw new ConfigError(message, e.kind)
     if (e instanceof TypeError) throw new TypeError(message)
     throw e
   }
+}
+
+/**
+ * A name registered twice: the core's check of the earlier definition and this one
+ * together throws its ConfigError ("used by an earlier entry too"), the same text as
+ * the Python helper's.
+ */
+function checkDuplicate (where, table, earlier, def) {
+  if (earlier) check(where, { [table]: [earlier, def] }, 1)
 }
 
 /**
@@ -189,13 +95,25 @@ function check (where, catalog) {
  * declared that is not implemented. Both eras are served on one connection.
  */
 class Server {
+  /**
+   * `stateKey` (Buffer, at least 16 bytes; default 32 random bytes per Server): the key
+   * the core seals 2026-07-28 `requestState` with (`ctx.ask`'s `state`) and verifies it
+   * by on the retry. Processes that serve one client behind a load balancer share one.
+   * `stateTtlMs`: how long a sealed state stays valid (the core's default: 10 minutes).
+   */
   constructor (name, version, {
     instructions, versions, maxLine = 1 << 20, logging = true, inboundSlots = 64, outboundSlots = 16,
-    logLevel = 'warn', pageSize, maskErrors = false, lifespan
+    logLevel = 'warn', pageSize, maskErrors = false, lifespan, stateKey, stateTtlMs
   } = {}) {
     Object.assign(this, { name, version, instructions, versions, maxLine, logging, inboundSlots, outboundSlots, logLevel, pageSize, maskErrors })
     if (lifespan !== undefined && typeof lifespan !== 'function') throw new TypeError('lifespan must be a function')
     this.lifespan = lifespan
+    if (stateKey !== undefined && !(stateKey instanceof Uint8Array)) throw new TypeError('stateKey must be a Buffer')
+    this.stateKey = stateKey === undefined ? randomBytes(32) : Buffer.from(stateKey)
+    this.stateTtlMs = stateTtlMs
+    // The core checks the key (and the TTL) now, not at the first request.
+    const { Session } = require('./index.js')
+    new Session('server', 'state-key-check', '0', {}, { maxLine: 256, inboundSlots: 1, outboundSlots: 1, ...this._stateOptions() }).release()
     /** What the lifespan function gave (also `ctx.state`), while serving. */
     this.state = undefined
     this.tools = new Map()
@@ -224,6 +142,8 @@ class Server {
     const output = describe(opts.outputSchema, `${where}: outputSchema`, 'output')
     const t = { ...opts, name, fn, inputSchema: input.json ?? { type: 'object' }, outputSchema: output.json, parse: input.parse }
     check(where, { tools: [pick(t, TOOL_KEYS)] })
+    const earlier = this.tools.get(name)
+    checkDuplicate(where, 'tools', earlier && pick(earlier, TOOL_KEYS), pick(t, TOOL_KEYS))
     this.tools.set(name, t)
     return this._changed()
   }
@@ -242,12 +162,15 @@ class Server {
     const { variables, ...rest } = opts
     const r = { uri, fn, name: uri, ...rest, complete: new Map(), variables: variables === undefined ? null : describe(variables, `${where}: variables`) }
     if (template) {
-      check(where, { resourceTemplates: [{ uriTemplate: uri, ...pick(r, RESOURCE_KEYS.slice(1)) }] })
-      const i = this.templates.findIndex((t) => t.uri === uri)
-      if (i >= 0) this.templates[i] = r
-      else this.templates.push(r)
+      const def = (x) => ({ uriTemplate: x.uri, ...pick(x, RESOURCE_KEYS.slice(1)) })
+      check(where, { resourceTemplates: [def(r)] })
+      const earlier = this.templates.find((t) => t.uri === uri)
+      checkDuplicate(where, 'resourceTemplates', earlier && def(earlier), def(r))
+      this.templates.push(r)
     } else {
       check(where, { resources: [pick(r, RESOURCE_KEYS)] })
+      const earlier = this.resources.get(uri)
+      checkDuplicate(where, 'resources', earlier && pick(earlier, RESOURCE_KEYS), pick(r, RESOURCE_KEYS))
       this.resources.set(uri, r)
     }
     return this._changed()
@@ -269,7 +192,10 @@ class Server {
       }))
     }
     const p = { name, fn, ...opts, arguments: args, complete: new Map() }
-    check(where, { prompts: [{ ...pick(p, PROMPT_KEYS), arguments: Array.isArray(args) ? args.map((a) => pick(a || {}, ARGUMENT_KEYS)) : args }] })
+    const def = (x) => ({ ...pick(x, PROMPT_KEYS), arguments: Array.isArray(x.arguments) ? x.arguments.map((a) => pick(a || {}, ARGUMENT_KEYS)) : x.arguments })
+    check(where, { prompts: [def(p)] })
+    const earlier = this.prompts.get(name)
+    checkDuplicate(where, 'prompts', earlier && def(earlier), def(p))
     this.prompts.set(name, p)
     return this._changed()
   }
@@ -292,11 +218,20 @@ class Server {
   /** The capabilities derived (by the core's layer) from what is registered. */
   get capabilities () { return this._layer().layer.capabilities }
 
-  /** A registration changed the tables: while serving, the layer is rebuilt at once (a broken definition throws here). */
+  /**
+   * A registration changed the tables: while serving, the layer is rebuilt at once (a
+   * broken definition throws here), and the HTTP endpoint told the tools.
+   */
   _changed () {
     this.served = null
-    if (this.session) this._layer()
+    if (this.session || this._http) this._layer()
+    if (this._http) this._http.endpoint.setTools(this.served.layer)
     return this
+  }
+
+  /** The `Session` options of the 2026-07-28 `requestState` seal. */
+  _stateOptions () {
+    return this.stateTtlMs === undefined ? { stateKey: this.stateKey } : { stateKey: this.stateKey, stateTtlMs: this.stateTtlMs }
   }
 
   /**
@@ -498,7 +433,7 @@ class Server {
     this.waitingOutput = false // the client has not read what we wrote
     this.session = new Session('server', this.name, this.version, this.capabilities, {
       instructions: this.instructions, versions: this.versions, maxLine: this.maxLine,
-      inboundSlots: this.inboundSlots, outboundSlots: this.outboundSlots, nowMs: now()
+      inboundSlots: this.inboundSlots, outboundSlots: this.outboundSlots, nowMs: now(), ...this._stateOptions()
     })
     this.diag('info', `${this.name} ${this.version} on stdio, max line ${this.maxLine} bytes`)
     for (const fn of this.startup) {
@@ -661,7 +596,10 @@ class Server {
         else ask.reject(new McpError(-32001, 'the client did not answer in time'))
         return
       }
-      case 'negotiated': return this.diag('info', `protocol ${ev.version}, client ${JSON.stringify(ev.peer && ev.peer.clientInfo)}`)
+      case 'negotiated':
+        // The legacy era's client capabilities (`ctx.clientCapabilities`).
+        this._peerCapabilities = isObject(ev.peer) && isObject(ev.peer.capabilities) ? ev.peer.capabilities : {}
+        return this.diag('info', `protocol ${ev.version}, client ${JSON.stringify(ev.peer && ev.peer.clientInfo)}`)
       case 'peer_violation': return this.diag('info', `peer violation: ${ev.text}`)
       case 'closed':
         this.diag('info', `session closed: ${ev.text}`)
@@ -673,7 +611,7 @@ class Server {
   /** Runs the handler of a checked call and answers with what it returns. */
   _onCall (ev) {
     const tables = this._layer()
-    const ctx = new Context(this, ev.id, ev.method, ev.params || {})
+    const ctx = new Context(this, ev.id, ev.method, ev.params || {}, ev)
     const { layer } = tables
     const session = this.session
     let run, answer
@@ -769,18 +707,25 @@ class Server {
   _failed (ctx, e) {
     if (e instanceof InputRequired) {
       try {
-        this._command(() => this.session.respondInputRequired(ctx.requestId, e.requests))
+        this._command(() => this.session.respondInputRequired(ctx.requestId, e.requests, e.state))
       } catch (err) {
-        if (err instanceof RespondError) {
-          // The request did not declare the client capability the question needs.
+        // The core refused the question: the request did not declare a client capability
+        // it needs (-32021 naming those), or nothing may be asked here.
+        const declared = ctx.clientCapabilities
+        const required = {}
+        for (const q of Object.values(e.requests)) {
+          const cap = (ASKS[q.method] || [])[1]
+          if (cap && !isObject(declared[cap])) required[cap] = {}
+        }
+        if (err instanceof RespondError && Object.keys(required).length) {
           try {
-            this._command(() => this.session.respondMissingCapability(ctx.requestId, e.capability))
+            this._command(() => this.session.respondMissingCapability(ctx.requestId, required))
           } catch (err2) {
             this.diag('warn', `cannot answer request ${ctx.requestId}: ${err2.message}`)
           }
-        } else { // a question that cannot be sent (not JSON, say)
-          this.diag('error', `cannot ask in request ${ctx.requestId}: ${err && err.message}`)
-          this._answerError(ctx.requestId, INTERNAL_ERROR, `Internal error: ${err && err.message}`)
+        } else { // a question that cannot be sent (not JSON, another method, ...)
+          this.diag('error', `cannot ask in request ${ctx.requestId} (${ctx.method}): ${err && err.message}`)
+          this._answerError(ctx.requestId, INTERNAL_ERROR, `Internal error: cannot ask the client in ${ctx.method}: ${err && err.message}`)
         }
       }
     } else if (e instanceof ResourceNotFound) {
@@ -823,4 +768,4 @@ class Server {
 
 }
 
-module.exports = { Server, Context, McpError, ToolError, ResourceNotFound }
+module.exports = { Server, Context, McpError, ToolError, ResourceNotFound, InputRequired }

@@ -16,8 +16,9 @@ use picomcp::http::endpoint::{
     ENTROPY_LEN, Endpoint, EndpointConfig, EndpointStorage, Head, Outcome, Poll, ResponseMode,
     StreamHandle,
 };
+use picomcp::http::params::ToolSchemas;
 use picomcp::http::{BodyLength, Header, Method, Request};
-use picomcp::json::Json;
+use picomcp::json::{Json, JsonStr};
 use picomcp::protocol::{ProtocolVersion, Versions};
 
 use crate::server::NativeServer;
@@ -77,6 +78,15 @@ pub struct PrincipalJs {
     pub client_id: String,
     pub scopes: Vec<String>,
     pub expires_at: Option<f64>,
+}
+
+/// A borrow as `'static`.
+///
+/// # Safety
+/// `r` must point into a heap allocation that outlives every use of the result.
+unsafe fn forever<T: ?Sized>(r: &T) -> &'static T {
+    // SAFETY: the caller's promise above.
+    unsafe { &*(r as *const T) }
 }
 
 fn leak(s: String) -> &'static str {
@@ -163,9 +173,25 @@ pub struct EndpointStatsJs {
 /// The Streamable HTTP endpoint over storage it owns; streams are named by numbers.
 #[napi]
 pub struct NativeEndpoint {
+    // `core` borrows `tools` (as `'static`): fields drop in declaration order.
     core: Endpoint<'static>,
     handles: HashMap<u32, StreamHandle>,
     next: u32,
+    tools: Option<Box<AnnotatedTools>>,
+}
+
+/// The input schemas of the served tools that have `x-mcp-header` annotations (the
+/// others need no `Mcp-Param-*` check), copied from a `NativeServer` by `setTools`.
+#[derive(Debug)]
+struct AnnotatedTools(Vec<(Box<str>, Box<str>)>);
+
+impl ToolSchemas for AnnotatedTools {
+    fn input_schema(&self, tool: JsonStr<'_>) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(name, _)| tool.eq_str(name))
+            .map(|(_, schema)| &**schema)
+    }
 }
 
 fn number(v: Option<f64>, what: &str, default: u64) -> napi::Result<u64> {
@@ -288,7 +314,30 @@ impl NativeEndpoint {
             core,
             handles: HashMap::new(),
             next: 1,
+            tools: None,
         })
+    }
+
+    /// The tools served (those of `server`): the `x-mcp-header` annotations of their
+    /// input schemas are checked as `Mcp-Param-*` headers of 2026-07-28 `tools/call`s
+    /// (the core's rule, MODERN §13.2). Called again whenever the tools change.
+    #[napi]
+    pub fn set_tools(&mut self, server: &NativeServer) {
+        let annotated: Vec<(Box<str>, Box<str>)> = server
+            .tools()
+            .iter()
+            .filter(|t| t.input_schema.contains("x-mcp-header"))
+            .map(|t| (t.name.into(), t.input_schema.into()))
+            .collect();
+        let tools = (!annotated.is_empty()).then(|| Box::new(AnnotatedTools(annotated)));
+        // SAFETY: the box moves into `self.tools` below and is neither changed nor dropped
+        // before `core` stops borrowing it: the next `set_tools` points `core` elsewhere
+        // first, and `core` is dropped before `tools` (field order).
+        let borrowed = tools
+            .as_deref()
+            .map(|t| unsafe { forever(t) } as &dyn ToolSchemas);
+        self.core.set_tools(borrowed);
+        self.tools = tools;
     }
 
     /// Bytes of entropy `handleRequest` takes.

@@ -76,6 +76,17 @@ pub struct Event {
     pub value: Option<String>,
     /// `complete`: the request's `context` (`{"arguments": {...}}`).
     pub context_json: Option<String>,
+    // ---- 2026-07-28 calls (`tool`, `read`, `prompt`): a retry's members (MRTR) ----
+    /// The client's answers by key (`inputResponses`), when it sent some.
+    pub input_responses_json: Option<String>,
+    /// The `requestState` it echoed: verified and unsealed by the session when it has a
+    /// state key; the client's own text otherwise.
+    pub request_state: Option<String>,
+    /// Why the retry members are invalid (the -32602 message): `inputResponses` that is
+    /// not an object, `requestState` that is not a string.
+    pub retry_error: Option<String>,
+    /// The client capabilities the request declared (`_meta`).
+    pub client_capabilities_json: Option<String>,
 }
 
 /// `tool_changed`: two tool digests (SHA-256 truncated to 128 bits), each as 32

@@ -7,9 +7,10 @@
 
 use napi_derive::napi;
 use picomcp::json::{Json, JsonKind};
+use picomcp::protocol::meta::CLIENT_CAPABILITIES;
 use picomcp::server::{
     CAPABILITIES_MAX, Call, Catalog, CompleteTarget, Completion, Handled, Prompt, PromptArgument,
-    ReadTarget, Resource, ResourceTemplate, ResultError, Server, Tool, ToolResult,
+    ReadTarget, Resource, ResourceTemplate, ResultError, Retry, Server, Tool, ToolResult,
 };
 use picomcp::session::{Event as CoreEvent, EventId, InboundId};
 
@@ -61,6 +62,26 @@ fn result_error(e: ResultError) -> napi::Error {
     }
 }
 
+/// A 2026-07-28 call with what its retry carries (the core reads the members: the
+/// verified `requestState`, the `inputResponses` object) and the request's declared client
+/// capabilities.
+fn retry(mut e: Event, params: Json<'_>) -> Event {
+    match Retry::of(params) {
+        Ok(r) => {
+            if r.input_responses.members().next().is_some() {
+                e.input_responses_json = Some(r.input_responses.as_raw().to_owned());
+            }
+            e.request_state = r.request_state.map(|s| s.chars().collect());
+        }
+        Err(message) => e.retry_error = Some(message.into()),
+    }
+    e.client_capabilities_json = params
+        .get("_meta")
+        .and_then(|m| m.get(CLIENT_CAPABILITIES))
+        .map(|c| c.as_raw().to_owned());
+    e
+}
+
 /// The JSON object of an answer (text from JavaScript).
 fn parse<'t>(text: &'t str, what: &str, kind: JsonKind) -> napi::Result<Json<'t>> {
     let j = Json::new(text).map_err(|e| err("TypeError", format!("{what}: invalid JSON: {e}")))?;
@@ -79,6 +100,11 @@ impl NativeServer {
     /// The core layer (its `ScopePolicy` for the endpoint).
     pub(crate) fn core(&self) -> &Server<'static> {
         &self.server
+    }
+
+    /// The tools' definitions (for the endpoint's `Mcp-Param-*` checks).
+    pub(crate) fn tools(&self) -> &[Tool<'static>] {
+        &self._tables.tools
     }
 }
 
@@ -176,6 +202,11 @@ impl NativeServer {
                 ..Event::default()
             },
             Handled::Call(c) => self.call(&c),
+        };
+        let modern = |i: InboundId| cmds.request_info(i).is_some_and(|r| r.modern);
+        let ev = match (id, params) {
+            (Some(i), Some(p)) if ev.kind == "call" && modern(i) => retry(ev, p),
+            _ => ev,
         };
         Some(Event {
             id: id.map(|i| EventId::Inbound(i).to_bits()),

@@ -79,3 +79,37 @@ test('the HTTP example serves Streamable HTTP', { timeout: 60_000 }, async () =>
     child.kill()
   }
 })
+
+test('the asking example: three rounds in 2026-07-28, the party carried in the sealed state', { timeout: 60_000 }, async () => {
+  const { spawn } = await import('node:child_process')
+  const file = join(dir, 'ask.mjs')
+  writeFileSync(file, blocks[4])
+  const child = spawn(process.execPath, [file], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const got = []
+  let rest = ''
+  let wake = () => {}
+  child.stdout.on('data', (d) => {
+    const parts = (rest + d).split('\n')
+    rest = parts.pop()
+    got.push(...parts.filter(Boolean).map((l) => JSON.parse(l)))
+    wake()
+  })
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } }
+  const call = async (id, extra) => {
+    child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'book', arguments: { day: 'Friday' }, ...extra, _meta: meta } }) + '\n')
+    while (!got.some((m) => m.id === id)) await new Promise((resolve) => { wake = resolve })
+    return got.find((m) => m.id === id).result
+  }
+  try {
+    const r1 = await call(1, {})
+    assert.deepEqual(Object.keys(r1.inputRequests).sort(), ['size', 'who'])
+    const r2 = await call(2, { inputResponses: { who: { action: 'accept', content: { name: 'Ada' } }, size: { action: 'accept', content: { n: 4 } } } })
+    assert.deepEqual(Object.keys(r2.inputRequests), ['confirm'])
+    assert.equal(r2.inputRequests.confirm.params.message, '4 on Friday for Ada?')
+    const r3 = await call(3, { inputResponses: { confirm: { action: 'accept', content: { ok: true } } }, requestState: r2.requestState })
+    assert.deepEqual(r3.content, [{ type: 'text', text: 'Booked for Ada' }])
+  } finally {
+    child.stdin.end()
+    child.kill()
+  }
+})

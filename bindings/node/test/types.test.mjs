@@ -251,6 +251,14 @@ app.tool('echo', { inputSchema: { type: 'object', required: ['text'] } }, (args,
   .resource('a://{id}', { mimeType: 'text/plain' }, async (uri, ctx, vars) => vars.id)
   .prompt('p', { arguments: [{ name: 'who', required: true }] }, (args) => [{ role: 'user', content: { type: 'text', text: args.who } }])
   .completion('p', 'who', (value) => ['a', 'b'])
+  .tool('asks', {}, async (args, ctx) => {
+    const who = await ctx.ask('elicitation/create', { message: 'Who?' }, { key: 'who', state: 'one' })
+    const both = await ctx.askAll({ a: { method: 'roots/list' }, b: { method: 'sampling/createMessage', params: {} } }, { state: 'two' })
+    const st: string | null = ctx.requestState
+    const declared: object = ctx.clientCapabilities
+    return [String(who.action), String(both.a.roots), String(both.b.model), String(st), String(ctx.modern), String(declared)].join()
+  })
+new Server('k', '1', { stateKey: new Uint8Array(32), stateTtlMs: 1000 })
 const caps: object = app.capabilities
 const served: Promise<number> = app.serve({ on () { return this } }, { write () { return true }, on () { return this } })
 const err: PicomcpError = new QueueFull('x')

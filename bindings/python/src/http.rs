@@ -8,7 +8,9 @@ use picomcp::http::endpoint::{
     ENTROPY_LEN, Endpoint as Core, EndpointConfig, EndpointStorage, Head, Outcome as CoreOutcome,
     Poll, ResponseMode, StreamHandle,
 };
+use picomcp::http::params::ToolSchemas;
 use picomcp::http::{BodyLength, Header, Method, Request};
+use picomcp::json::JsonStr;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
@@ -63,6 +65,37 @@ impl Outcome {
 #[pyclass(module = "picomcp")]
 pub(crate) struct Endpoint {
     core: Core<'static>,
+    /// What `EndpointConfig::tools` points at (`set_tools`).
+    tools: &'static Tools,
+}
+
+/// One tool whose `inputSchema` carries an `x-mcp-header` annotation: its name and schema.
+type Annotated = (Box<str>, Box<str>);
+
+/// The served tools as the endpoint consults them (`EndpointConfig::tools`: the
+/// `Mcp-Param-*` headers of their `x-mcp-header` annotations are checked). The endpoint
+/// borrows it for the life of the process, so each table is kept for that long: one
+/// per distinct set of annotated tools given to `set_tools` (only the annotated tools are
+/// kept; a server whose tools never change keeps one).
+#[derive(Debug, Default)]
+struct Tools(std::sync::Mutex<&'static [Annotated]>);
+
+impl Tools {
+    fn table(&self) -> &'static [Annotated] {
+        *self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl ToolSchemas for Tools {
+    fn input_schema(&self, tool: JsonStr<'_>) -> Option<&str> {
+        self.table()
+            .iter()
+            .find(|(name, _)| tool.eq_str(name))
+            .map(|(_, schema)| &**schema)
+    }
 }
 
 /// Names of the headers a head needs: the endpoint's own plus the body's length, as
@@ -254,6 +287,8 @@ impl Endpoint {
         auth: Option<Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let defaults = EndpointConfig::default();
+        // Kept for the life of the process, as the endpoint borrows it (a few words).
+        let tools: &'static Tools = Box::leak(Box::default());
         // The core borrows its configuration for the endpoint's life: a path or host list
         // other than the defaults is kept for the life of the process (a few bytes).
         let path: &'static str = if path == defaults.path {
@@ -286,6 +321,7 @@ impl Endpoint {
             get_stream,
             versions: session::versions(versions)?,
             auth: auth.map(|a| auth_config(&a)).transpose()?,
+            tools: Some(tools),
             ..defaults
         };
         let per_stream = max_body
@@ -294,7 +330,37 @@ impl Endpoint {
         let storage = EndpointStorage::owned(slots, streams, per_stream);
         let core = Core::new(config, storage)
             .map_err(|e| ConfigError::new_err(format!("endpoint: {e:?}")))?;
-        Ok(Endpoint { core })
+        Ok(Endpoint { core, tools })
+    }
+
+    /// The tools the endpoint serves, from `layer` (the `ServerLayer` the sessions use;
+    /// `None`: none): the `Mcp-Param-{Name}` header of each `x-mcp-header` annotation in
+    /// their `inputSchema` is then checked on 2026-07-28 `tools/call`s (a missing or
+    /// different one is refused before any session sees the call). Call it again when
+    /// the tools change; a call with the same annotated tools changes nothing.
+    #[pyo3(signature = (layer))]
+    fn set_tools(&mut self, layer: Option<PyRef<'_, ServerLayer>>) {
+        let table: Vec<Annotated> = layer
+            .as_ref()
+            .map(|l| {
+                l.core()
+                    .catalog()
+                    .tools
+                    .iter()
+                    // Most tools have no annotation: the endpoint needs only the others.
+                    .filter(|t| t.input_schema.contains("x-mcp-header"))
+                    .map(|t| (t.name.into(), t.input_schema.into()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if *self.tools.table() != *table {
+            let kept: &'static [Annotated] = Box::leak(table.into_boxed_slice());
+            *self
+                .tools
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = kept;
+        }
     }
 
     /// The number of session slots (the size of the host's session pool).

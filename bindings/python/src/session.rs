@@ -2,7 +2,7 @@
 
 use picomcp::Limits;
 use picomcp::error::ErrorCode;
-use picomcp::protocol::{LogLevel, Method, ProtocolVersion, Role, Versions};
+use picomcp::protocol::{Caps, LogLevel, Method, ProtocolVersion, Role, Versions};
 use picomcp::session::{
     Change, Config, InboundId, OutboundId, RequestOptions, Session as Core, Storage,
 };
@@ -68,6 +68,91 @@ fn level(name: &str) -> PyResult<LogLevel> {
             "unknown log level {name:?} (debug, info, notice, warning, error, critical, alert, emergency)"
         ))
     })
+}
+
+/// A capability flag inside another and its member name.
+type Flag = (Caps, &'static str);
+
+/// Capabilities as the core read them (`Caps`), as the object the peer declares: a
+/// client's `roots` (`listChanged`), `sampling` (`tools`, `context`), `elicitation`
+/// (`form`, `url`), `tasks` (`list`, `cancel`); a server's `tools`, `resources`,
+/// `prompts` (`listChanged`, `subscribe`), `logging`, `completions`. Only what the core
+/// recognises: unknown members and extensions are not kept.
+pub(crate) fn caps_dict<'py>(py: Python<'py>, caps: Caps) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    // (the flag, its name, the flags inside it: `true` flags, or `{}` objects)
+    let table: [(Caps, &str, &[Flag], bool); 9] = [
+        (
+            Caps::ROOTS,
+            "roots",
+            &[(Caps::ROOTS_LIST_CHANGED, "listChanged")],
+            true,
+        ),
+        (
+            Caps::SAMPLING,
+            "sampling",
+            &[
+                (Caps::SAMPLING_TOOLS, "tools"),
+                (Caps::SAMPLING_CONTEXT, "context"),
+            ],
+            false,
+        ),
+        (
+            Caps::ELICITATION,
+            "elicitation",
+            &[
+                (Caps::ELICITATION_FORM, "form"),
+                (Caps::ELICITATION_URL, "url"),
+            ],
+            false,
+        ),
+        (
+            Caps::TASKS,
+            "tasks",
+            &[(Caps::TASKS_LIST, "list"), (Caps::TASKS_CANCEL, "cancel")],
+            false,
+        ),
+        (
+            Caps::TOOLS,
+            "tools",
+            &[(Caps::TOOLS_LIST_CHANGED, "listChanged")],
+            true,
+        ),
+        (
+            Caps::RESOURCES,
+            "resources",
+            &[
+                (Caps::RESOURCES_SUBSCRIBE, "subscribe"),
+                (Caps::RESOURCES_LIST_CHANGED, "listChanged"),
+            ],
+            true,
+        ),
+        (
+            Caps::PROMPTS,
+            "prompts",
+            &[(Caps::PROMPTS_LIST_CHANGED, "listChanged")],
+            true,
+        ),
+        (Caps::LOGGING, "logging", &[], false),
+        (Caps::COMPLETIONS, "completions", &[], false),
+    ];
+    for (flag, name, inner, booleans) in table {
+        if !caps.contains(flag) {
+            continue;
+        }
+        let o = PyDict::new(py);
+        for (f, n) in inner {
+            if caps.contains(*f) {
+                if booleans {
+                    o.set_item(*n, true)?;
+                } else {
+                    o.set_item(*n, PyDict::new(py))?;
+                }
+            }
+        }
+        d.set_item(name, o)?;
+    }
+    Ok(d)
 }
 
 impl Session {
@@ -206,8 +291,19 @@ impl Session {
         self.core.is_subscribed(uri)
     }
 
+    /// The peer's capabilities from the handshake, as the core read them (`{}` before it,
+    /// and in 2026-07-28, where each request declares its own:
+    /// `request_info(id)["client_capabilities"]`).
+    #[getter]
+    fn peer_capabilities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        caps_dict(py, self.core.peer_capabilities())
+    }
+
     /// What the session knows of the peer's open request `id` (`None` once answered):
-    /// `method`, `modern`, `log_level`, `has_progress_token`, `cancelled`.
+    /// `method`, `modern`, `log_level`, `has_progress_token`, `cancelled`, and
+    /// `client_capabilities`: what a 2026-07-28 request declared in its `_meta` (the
+    /// client's capabilities as the core read them, `{}` when none), or in the legacy era
+    /// the session's (`peer_capabilities`).
     fn request_info<'py>(&self, py: Python<'py>, id: u32) -> PyResult<Option<Bound<'py, PyDict>>> {
         let Some(info) = self.core.request_info(InboundId::from_bits(id)) else {
             return Ok(None);
@@ -218,6 +314,12 @@ impl Session {
         d.set_item("log_level", info.log_level.map(LogLevel::as_str))?;
         d.set_item("has_progress_token", info.has_progress_token)?;
         d.set_item("cancelled", info.cancelled)?;
+        let caps = if info.modern {
+            info.client_capabilities
+        } else {
+            self.core.peer_capabilities()
+        };
+        d.set_item("client_capabilities", caps_dict(py, caps)?)?;
         Ok(Some(d))
     }
 

@@ -5,6 +5,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 
 README = os.path.join(os.path.dirname(__file__), "..", "README.md")
 
@@ -123,3 +124,45 @@ def test_http_example_serves_under_uvicorn(tmp_path):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_ask_example_asks_in_one_round_then_answers():
+    """The "Asking the client" example over stdio, 2026-07-28: ``book`` asks both
+    questions at once with a sealed state, then answers the retry; ``letter`` answers
+    at once to a request that declared no elicitation."""
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+    first = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+             "params": {"name": "book", "arguments": {"city": "Oslo"}, "_meta": meta}}
+    letter = {"jsonrpc": "2.0", "id": 2, "method": "prompts/get", "params": {
+        "name": "letter", "_meta": dict(meta, **{
+            "io.modelcontextprotocol/clientCapabilities": {}})}}
+    proc = subprocess.Popen([sys.executable, "-c", blocks()[4]], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    guard = threading.Timer(30, proc.kill)  # a hang ends the reads (and fails the test)
+    guard.start()
+    try:
+        proc.stdin.write(json.dumps(first) + "\n" + json.dumps(letter) + "\n")
+        proc.stdin.flush()
+        got = {}
+        while len(got) < 2:
+            m = json.loads(proc.stdout.readline())
+            got[m["id"]] = m
+        asked = got[1]["result"]
+        assert asked["resultType"] == "input_required"
+        assert set(asked["inputRequests"]) == {"traveller", "date"}
+        assert got[2]["result"]["messages"][0]["content"]["text"] == "Write a letter."
+        retry = dict(first, id=3, params=dict(first["params"], requestState=asked[
+            "requestState"], inputResponses={
+                "traveller": {"action": "accept", "content": {"name": "Ann"}},
+                "date": {"action": "accept", "content": {"day": "Monday"}}}))
+        proc.stdin.write(json.dumps(retry) + "\n")
+        proc.stdin.close()
+        done = json.loads(proc.stdout.readline())
+        assert done["result"]["content"][0]["text"] == "Booked Ann to Oslo on Monday"
+        assert proc.wait(timeout=30) == 0
+    finally:
+        guard.cancel()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

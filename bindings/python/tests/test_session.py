@@ -157,8 +157,12 @@ def test_tools_list_answered(pair, answer):
     assert req.params is None
     assert pair.server.is_open(req.id)
     info = pair.server.request_info(req.id)
+    # The legacy era: the session's client capabilities (conftest.CLIENT_CAPS).
+    caps = {"roots": {"listChanged": True}, "sampling": {}}
     assert info == {"method": "tools/list", "modern": False, "log_level": None,
-                    "has_progress_token": False, "cancelled": False}
+                    "has_progress_token": False, "cancelled": False,
+                    "client_capabilities": caps}
+    assert pair.server.peer_capabilities == caps
     pair.server.respond(req.id, answer)
     assert not pair.server.is_open(req.id)
     assert pair.server.request_info(req.id) is None

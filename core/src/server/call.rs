@@ -65,6 +65,14 @@ impl<'e> ToolCall<'e> {
     pub fn meta(&self) -> Option<Json<'e>> {
         self.params.get("_meta")
     }
+
+    /// The 2026-07-28 retry members (`inputResponses`, `requestState`); see [`Retry::of`].
+    ///
+    /// # Errors
+    /// As [`Retry::of`].
+    pub fn retry(&self) -> Result<Retry<'e>, &'static str> {
+        Retry::of(self.params)
+    }
 }
 
 /// What a `resources/read` names.
@@ -145,6 +153,63 @@ impl<'e> PromptCall<'e> {
     /// The argument called `name`.
     pub fn argument(&self, name: &str) -> Option<JsonStr<'e>> {
         self.arguments.get(name).and_then(|v| v.as_str())
+    }
+
+    /// The 2026-07-28 retry members (`inputResponses`, `requestState`); see [`Retry::of`].
+    ///
+    /// # Errors
+    /// As [`Retry::of`].
+    pub fn retry(&self) -> Result<Retry<'e>, &'static str> {
+        Retry::of(self.params)
+    }
+}
+
+/// What a 2026-07-28 retry of a call carries back (MRTR, SEP-2322): the client's answers
+/// to an earlier `input_required` result and the `requestState` it echoed. Read from a
+/// call's `params` ([`ToolCall::retry`], [`PromptCall::retry`], or [`Retry::of`] with the
+/// params of a `resources/read`); a first try has no answers and no state.
+#[derive(Debug, Clone, Copy)]
+pub struct Retry<'e> {
+    /// `inputResponses`: an object of answers by the keys the server asked with (`{}`
+    /// when there are none). Unknown keys are the client's business: ignore them.
+    pub input_responses: Json<'e>,
+    /// `requestState`, as the client sent it back. With a state key
+    /// ([`Config::state_key`](crate::session::Config::state_key)) the session verified
+    /// and unsealed it before the call reached the host (a tampered, foreign or expired
+    /// one was answered with -32602); without one it is whatever the client wrote:
+    /// never trust it then.
+    pub request_state: Option<JsonStr<'e>>,
+}
+
+impl<'e> Retry<'e> {
+    /// The retry members of `params`.
+    ///
+    /// # Errors
+    /// The -32602 message to answer with when `inputResponses` is there and not an
+    /// object, or `requestState` is there and not a string (`null` counts as absent).
+    pub fn of(params: Json<'e>) -> Result<Retry<'e>, &'static str> {
+        let input_responses = match params.get("inputResponses").filter(|a| !a.is_null()) {
+            None => Json::EMPTY_OBJECT,
+            Some(a) if a.is_object() => a,
+            Some(_) => return Err("Invalid params: `inputResponses` must be an object"),
+        };
+        let request_state = match params.get("requestState").filter(|s| !s.is_null()) {
+            None => None,
+            Some(s) => Some(
+                s.as_str()
+                    .ok_or("Invalid params: `requestState` must be a string")?,
+            ),
+        };
+        Ok(Retry {
+            input_responses,
+            request_state,
+        })
+    }
+
+    /// The answer under `key`, when it is an object (a result of the method asked for;
+    /// anything else is no answer, and the question is asked again).
+    pub fn answer(&self, key: &str) -> Option<Json<'e>> {
+        self.input_responses.get(key).filter(|a| a.is_object())
     }
 }
 
@@ -431,4 +496,40 @@ pub(super) fn complete<'e>(
         value,
         context: params.get("context"),
     })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn of(text: &str) -> Result<Retry<'_>, &'static str> {
+        Retry::of(Json::new(text).unwrap())
+    }
+
+    #[test]
+    fn retry_members() {
+        let r = of(
+            r#"{"name":"t","inputResponses":{"a":{"action":"accept"},"b":1},"requestState":"s1"}"#,
+        )
+        .unwrap();
+        assert!(r.answer("a").is_some());
+        assert!(
+            r.answer("b").is_none(),
+            "an answer that is not an object is no answer"
+        );
+        assert!(r.answer("c").is_none());
+        assert!(r.request_state.is_some_and(|s| s.eq_str("s1")));
+        // A first try, and `null` members, carry nothing.
+        let r = of(r#"{"name":"t","inputResponses":null,"requestState":null}"#).unwrap();
+        assert_eq!(r.input_responses.as_raw(), "{}");
+        assert!(r.request_state.is_none());
+        assert_eq!(
+            of(r#"{"inputResponses":[1]}"#).unwrap_err(),
+            "Invalid params: `inputResponses` must be an object"
+        );
+        assert_eq!(
+            of(r#"{"requestState":7}"#).unwrap_err(),
+            "Invalid params: `requestState` must be a string"
+        );
+    }
 }

@@ -69,7 +69,8 @@ use crate::session::{Commands, Event};
 
 pub use access::{Access, MAX_SCOPES};
 pub use call::{
-    Call, CompleteCall, CompleteTarget, MAX_ESCAPED_URI, PromptCall, ReadCall, ReadTarget, ToolCall,
+    Call, CompleteCall, CompleteTarget, MAX_ESCAPED_URI, PromptCall, ReadCall, ReadTarget, Retry,
+    ToolCall,
 };
 pub use check::{DefinitionError, DefinitionErrorKind, Table};
 pub use defs::{Catalog, Prompt, PromptArgument, Resource, ResourceTemplate, Tool};

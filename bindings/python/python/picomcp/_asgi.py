@@ -84,6 +84,7 @@ class Asgi:
         self._wake: asyncio.Event | None = None  # the timer task's
         self._changed: asyncio.Event | None = None  # replaced at every change
         self._capabilities: dict | None = None
+        self._tools_of: Any = None  # the tables whose tools the endpoint checks
 
     # ---- ASGI ----
 
@@ -193,7 +194,8 @@ class Asgi:
         slot.session = Session(
             "server", app.name, app.version, self._capabilities,
             instructions=app.instructions, versions=app.versions, max_line=app.max_line,
-            inbound_slots=app.inbound_slots, outbound_slots=app.outbound_slots, now_ms=now)
+            inbound_slots=app.inbound_slots, outbound_slots=app.outbound_slots,
+            state_key=app.state_key, now_ms=now)
         self.slots[index] = slot
         return slot
 
@@ -301,6 +303,12 @@ class Asgi:
         target = path + "?" + query.decode("latin-1") if query else path
         headers = [(name, value) for name, value in scope.get("headers") or ()]
         ep = self.endpoint
+        tables = self.app._tables()
+        if tables is not self._tools_of:
+            # The tools' x-mcp-header annotations: the endpoint checks their
+            # Mcp-Param-* headers (again after a registration changed the tables).
+            ep.set_tools(tables.layer)
+            self._tools_of = tables
         now = _now()
         if self._verifier is None:
             out = ep.handle_request(now, scope["method"], target, headers, body,
@@ -308,7 +316,7 @@ class Asgi:
         else:
             out = ep.handle_request(now, scope["method"], target, headers, body,
                                     os.urandom(ENTROPY_LEN), verifier=self._verifier,
-                                    layer=self.app._tables().layer)
+                                    layer=tables.layer)
         kind = out.kind
         if kind == "respond":
             await send({"type": "http.response.start", "status": out.status,

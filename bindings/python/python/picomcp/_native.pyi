@@ -83,6 +83,7 @@ class _RequestInfo(TypedDict):
     log_level: _LogLevel | None
     has_progress_token: bool
     cancelled: bool
+    client_capabilities: dict[str, Any]
 
 # ---- constants ----
 
@@ -258,6 +259,9 @@ class Session:
     def stats(self) -> _Stats:
         """Counters: `lines_in`, `messages_out`, `violations`."""
     @property
+    def peer_capabilities(self) -> dict[str, Any]:
+        """The peer's capabilities from the handshake, as the core read them (`{}` before)."""
+    @property
     def limits(self) -> _Limits:
         """The limits in force: `max_line`, `max_depth`, `max_id_len`, `max_batch`."""
 
@@ -400,6 +404,14 @@ class Call:
     @property
     def context(self) -> dict[str, Any] | None:
         """`complete`: the request's `context` (`{"arguments": {...}}`), if any."""
+    @property
+    def input_responses(self) -> Any:
+        """`tool`, `read`, `prompt`: a 2026-07-28 retry's `inputResponses` (a `dict`, or
+        another value to refuse with -32602); `None` when absent or `null`."""
+    @property
+    def request_state(self) -> str | None:
+        """`tool`, `read`, `prompt`: a 2026-07-28 retry's `requestState` (unsealed by the
+        core when it has a `state_key`; untrusted otherwise)."""
 
 @final
 class ServerLayer:
@@ -523,6 +535,9 @@ class Endpoint:
     @property
     def stats(self) -> dict[str, int]:
         """Counters: refused, sessions opened/expired/evicted/deleted, unroutable, ..."""
+    def set_tools(self, layer: ServerLayer | None) -> None:
+        """The tools served (from `layer`): their `x-mcp-header` annotations are checked
+        as `Mcp-Param-*` headers of 2026-07-28 `tools/call`s."""
     def slot_in_use(self, slot: int) -> bool:
         """True when `slot` holds a live session or is lent to a request."""
     def handle_request(

@@ -61,11 +61,11 @@ from . import _schema
 from ._answer import _Answer
 from ._defs import _legacy, _present, _Prompt, _Resource, _sync, _Tool
 from ._context import (INTERNAL_ERROR, INVALID_PARAMS, Context, McpError, ResourceNotFound,
-                       ToolError, _InputRequired, _now)
+                       ToolError, _answer_input_required, _InputRequired, _now)
 from ._stdio import StdoutGuard
 from ._workers import Workers
 
-from ._native import Call, ConfigError, Event, QueueFull, RespondError, ServerLayer, Session
+from ._native import Call, ConfigError, Event, QueueFull, ServerLayer, Session
 
 __all__ = ["Context", "McpError", "ResourceNotFound", "Server", "ToolError"]
 
@@ -138,7 +138,7 @@ class Server:
                  versions: list | None = None, max_line: int = 1 << 20,
                  logging: bool = True, inbound_slots: int = 64, outbound_slots: int = 16,
                  log_level: str = "warn", max_workers: int = 8, page_size: int = 100,
-                 hide_errors: bool = False) -> None:
+                 hide_errors: bool = False, state_key: bytes | None = None) -> None:
         self.name = name
         self.version = version
         self.instructions = instructions
@@ -154,6 +154,10 @@ class Server:
         self.page_size = page_size
         #: When true, a tool that raises answers "Internal error" without its message.
         self.hide_errors = hide_errors
+        #: The key that seals the 2026-07-28 ``requestState`` of ``ctx.ask`` (at least 16
+        #: bytes; default 32 random bytes drawn now). Processes that serve one client
+        #: behind a load balancer must share it: a retry may reach another process.
+        self.state_key: bytes = os.urandom(32) if state_key is None else bytes(state_key)
         self.lifespan_value: Any = None
         self._lifespan: Callable | None = None
         self._workers: Workers | None = None
@@ -506,7 +510,7 @@ class Server:
             "server", self.name, self.version, self.capabilities,
             instructions=self.instructions, versions=self.versions,
             max_line=self.max_line, inbound_slots=self.inbound_slots,
-            outbound_slots=self.outbound_slots, now_ms=_now())
+            outbound_slots=self.outbound_slots, state_key=self.state_key, now_ms=_now())
         loop = self._loop = asyncio.get_running_loop()
         chunks: asyncio.Queue = asyncio.Queue(maxsize=4)
         self._wake = asyncio.Event()
@@ -712,7 +716,7 @@ class Server:
     # ---- calls ----
 
     def _on_call(self, tables: _Tables, call: Call) -> None:
-        ctx = Context(self, call.id, call.method, call.params)
+        ctx = Context(self, call.id, call.method, call.params, call)
         answer = _Answer(self, tables, call)
         kind = call.kind
         if kind == "tool":
@@ -775,7 +779,7 @@ class Server:
         try:
             result = handler()
         except BaseException as e:
-            if not isinstance(e, Exception):
+            if not isinstance(e, (Exception, _InputRequired)):
                 raise
             self._failed(ctx, e, answer, tool_errors)
             return
@@ -788,7 +792,7 @@ class Server:
                 value = await result
             except asyncio.CancelledError:
                 return  # cancelled by the client: nothing more is sent
-            except Exception as e:
+            except (Exception, _InputRequired) as e:
                 self._failed(ctx, e, answer, tool_errors)
             else:
                 if not ctx._cancelled:
@@ -821,12 +825,13 @@ class Server:
         self._flush()
         self._wake.set()
 
-    def _failed(self, ctx: Context, e: Exception, answer: Callable, tool_errors: bool) -> None:
+    def _failed(self, ctx: Context, e: BaseException, answer: Callable,
+                tool_errors: bool) -> None:
         """A handler raised: ``ToolError`` and any other exception of a tool are an
         ``isError`` result (the message hidden with ``hide_errors``), ``McpError`` a
         JSON-RPC error; the traceback of an unexpected one goes to ``logging``."""
         if isinstance(e, _InputRequired):
-            self._input_required(ctx.request_id, e)
+            _answer_input_required(self, ctx, e)
             return
         if isinstance(e, McpError):
             self._answer_error(ctx.request_id, e.code, e.message, e.data)
@@ -843,19 +848,6 @@ class Server:
                 answer(ToolError(str(e) or type(e).__name__))
         else:
             self._answer_error(ctx.request_id, INTERNAL_ERROR, "Internal error: %s" % e)
-
-    def _input_required(self, rid: int, e: _InputRequired) -> None:
-        try:
-            self._command(self.session.respond_input_required, rid, e.requests)
-        except RespondError:
-            # The request did not declare the client capability the question needs.
-            try:
-                self._command(self.session.respond_missing_capability, rid, e.capability)
-            except Exception as e2:
-                self.diag("warn", "cannot answer request %d: %s" % (rid, e2))
-        except Exception as e2:  # a question that cannot be sent (not JSON, say)
-            self.diag("error", "cannot ask in request %d: %r" % (rid, e2))
-            self._answer_error(rid, INTERNAL_ERROR, "Internal error: %s" % e2)
 
     def _answer_error(self, rid: int, code: int, message: str, data: Any = None) -> None:
         try:

@@ -50,6 +50,16 @@ pub(crate) struct Call {
     value: Option<String>,
     /// `complete`: the request's `context` (`{"arguments": {...}}`), if any.
     context: Option<Py<PyAny>>,
+    /// `tool`, `read` and `prompt`: the `inputResponses` of a 2026-07-28 retry (the
+    /// answers to an `input_required` result, by key), as sent: a `dict`, or another
+    /// value the host refuses (-32602); `None` when absent or `null`. Meaningful only
+    /// for a request served under 2026-07-28 (`Session.request_info(id)["modern"]`).
+    input_responses: Option<Py<PyAny>>,
+    /// `tool`, `read` and `prompt`: the `requestState` of a 2026-07-28 retry (a string;
+    /// `None` otherwise). With a `state_key` the core verified and unsealed it before the
+    /// call arrived (a tampered, foreign or expired state never gets here); without one
+    /// it is whatever the client sent: never trust it then.
+    request_state: Option<String>,
 }
 
 impl Call {
@@ -93,7 +103,13 @@ impl Call {
             argument: None,
             value: None,
             context: None,
+            input_responses: None,
+            request_state: None,
         };
+        if !matches!(call, CoreCall::Complete(_)) {
+            out.input_responses = member("inputResponses")?;
+            out.request_state = member("requestState")?.and_then(|s| s.extract(py).ok());
+        }
         match call {
             CoreCall::Tool(c) => {
                 let defaults = PyDict::new(py);

@@ -288,6 +288,15 @@ impl<'e> Endpoint<'e> {
         self.stats
     }
 
+    // ---- commands ----
+
+    /// Replaces [`EndpointConfig::tools`]: for a host whose tools change while it serves
+    /// (a binding that registers a tool after its HTTP handler was made), so that the
+    /// `Mcp-Param-*` checks of later requests follow the tools served then.
+    pub fn set_tools(&mut self, tools: Option<&'e dyn crate::http::params::ToolSchemas>) {
+        self.config.tools = tools;
+    }
+
     /// True when `slot` holds a live session or is lent to a request (a host ticks only
     /// those).
     pub fn slot_in_use(&self, slot: usize) -> bool {
