@@ -7,7 +7,8 @@
 #   rust      the Rust-side tests (cargo test -p picomcp-ffi)
 #   asan      C99 tests (-std=c99 -Wall -Wextra -Werror -pedantic) and the header as C++17,
 #             under AddressSanitizer + UndefinedBehaviorSanitizer: test_api, test_vectors
-#             (tests/vectors/*.jsonl through the C API), test_malformed
+#             (tests/vectors/*.jsonl through the C API), test_vectors_http
+#             (tests/vectors/http/*.jsonl through the C API's endpoint), test_malformed
 #             (tests/malformed/cases.jsonl through the C API), test_cpp
 #   valgrind  the same tests, plain builds, under valgrind memcheck (0 errors, 0 leaks)
 #   shared    test_api linked against libpicomcp.so
@@ -36,6 +37,7 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export ASAN_OPTIONS=detect_leaks=1
 CASES=$ROOT/tests/malformed/cases.jsonl
 VECTORS=("$ROOT"/tests/vectors/*.jsonl)
+HTTP_VECTORS=("$ROOT"/tests/vectors/http/*.jsonl)
 
 need_packages() {
   local missing=()
@@ -68,18 +70,22 @@ step_asan() {
   build_lib || return 1
   cc_asan ffi/tests-c/test_api.c "$OUT/test_api_asan" &&
   cc_asan ffi/tests-c/test_vectors.c "$OUT/test_vectors_asan" &&
+  cc_asan ffi/tests-c/test_vectors_http.c "$OUT/test_vectors_http_asan" &&
   cc_asan ffi/tests-c/test_malformed.c "$OUT/test_malformed_asan" &&
   g++ $XWARN -g -O1 $SAN -Iinclude ffi/tests-c/test_cpp.cpp "$LIB" $SYSLIBS -o "$OUT/test_cpp_asan" || return 1
   "$OUT/test_api_asan" && "$OUT/test_vectors_asan" "${VECTORS[@]}" &&
+    "$OUT/test_vectors_http_asan" "${HTTP_VECTORS[@]}" &&
     "$OUT/test_malformed_asan" "$CASES" && "$OUT/test_cpp_asan"
 }
 step_valgrind() {
   build_lib || return 1
   cc_plain ffi/tests-c/test_api.c "$OUT/test_api" &&
   cc_plain ffi/tests-c/test_vectors.c "$OUT/test_vectors" &&
+  cc_plain ffi/tests-c/test_vectors_http.c "$OUT/test_vectors_http" &&
   cc_plain ffi/tests-c/test_malformed.c "$OUT/test_malformed" &&
   g++ $XWARN -g -O0 -Iinclude ffi/tests-c/test_cpp.cpp "$LIB" $SYSLIBS -o "$OUT/test_cpp" || return 1
   $VALGRIND "$OUT/test_api" && $VALGRIND "$OUT/test_vectors" "${VECTORS[@]}" &&
+    $VALGRIND "$OUT/test_vectors_http" "${HTTP_VECTORS[@]}" &&
     $VALGRIND "$OUT/test_malformed" "$CASES" && $VALGRIND "$OUT/test_cpp"
 }
 step_shared() {

@@ -175,6 +175,7 @@ static int make_server(picomcp_str spec, char *caps, size_t cap) {
       t->input_schema = has(e, "inputSchema", &v) ? cjson(e, "inputSchema") : "{\"type\":\"object\"}";
       t->output_schema = cjson(e, "outputSchema"); t->annotations = cjson(e, "annotations");
       t->icons = cjson(e, "icons"); t->execution = cjson(e, "execution"); t->meta = cjson(e, "_meta");
+      t->scopes = cstr(e, "scopes");
     }
   if (has(spec, "resources", &list))
     for (i = 0; i < MAX_DEFS && picomcp_json_at(list, i, &e) == PICOMCP_STATUS_OK; i++, cat.resource_count++) {
@@ -184,6 +185,7 @@ static int make_server(picomcp_str spec, char *caps, size_t cap) {
       r->description = cstr(e, "description"); r->mime_type = cstr(e, "mimeType");
       if (has(e, "size", &v) && !picomcp_json_int(v, &n)) { r->has_size = true; r->size = (uint64_t)n; }
       r->annotations = cjson(e, "annotations"); r->icons = cjson(e, "icons"); r->meta = cjson(e, "_meta");
+      r->scopes = cstr(e, "scopes");
     }
   if (has(spec, "resourceTemplates", &list))
     for (i = 0; i < MAX_DEFS && picomcp_json_at(list, i, &e) == PICOMCP_STATUS_OK; i++, cat.template_count++) {
@@ -193,13 +195,14 @@ static int make_server(picomcp_str spec, char *caps, size_t cap) {
       r->description = cstr(e, "description"); r->mime_type = cstr(e, "mimeType");
       r->annotations = cjson(e, "annotations"); r->icons = cjson(e, "icons"); r->meta = cjson(e, "_meta");
       r->completable = flag(e, "completable", false);
+      r->scopes = cstr(e, "scopes");
     }
   if (has(spec, "prompts", &list))
     for (i = 0; i < MAX_DEFS && picomcp_json_at(list, i, &e) == PICOMCP_STATUS_OK; i++, cat.prompt_count++) {
       picomcp_prompt *p = &prompts[i];
       memset(p, 0, sizeof *p);
       p->name = cstr(e, "name"); p->title = cstr(e, "title"); p->description = cstr(e, "description");
-      p->icons = cjson(e, "icons"); p->meta = cjson(e, "_meta");
+      p->icons = cjson(e, "icons"); p->meta = cjson(e, "_meta"); p->scopes = cstr(e, "scopes");
       p->arguments = args + nargs;
       if (has(e, "arguments", &v))
         for (j = 0; nargs < 4 * MAX_DEFS && picomcp_json_at(v, j, &a) == PICOMCP_STATUS_OK; j++, nargs++, p->argument_count++) {

@@ -1049,8 +1049,12 @@ class Conversation:
                 args = {a["name"]: ("test://static-text" if a["name"] == "resourceUri"
                                     else f"value-{a['name']}")
                         for a in pr.get("arguments") or []}
+                # The alpha's MRTR prompt asks with input_required in 2026-07-28 (when the
+                # request declares elicitation, as here); the retry is the suite's business.
+                mrtr = pr["name"] == "test_input_required_result_prompt"
                 self.request(f"prompts/get {pr['name']}", "prompts/get",
-                             {"name": pr["name"], "arguments": args})
+                             {"name": pr["name"], "arguments": args}, allow_ir=mrtr,
+                             caps={"elicitation": {}} if mrtr else None)
             required = [p for p in with_args
                         if any(a.get("required") for a in p["arguments"])]
             if required:

@@ -146,6 +146,19 @@ features! {
     ResourceNotFoundInvalidParams = "resource_not_found_invalid_params", from(V2026_07_28), "\"resource not found\" is -32602 instead of -32002";
 }
 
+/// The `versions` column of [`FEATURES`] alone, as a `const` of its own: the revision
+/// checks ([`Feature::in_version`], [`Features::of`]) then keep only these bytes in an
+/// image, not every row's name and summary (about 2.6 KiB of text on a device).
+const VERSIONS: [Versions; FEATURES.len()] = {
+    let mut v = [Versions::NONE; FEATURES.len()];
+    let mut i = 0;
+    while i < FEATURES.len() {
+        v[i] = FEATURES[i].versions;
+        i += 1;
+    }
+    v
+};
+
 impl Feature {
     /// The table row of this feature.
     pub fn spec(self) -> &'static FeatureSpec {
@@ -165,7 +178,8 @@ impl Feature {
 
     /// The revisions that have this feature.
     pub fn versions(self) -> Versions {
-        self.spec().versions
+        // The table lists every variant in declaration order.
+        VERSIONS[self as usize]
     }
 
     /// True when revision `v` has this feature.
@@ -195,8 +209,8 @@ impl Features {
     /// What revision `v` has.
     pub fn of(v: ProtocolVersion) -> Features {
         let mut bits = 0;
-        for (i, f) in FEATURES.iter().enumerate() {
-            if f.versions.contains(v) {
+        for (i, versions) in VERSIONS.iter().enumerate() {
+            if versions.contains(v) {
                 bits |= 1 << i;
             }
         }

@@ -2,6 +2,13 @@
 //! is an object or a boolean, every keyword the validator acts on has the type the spec
 //! requires, every `$ref` resolves, nesting stays within [`MAX_DEPTH`].
 
+// Without `schema-full` the keywords outside the subset are compiled out; what only they
+// use stays (unused) rather than gaining a `cfg` of its own.
+#![cfg_attr(
+    not(feature = "schema-full"),
+    allow(dead_code, unused_imports, unused_variables)
+)]
+
 use super::MAX_DEPTH;
 use super::equal::Num;
 use super::error::{POINTER_CAPACITY, SchemaError, SchemaErrorKind, Types};
@@ -62,6 +69,9 @@ impl<'a> Checker<'a> {
             let Some(kw) = Kw::of(key) else { continue };
             let mark = self.at.len();
             self.at.push_token(key);
+            if !kw.compiled() {
+                return Err(SchemaErrorKind::Unsupported { keyword: kw.name() });
+            }
             self.keyword(kw, value, depth)?;
             self.at.truncate(mark);
         }
@@ -135,6 +145,7 @@ impl<'a> Checker<'a> {
                             && list.elements().all(|e| e.kind() == JsonKind::String)
                     })
             }
+            #[cfg(feature = "schema-full")]
             Kw::Ref => return self.reference(v, depth),
             // `const` takes any value; `patternProperties` is not supported (its values
             // are checked only when a `$ref` names one).
@@ -147,6 +158,7 @@ impl<'a> Checker<'a> {
         }
     }
 
+    #[cfg(feature = "schema-full")]
     fn reference(&mut self, v: Json<'a>, depth: usize) -> Step {
         let Some(r) = v.as_str() else {
             return Err(wrong(Kw::Ref, "a string"));

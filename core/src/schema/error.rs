@@ -39,6 +39,12 @@ pub enum SchemaErrorKind {
     /// `$ref` targets outside the subschema tree (under unknown keywords) chain too far
     /// or too often to check.
     RefChainTooLong,
+    /// A keyword this build's validator leaves out (the core was built without its
+    /// `schema-full` feature; `picomcp::schema`'s module doc lists the subset).
+    Unsupported {
+        /// The keyword.
+        keyword: &'static str,
+    },
 }
 
 /// A schema [`Schema::new`](super::Schema::new) refused: where (a JSON Pointer into the
@@ -103,6 +109,10 @@ impl fmt::Display for SchemaError {
             SchemaErrorKind::RefChainTooLong => {
                 f.write_str("\"$ref\" targets outside the subschema tree chain too far to check")
             }
+            SchemaErrorKind::Unsupported { keyword } => write!(
+                f,
+                "\"{keyword}\" is not supported by this build (the core's `schema-full` feature)"
+            ),
         }
     }
 }
@@ -293,24 +303,37 @@ impl fmt::Display for Invalid {
             Expected::NoAdditional => write!(f, "unexpected property \"{d}\""),
             Expected::Const => write!(f, "expected the value {d}"),
             Expected::Enum => write!(f, "expected one of {d}"),
+            #[cfg(feature = "schema-full")]
             Expected::Minimum(_) => write!(f, "expected a number >= {d}"),
+            #[cfg(feature = "schema-full")]
             Expected::Maximum(_) => write!(f, "expected a number <= {d}"),
+            #[cfg(feature = "schema-full")]
             Expected::ExclusiveMinimum(_) => write!(f, "expected a number > {d}"),
+            #[cfg(feature = "schema-full")]
             Expected::ExclusiveMaximum(_) => write!(f, "expected a number < {d}"),
+            #[cfg(feature = "schema-full")]
             Expected::MultipleOf(_) => write!(f, "expected a multiple of {d}"),
+            #[cfg(feature = "schema-full")]
             Expected::MinLength(n) => write!(f, "expected at least {n} character{}", plural(n)),
+            #[cfg(feature = "schema-full")]
             Expected::MaxLength(n) => write!(f, "expected at most {n} character{}", plural(n)),
+            #[cfg(feature = "schema-full")]
             Expected::MinItems(n) => write!(f, "expected at least {n} item{}", plural(n)),
+            #[cfg(feature = "schema-full")]
             Expected::MaxItems(n) => write!(f, "expected at most {n} item{}", plural(n)),
+            #[cfg(feature = "schema-full")]
             Expected::UniqueItems(a, b) => {
                 write!(f, "expected unique items (items {a} and {b} are equal)")
             }
+            #[cfg(feature = "schema-full")]
             Expected::MinProperties(n) => {
                 write!(f, "expected at least {n} propert{}", plural_y(n))
             }
+            #[cfg(feature = "schema-full")]
             Expected::MaxProperties(n) => {
                 write!(f, "expected at most {n} propert{}", plural_y(n))
             }
+            #[cfg(feature = "schema-full")]
             Expected::MinContains(n) => {
                 write!(
                     f,
@@ -318,6 +341,7 @@ impl fmt::Display for Invalid {
                     plural(n)
                 )
             }
+            #[cfg(feature = "schema-full")]
             Expected::MaxContains(n) => {
                 write!(
                     f,
@@ -325,33 +349,46 @@ impl fmt::Display for Invalid {
                     plural(n)
                 )
             }
+            #[cfg(feature = "schema-full")]
             Expected::AnyOf => f.write_str("expected to match at least one schema of \"anyOf\""),
+            #[cfg(feature = "schema-full")]
             Expected::OneOf(0) => {
                 f.write_str("expected to match one schema of \"oneOf\", matched none")
             }
+            #[cfg(feature = "schema-full")]
             Expected::OneOf(_) => {
                 f.write_str("expected to match exactly one schema of \"oneOf\", matched several")
             }
+            #[cfg(feature = "schema-full")]
             Expected::Not => f.write_str("expected not to match the schema of \"not\""),
             Expected::Nothing => f.write_str("no value is allowed here"),
+            #[cfg(feature = "schema-full")]
             Expected::DependentRequired => {
                 write!(
                     f,
                     "missing property \"{d}\" (required by \"dependentRequired\")"
                 )
             }
+            #[cfg(feature = "schema-full")]
             Expected::PropertyName => write!(f, "property name \"{d}\" is not allowed"),
-            Expected::TooDeep => {
-                write!(f, "nesting deeper than the validator follows ({MAX_DEPTH})")
-            }
+            // A literal, not `{MAX_DEPTH}`: no integer formatting in a device's image.
+            Expected::TooDeep => f.write_str("nesting deeper than the validator follows (32)"),
+            // Only the keywords of `schema-full` fail this way; a build without it never
+            // validates them (the checker refused every schema that has them).
+            #[cfg(not(feature = "schema-full"))]
+            _ => f.write_str("expected something else"),
         }
     }
 }
 
+const _: () = assert!(MAX_DEPTH == 32, "the TooDeep message spells MAX_DEPTH");
+
+#[cfg(feature = "schema-full")]
 fn plural(n: u64) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
+#[cfg(feature = "schema-full")]
 fn plural_y(n: u64) -> &'static str {
     if n == 1 { "y" } else { "ies" }
 }

@@ -101,6 +101,54 @@ impl Kw {
         Self::from_name(key.unescape_into(&mut buf).ok()?)
     }
 
+    /// The keyword a member name spells if this build's validator applies it
+    /// ([`Kw::compiled`]): [`Kw::of`] with `schema-full`; without it a match of the
+    /// subset's names only, so a device image has no table of the other names (the
+    /// checker, which refuses them, runs where `Server::new` does).
+    pub(crate) fn applied(key: JsonStr<'_>) -> Option<Kw> {
+        if cfg!(feature = "schema-full") {
+            return Self::of(key);
+        }
+        let mut buf = [0u8; 24];
+        let name = match key.as_plain() {
+            Some(plain) => plain,
+            None => key.unescape_into(&mut buf).ok()?,
+        };
+        Some(match name {
+            "type" => Kw::Type,
+            "enum" => Kw::Enum,
+            "const" => Kw::Const,
+            "properties" => Kw::Properties,
+            "additionalProperties" => Kw::AdditionalProperties,
+            "required" => Kw::Required,
+            "items" => Kw::Items,
+            "patternProperties" => Kw::PatternProperties,
+            _ => return None,
+        })
+    }
+
+    /// Whether this build's validator applies the keyword: all of them with the
+    /// `schema-full` feature; without it the subset a device's plain object schemas use
+    /// (the checker refuses a schema with any other, `SchemaErrorKind::Unsupported`).
+    /// `$defs`, `definitions` and `patternProperties` stay: they hold subschemas (checked
+    /// as usual) or change nothing but `additionalProperties`.
+    pub(crate) fn compiled(self) -> bool {
+        cfg!(feature = "schema-full")
+            || matches!(
+                self,
+                Kw::Type
+                    | Kw::Enum
+                    | Kw::Const
+                    | Kw::Properties
+                    | Kw::AdditionalProperties
+                    | Kw::Required
+                    | Kw::Items
+                    | Kw::Defs
+                    | Kw::Definitions
+                    | Kw::PatternProperties
+            )
+    }
+
     /// The keyword as written in a schema.
     pub(crate) fn name(self) -> &'static str {
         match self {

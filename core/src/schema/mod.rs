@@ -40,6 +40,13 @@
 //! its `additionalProperties` is not applied either: which members are "additional"
 //! depends on the patterns, and a guess could reject a valid instance.
 //!
+//! Without the crate's `schema-full` feature (on by default) the validator keeps only
+//! `type`, `enum`, `const`, `properties`, `additionalProperties`, `required` and `items`
+//! (plus `$defs`/`definitions` and `patternProperties` as above), and [`Schema::new`]
+//! refuses a schema with any other keyword of the lists above
+//! ([`SchemaErrorKind::Unsupported`]): a device build never checks more weakly than the
+//! schema says.
+//!
 //! `$ref` must be local: `#` or `#` + a JSON Pointer (`~0`, `~1` and percent escapes),
 //! anywhere in the document. A remote or relative reference, or a plain-name fragment
 //! (`#foo` for an `$anchor`), is a [`SchemaError`]: it could never be checked. References

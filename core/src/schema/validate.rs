@@ -2,6 +2,13 @@
 //! order, and the first failure is returned. Recursion is bounded by [`MAX_DEPTH`]: every
 //! subschema application (a property, an item, an applicator, a `$ref` hop) costs one.
 
+// Without `schema-full` the keywords outside the subset are compiled out; what only they
+// use stays (unused) rather than gaining a `cfg` of its own.
+#![cfg_attr(
+    not(feature = "schema-full"),
+    allow(dead_code, unused_imports, unused_variables)
+)]
+
 use core::cmp::Ordering;
 
 use super::MAX_DEPTH;
@@ -93,7 +100,7 @@ impl<'s> Object<'s> {
         self.siblings.get_or_insert_with(|| {
             let mut sib = Siblings::default();
             for (key, v) in s.members() {
-                let slot = match Kw::of(key) {
+                let slot = match Kw::applied(key) {
                     Some(Kw::Properties) => &mut sib.properties,
                     Some(Kw::PrefixItems) => &mut sib.prefix_items,
                     Some(Kw::Items) => &mut sib.items,
@@ -290,7 +297,7 @@ impl<'s> Validator<'s> {
         }
         let mut obj = Object { s, siblings: None };
         for (key, v) in s.members() {
-            let Some(kw) = Kw::of(key) else { continue };
+            let Some(kw) = Kw::applied(key) else { continue };
             self.keyword(kw, v, &mut obj, i, depth)?;
         }
         Ok(())
@@ -337,6 +344,7 @@ impl<'s> Validator<'s> {
                     self.sub_member(kw, v, name, iv, depth)?;
                 }
             }
+            #[cfg(feature = "schema-full")]
             Kw::DependentSchemas => {
                 if ik != JsonKind::Object {
                     return Ok(());
@@ -347,6 +355,7 @@ impl<'s> Validator<'s> {
                     }
                 }
             }
+            #[cfg(feature = "schema-full")]
             Kw::PropertyNames => {
                 if ik != JsonKind::Object {
                     return Ok(());
@@ -379,6 +388,7 @@ impl<'s> Validator<'s> {
                     self.sub_item(kw, v, n, iv, depth)?;
                 }
             }
+            #[cfg(feature = "schema-full")]
             Kw::PrefixItems => {
                 if ik != JsonKind::Array {
                     return Ok(());
@@ -387,6 +397,7 @@ impl<'s> Validator<'s> {
                     self.sub_item(kw, ps, n, iv, depth)?;
                 }
             }
+            #[cfg(feature = "schema-full")]
             Kw::AdditionalItems => {
                 // Draft-07: only with the tuple form of `items`.
                 let Some(items) = s.siblings().items.filter(|t| t.kind() == JsonKind::Array) else {
@@ -397,6 +408,7 @@ impl<'s> Validator<'s> {
                     self.sub_item(kw, v, n, iv, depth)?;
                 }
             }
+            #[cfg(feature = "schema-full")]
             Kw::Contains => {
                 if ik != JsonKind::Array {
                     return Ok(());
@@ -426,11 +438,13 @@ impl<'s> Validator<'s> {
                     return fail(min_kw, Expected::MinContains(min));
                 }
             }
+            #[cfg(feature = "schema-full")]
             Kw::AllOf => {
                 for e in v.elements() {
                     self.sub(kw, e, i, depth)?;
                 }
             }
+            #[cfg(feature = "schema-full")]
             Kw::AnyOf => {
                 for e in v.elements() {
                     if self.matches(kw, e, i, depth)? {
@@ -439,6 +453,7 @@ impl<'s> Validator<'s> {
                 }
                 return fail(kw, Expected::AnyOf);
             }
+            #[cfg(feature = "schema-full")]
             Kw::OneOf => {
                 let mut n = 0;
                 for e in v.elements() {
@@ -453,11 +468,13 @@ impl<'s> Validator<'s> {
                     return fail(kw, Expected::OneOf(0));
                 }
             }
+            #[cfg(feature = "schema-full")]
             Kw::Not => {
                 if self.matches(kw, v, i, depth)? {
                     return fail(kw, Expected::Not);
                 }
             }
+            #[cfg(feature = "schema-full")]
             Kw::If => {
                 let matched = self.matches(kw, v, i, depth)?;
                 let sib = s.siblings();
@@ -470,6 +487,7 @@ impl<'s> Validator<'s> {
                     self.sub(k, b, i, depth)?;
                 }
             }
+            #[cfg(feature = "schema-full")]
             Kw::Ref => {
                 if let Some(r) = v.as_str()
                     && let Resolved::Found(target, _) = resolve(self.root, r)
@@ -494,7 +512,11 @@ impl<'s> Validator<'s> {
             | Kw::MinItems
             | Kw::MaxItems
             | Kw::UniqueItems => return self.assertion(kw, v, s, i),
+            // Not in this build (the checker refused any schema that has them).
+            #[cfg(not(feature = "schema-full"))]
+            _ => {}
             // Read by the keywords they modify, or holding definitions only.
+            #[cfg(feature = "schema-full")]
             Kw::Then
             | Kw::Else
             | Kw::MinContains
@@ -535,9 +557,11 @@ impl<'s> Validator<'s> {
             Kw::Const if !equal(v, i, MAX_DEPTH).map_err(|TooDeep| too_deep(kw))? => {
                 return fail_with(kw, Expected::Const, Detail::Raw(v.as_raw()));
             }
+            #[cfg(feature = "schema-full")]
             Kw::Minimum | Kw::Maximum | Kw::ExclusiveMinimum | Kw::ExclusiveMaximum => {
                 return self.bound(kw, v, s, i);
             }
+            #[cfg(feature = "schema-full")]
             Kw::MultipleOf => {
                 if let (Some(x), Some(m)) = (Num::of(i), Num::of(v))
                     && !is_multiple_of(x, m)
@@ -549,6 +573,7 @@ impl<'s> Validator<'s> {
                     );
                 }
             }
+            #[cfg(feature = "schema-full")]
             Kw::MinLength | Kw::MaxLength => {
                 let Some(text) = i.as_str() else {
                     return Ok(());
@@ -577,6 +602,7 @@ impl<'s> Validator<'s> {
                     }
                 }
             }
+            #[cfg(feature = "schema-full")]
             Kw::MinProperties | Kw::MaxProperties => {
                 if ik != JsonKind::Object {
                     return Ok(());
@@ -590,6 +616,7 @@ impl<'s> Validator<'s> {
                     return fail(kw, Expected::MaxProperties(limit));
                 }
             }
+            #[cfg(feature = "schema-full")]
             Kw::DependentRequired => {
                 if ik != JsonKind::Object {
                     return Ok(());
@@ -609,6 +636,7 @@ impl<'s> Validator<'s> {
                     }
                 }
             }
+            #[cfg(feature = "schema-full")]
             Kw::MinItems | Kw::MaxItems => {
                 if ik != JsonKind::Array {
                     return Ok(());
@@ -622,6 +650,7 @@ impl<'s> Validator<'s> {
                     return fail(kw, Expected::MaxItems(limit));
                 }
             }
+            #[cfg(feature = "schema-full")]
             Kw::UniqueItems => {
                 if ik != JsonKind::Array || v.as_raw() != "true" {
                     return Ok(());
@@ -640,6 +669,7 @@ impl<'s> Validator<'s> {
     }
 
     /// `minimum`, `maximum` and the exclusive forms (numeric 2020-12; boolean draft-04).
+    #[cfg(feature = "schema-full")]
     fn bound<'i>(&mut self, kw: Kw, v: Json<'s>, s: &mut Object<'s>, i: Json<'i>) -> R<'s, 'i> {
         let (Some(x), Some(b)) = (Num::of(i), Num::of(v)) else {
             return Ok(());

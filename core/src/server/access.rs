@@ -12,16 +12,21 @@
 //! [`Server::required_scopes`](super::Server::required_scopes) says what one request
 //! needs, which the HTTP endpoint asks before the request reaches a session, so that a
 //! client without them gets the spec's 403 `insufficient_scope` step-up answer.
+//!
+//! Behind the `scopes` feature (on by default, and with `http`). Without it the
+//! definitions keep their `scopes` field but nothing reads it: every caller is allowed
+//! everything, as [`Server::handle`](super::Server::handle) allows any caller in every
+//! build; `Access`, `handle_as` and `required_scopes` are not there.
 
-use super::Server;
 use super::defs::{Prompt, Resource, ResourceTemplate, Tool};
-use crate::json::Json;
-use crate::protocol::Method;
-use crate::uri::UriTemplate;
+#[cfg(feature = "scopes")]
+use {super::Server, crate::json::Json, crate::protocol::Method, crate::uri::UriTemplate};
 
+#[cfg(feature = "scopes")]
 /// Scope names a grant can hold at most (bits of the mask).
 pub const MAX_SCOPES: usize = 64;
 
+#[cfg(feature = "scopes")]
 /// What a caller was granted: bit `i` of `granted` is scope `names[i]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Access<'a> {
@@ -34,6 +39,7 @@ pub struct Access<'a> {
     pub all: bool,
 }
 
+#[cfg(feature = "scopes")]
 impl Access<'static> {
     /// Everything allowed: what [`Server::handle`](super::Server::handle) uses.
     pub const ALL: Access<'static> = Access {
@@ -43,6 +49,7 @@ impl Access<'static> {
     };
 }
 
+#[cfg(feature = "scopes")]
 impl<'a> Access<'a> {
     /// A grant of `granted` over `names`.
     pub const fn new(names: &'a [&'a str], granted: u64) -> Self {
@@ -72,6 +79,23 @@ impl<'a> Access<'a> {
     }
 }
 
+/// Without `scopes`: the grant that allows everything, all the layer needs of one.
+#[cfg(not(feature = "scopes"))]
+#[derive(Clone, Copy)]
+pub(super) struct Access<'a>(core::marker::PhantomData<&'a ()>);
+
+#[cfg(not(feature = "scopes"))]
+impl Access<'static> {
+    pub(super) const ALL: Access<'static> = Access(core::marker::PhantomData);
+}
+
+#[cfg(not(feature = "scopes"))]
+impl Access<'_> {
+    pub(super) fn allows(&self, _needed: Option<&str>) -> bool {
+        true
+    }
+}
+
 /// The definitions that name scopes.
 pub(super) trait Scoped {
     fn scopes(&self) -> Option<&str>;
@@ -88,6 +112,7 @@ macro_rules! scoped {
 }
 scoped!(Tool, Resource, ResourceTemplate, Prompt);
 
+#[cfg(feature = "scopes")]
 impl<'a> Server<'a> {
     /// The scopes (space-delimited, as registered) that request `method` with `params`
     /// needs: those of the tool `tools/call` names, the resource or first matching
@@ -122,6 +147,7 @@ impl<'a> Server<'a> {
     }
 }
 
+#[cfg(feature = "scopes")]
 // Not inlined: a match's variables are on the stack only while a template is tried.
 #[inline(never)]
 fn template_scopes<'a>(templates: &[ResourceTemplate<'a>], uri: &str) -> Option<&'a str> {
@@ -135,6 +161,7 @@ fn template_scopes<'a>(templates: &[ResourceTemplate<'a>], uri: &str) -> Option<
         .scopes
 }
 
+#[cfg(feature = "scopes")]
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -340,12 +340,21 @@ pub(super) fn read<'e>(
     let text = uri.as_str();
     let target = if let Some(i) = s.catalog.resources.iter().position(|r| r.uri == text) {
         ReadTarget::Resource(i)
-    } else if let Some(i) = s.catalog.templates.iter().position(|t| matches(t, text)) {
+    } else if let Some(i) = template(s, text) {
         ReadTarget::Template(i)
     } else {
         return not_found(cmds, id, raw);
     };
     Ok(Some(Call::Read(ReadCall { id, target, uri })))
+}
+
+/// The first template `uri` matches (none without the `templates` feature: `Server::new`
+/// refused any template).
+fn template(s: &Server<'_>, uri: &str) -> Option<usize> {
+    if !cfg!(feature = "templates") {
+        return None;
+    }
+    s.catalog.templates.iter().position(|t| matches(t, uri))
 }
 
 // Not inlined: a match's variables are on the stack only while a template is tried.
@@ -422,6 +431,7 @@ pub(super) fn prompt<'e>(
     })))
 }
 
+#[cfg(feature = "completions")]
 #[inline(never)]
 pub(super) fn complete<'e>(
     s: &Server<'_>,

@@ -58,6 +58,12 @@ pub enum DefinitionErrorKind {
     Argument,
     /// [`Options::page_size`] is 0.
     PageSize,
+    /// What the definition asks for is compiled out of this build: resource templates
+    /// (the core's `templates` feature) or completion (`completions`).
+    Unsupported {
+        /// The feature that would serve it.
+        feature: &'static str,
+    },
     /// An `x-mcp-header` annotation of `inputSchema` is invalid (MODERN §13.3).
     #[cfg(feature = "http")]
     HeaderAnnotation(crate::http::params::AnnotationError),
@@ -96,6 +102,10 @@ impl fmt::Display for DefinitionError {
             DefinitionErrorKind::Template(e) => write!(f, "invalid URI template: {e}"),
             DefinitionErrorKind::Argument => f.write_str("an argument is unnamed or named twice"),
             DefinitionErrorKind::PageSize => f.write_str("page_size must be at least 1"),
+            DefinitionErrorKind::Unsupported { feature } => write!(
+                f,
+                "not supported by this build (the core's `{feature}` feature)"
+            ),
             #[cfg(feature = "http")]
             DefinitionErrorKind::HeaderAnnotation(e) => write!(f, "{e}"),
         }
@@ -146,6 +156,12 @@ pub(super) fn catalog(c: &Catalog<'_>, o: &Options) -> Result<(), DefinitionErro
     }
     for (i, t) in c.templates.iter().enumerate() {
         let at = at(Table::Templates, i);
+        if !cfg!(feature = "templates") {
+            return Err(at("uriTemplate", unsupported("templates")));
+        }
+        if t.completable && !cfg!(feature = "completions") {
+            return Err(at("completable", unsupported("completions")));
+        }
         name(t.uri_template, "uriTemplate", &at)?;
         name(t.name, "name", &at)?;
         UriTemplate::new(t.uri_template)
@@ -170,11 +186,18 @@ pub(super) fn catalog(c: &Catalog<'_>, o: &Options) -> Result<(), DefinitionErro
             if a.name.is_empty() || p.arguments[..j].iter().any(|o| o.name == a.name) {
                 return Err(at("arguments", DefinitionErrorKind::Argument));
             }
+            if a.completable && !cfg!(feature = "completions") {
+                return Err(at("arguments", unsupported("completions")));
+            }
         }
         json(p.icons, JsonKind::Array, "icons", &at)?;
         json(p.meta, JsonKind::Object, "_meta", &at)?;
     }
     Ok(())
+}
+
+fn unsupported(feature: &'static str) -> DefinitionErrorKind {
+    DefinitionErrorKind::Unsupported { feature }
 }
 
 type At<'f> = &'f dyn Fn(&'static str, DefinitionErrorKind) -> DefinitionError;

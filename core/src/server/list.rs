@@ -23,11 +23,43 @@ pub(super) trait Listed: super::access::Scoped {
     fn write(&self, w: &mut JsonWriter<'_>, v: Option<ProtocolVersion>);
 }
 
+/// One of the four tables with its type erased, so that [`page`]'s body is compiled
+/// once rather than once per definition type (about 1.5 KiB of flash on a device).
+trait Table {
+    fn len(&self) -> usize;
+    fn kind(&self) -> u8;
+    fn key(&self) -> &'static str;
+    fn id(&self, i: usize) -> &str;
+    fn scopes(&self, i: usize) -> Option<&str>;
+    fn write(&self, i: usize, w: &mut JsonWriter<'_>, v: Option<ProtocolVersion>);
+}
+
+impl<T: Listed> Table for &[T] {
+    fn len(&self) -> usize {
+        <[T]>::len(self)
+    }
+    fn kind(&self) -> u8 {
+        T::KIND
+    }
+    fn key(&self) -> &'static str {
+        T::KEY
+    }
+    fn id(&self, i: usize) -> &str {
+        self.get(i).map_or("", |t| t.id())
+    }
+    fn scopes(&self, i: usize) -> Option<&str> {
+        self.get(i)?.scopes()
+    }
+    fn write(&self, i: usize, w: &mut JsonWriter<'_>, v: Option<ProtocolVersion>) {
+        if let Some(t) = self.get(i) {
+            t.write(w, v);
+        }
+    }
+}
+
 /// Answers a list request with the page its cursor names: up to `page_size` of the
 /// entries `access` allows, from the cursor's offset (an index into the whole table, so
-/// hidden entries cost nothing and a cursor stays valid across grants). Not inlined: see
-/// `call::tool`.
-#[inline(never)]
+/// hidden entries cost nothing and a cursor stays valid across grants).
 pub(super) fn page<'e, T: Listed>(
     s: &Server<'_>,
     cmds: &mut Commands<'_, '_>,
@@ -36,8 +68,21 @@ pub(super) fn page<'e, T: Listed>(
     items: &[T],
     access: Access<'_>,
 ) -> Outcome<'e> {
+    page_of(s, cmds, id, params, &items, access)
+}
+
+/// [`page`], once for every table type. Not inlined: see `call::tool`.
+#[inline(never)]
+fn page_of<'e>(
+    s: &Server<'_>,
+    cmds: &mut Commands<'_, '_>,
+    id: InboundId,
+    params: Json<'_>,
+    items: &dyn Table,
+    access: Access<'_>,
+) -> Outcome<'e> {
     let size = s.options.page_size;
-    let fp = fingerprint(T::KIND, size, items);
+    let fp = fingerprint(items.kind(), size, items);
     let start = match params.get("cursor") {
         None => 0,
         Some(c) if c.is_null() => 0,
@@ -58,22 +103,22 @@ pub(super) fn page<'e, T: Listed>(
             }
         },
     };
-    let visible = |t: &T| access.allows(t.scopes());
+    let visible = |i: &usize| access.allows(items.scopes(*i));
     // The page ends after `size` visible entries; more follow if any visible one is left.
     let mut end = start;
     let mut taken = 0;
     while end < items.len() && taken < size {
-        taken += usize::from(visible(&items[end]));
+        taken += usize::from(visible(&end));
         end += 1;
     }
-    let more = items[end..].iter().any(visible);
+    let more = (end..items.len()).any(|i| visible(&i));
     let version = cmds.version();
     cmds.respond_with(id, |w| {
         w.begin_object();
-        w.key(T::KEY);
+        w.key(items.key());
         w.begin_array();
-        for item in items[start..end].iter().filter(|t| visible(t)) {
-            item.write(w, version);
+        for i in (start..end).filter(visible) {
+            items.write(i, w, version);
         }
         w.end_array();
         if more {
@@ -86,7 +131,7 @@ pub(super) fn page<'e, T: Listed>(
     Ok(None)
 }
 
-fn fingerprint<T: Listed>(kind: u8, page_size: usize, items: &[T]) -> u32 {
+fn fingerprint(kind: u8, page_size: usize, items: &dyn Table) -> u32 {
     let mut h: u32 = 0x811c_9dc5;
     let mut eat = |b: u8| {
         h ^= u32::from(b);
@@ -96,8 +141,8 @@ fn fingerprint<T: Listed>(kind: u8, page_size: usize, items: &[T]) -> u32 {
     for b in (page_size as u64).to_le_bytes() {
         eat(b);
     }
-    for item in items {
-        for b in item.id().bytes() {
+    for i in 0..items.len() {
+        for b in items.id(i).bytes() {
             eat(b);
         }
         eat(0);

@@ -33,16 +33,37 @@ impl<const N: usize> Line<N> {
     }
 }
 
-impl<const N: usize> fmt::Write for Line<N> {
+impl<const N: usize> Line<N> {
+    /// Appends formatted text (what [`line!`] calls).
+    pub(crate) fn write_fmt(&mut self, args: fmt::Arguments<'_>) {
+        let mut w = Writer {
+            buf: &mut self.buf,
+            len: &mut self.len,
+            full: &mut self.full,
+        };
+        let _ = fmt::Write::write_fmt(&mut w, args);
+    }
+}
+
+/// A [`Line`] of any size seen as one `fmt::Write` type, so that the writer is compiled
+/// once rather than once per line size (flash on a device).
+struct Writer<'a> {
+    buf: &'a mut [u8],
+    len: &'a mut usize,
+    full: &'a mut bool,
+}
+
+impl fmt::Write for Writer<'_> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        if self.full {
+        if *self.full {
             return Ok(());
         }
         const MORE: &str = "…";
-        let room = N - self.len;
+        let (n, len) = (self.buf.len(), *self.len);
+        let room = n - len;
         if s.len() <= room {
-            self.buf[self.len..self.len + s.len()].copy_from_slice(s.as_bytes());
-            self.len += s.len();
+            self.buf[len..len + s.len()].copy_from_slice(s.as_bytes());
+            *self.len += s.len();
             return Ok(());
         }
         // Keep room for the ellipsis.
@@ -50,13 +71,14 @@ impl<const N: usize> fmt::Write for Line<N> {
         while cut > 0 && !s.is_char_boundary(cut) {
             cut -= 1;
         }
-        self.buf[self.len..self.len + cut].copy_from_slice(&s.as_bytes()[..cut]);
-        self.len += cut;
-        if N - self.len >= MORE.len() {
-            self.buf[self.len..self.len + MORE.len()].copy_from_slice(MORE.as_bytes());
-            self.len += MORE.len();
+        self.buf[len..len + cut].copy_from_slice(&s.as_bytes()[..cut]);
+        let len = len + cut;
+        *self.len = len;
+        if n - len >= MORE.len() {
+            self.buf[len..len + MORE.len()].copy_from_slice(MORE.as_bytes());
+            *self.len += MORE.len();
         }
-        self.full = true;
+        *self.full = true;
         Ok(())
     }
 }
@@ -65,7 +87,7 @@ impl<const N: usize> fmt::Write for Line<N> {
 macro_rules! line {
     ($n:literal, $($arg:tt)*) => {{
         let mut l = $crate::server::message::Line::<$n>::new();
-        let _ = core::fmt::Write::write_fmt(&mut l, format_args!($($arg)*));
+        l.write_fmt(format_args!($($arg)*));
         l
     }};
 }
@@ -87,6 +109,7 @@ pub(crate) fn internal_error(cmds: &mut Commands<'_, '_>, id: InboundId, e: Resp
 
 /// A call of a definition the caller's scopes do not allow: -32602 naming the scopes it
 /// needs (the HTTP endpoint's 403 carries them in `WWW-Authenticate` as well).
+#[cfg(feature = "scopes")]
 #[inline(never)]
 pub(crate) fn insufficient_scope(cmds: &mut Commands<'_, '_>, id: InboundId, needed: &str) {
     let message = line!(256, "Invalid params: insufficient scope (needs: {needed})");

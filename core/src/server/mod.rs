@@ -67,6 +67,9 @@ use crate::json::{Json, JsonWriter};
 use crate::protocol::{Feature, Method, ProtocolVersion};
 use crate::session::{Commands, Event};
 
+#[cfg(not(feature = "scopes"))]
+use access::Access;
+#[cfg(feature = "scopes")]
 pub use access::{Access, MAX_SCOPES};
 pub use call::{
     Call, CompleteCall, CompleteTarget, MAX_ESCAPED_URI, PromptCall, ReadCall, ReadTarget, Retry,
@@ -168,6 +171,20 @@ impl<'a> Server<'a> {
         Ok(Server { catalog, options })
     }
 
+    /// A server over tables that [`Server::new`] accepted elsewhere, as a `const`: a
+    /// device checks its `const` tables at build time (a build script calling
+    /// `Server::new` on the same tables, with the same core features) and carries neither
+    /// the catalog check nor the schema checker (about 3.8 KiB of flash on thumbv7em);
+    /// the optimiser also sees what the tables lack (templates, completable arguments).
+    ///
+    /// The caller guarantees that `Server::new(catalog, options)` is `Ok` in this build.
+    /// Tables that would fail it are served as written, with unspecified answers (never
+    /// undefined behaviour: the core has no `unsafe`). `examples/firmware/build.rs` shows
+    /// the build-time check.
+    pub const fn new_unchecked(catalog: Catalog<'a>, options: Options) -> Self {
+        Server { catalog, options }
+    }
+
     /// The tables.
     pub fn catalog(&self) -> &Catalog<'a> {
         &self.catalog
@@ -243,7 +260,7 @@ impl<'a> Server<'a> {
     /// fits (the client is never left waiting while there is room to say so); drain the
     /// queue more often if that happens.
     pub fn handle<'e>(&self, event: Event<'e>, cmds: &mut Commands<'_, '_>) -> Handled<'e> {
-        self.handle_as(event, cmds, Access::ALL)
+        self.handle_with(event, cmds, Access::ALL)
     }
 
     /// [`handle`](Self::handle) for a caller granted `access` (the verified principal of
@@ -251,7 +268,19 @@ impl<'a> Server<'a> {
     /// the definitions whose scopes it holds, and a `tools/call`, `resources/read` or
     /// `prompts/get` of any other is answered -32602 naming the scopes it needs (the HTTP
     /// endpoint has usually answered it 403 before; this is the check of record).
+    #[cfg(feature = "scopes")]
     pub fn handle_as<'e>(
+        &self,
+        event: Event<'e>,
+        cmds: &mut Commands<'_, '_>,
+        access: Access<'_>,
+    ) -> Handled<'e> {
+        self.handle_with(event, cmds, access)
+    }
+
+    /// [`handle_as`](Self::handle_as); without the `scopes` feature `access` is a
+    /// stand-in that allows everything, and the checks compile away.
+    fn handle_with<'e>(
         &self,
         event: Event<'e>,
         cmds: &mut Commands<'_, '_>,
@@ -262,6 +291,7 @@ impl<'a> Server<'a> {
         };
         let params = params.unwrap_or(Json::EMPTY_OBJECT);
         let version = cmds.version();
+        #[cfg(feature = "scopes")]
         if !access.all {
             let needed = self.required_scopes(method, params);
             if !access.allows(needed) {
@@ -283,6 +313,7 @@ impl<'a> Server<'a> {
             Method::PromptsGet => call::prompt(self, cmds, id, params),
             // Nothing completable: not the layer's (no `completions` capability; the
             // host answers -32601 in 2024-11-05, which has no capability to gate it).
+            #[cfg(feature = "completions")]
             Method::CompletionComplete if self.completable() => {
                 call::complete(self, cmds, id, params)
             }
@@ -302,6 +333,10 @@ impl<'a> Server<'a> {
 impl Server<'_> {
     /// A prompt argument or template is completable (`completions` is declared).
     fn completable(&self) -> bool {
+        // Without `completions`, `Server::new` refused any completable definition.
+        if !cfg!(feature = "completions") {
+            return false;
+        }
         let c = &self.catalog;
         c.templates.iter().any(|t| t.completable)
             || c.prompts

@@ -318,11 +318,11 @@ impl Core<'_> {
         if self.role == Role::Client && self.life.is_modern() {
             // A modern server never sends requests, and a modern client never answers.
             self.violation(ev, Violation::UnexpectedMessage);
-            return;
+        } else {
+            // (Without `legacy` a server answered above; a client gets no requests.)
+            #[cfg(feature = "legacy")]
+            self.on_legacy_request(ev, id, name, params);
         }
-        // (Without `legacy` a server answered above; a client gets no requests.)
-        #[cfg(feature = "legacy")]
-        self.on_legacy_request(ev, id, name, params);
     }
 
     /// A notification: the ones the core handles itself, then the host's.

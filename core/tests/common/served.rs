@@ -48,7 +48,7 @@ pub fn server(spec: &Value) -> Server<'static> {
             icons: json_text(t, "icons"),
             execution: json_text(t, "execution"),
             meta: json_text(t, "_meta"),
-            scopes: None,
+            scopes: text(t, "scopes"),
         })
         .collect();
     let resources = list(spec, "resources")
@@ -63,7 +63,7 @@ pub fn server(spec: &Value) -> Server<'static> {
             annotations: json_text(r, "annotations"),
             icons: json_text(r, "icons"),
             meta: json_text(r, "_meta"),
-            scopes: None,
+            scopes: text(r, "scopes"),
         })
         .collect();
     let templates = list(spec, "resourceTemplates")
@@ -77,7 +77,7 @@ pub fn server(spec: &Value) -> Server<'static> {
             annotations: json_text(r, "annotations"),
             icons: json_text(r, "icons"),
             meta: json_text(r, "_meta"),
-            scopes: None,
+            scopes: text(r, "scopes"),
             completable: r["completable"] == true,
         })
         .collect();
@@ -101,7 +101,7 @@ pub fn server(spec: &Value) -> Server<'static> {
             ),
             icons: json_text(p, "icons"),
             meta: json_text(p, "_meta"),
-            scopes: None,
+            scopes: text(p, "scopes"),
         })
         .collect();
     let d = Options::DEFAULT;

@@ -15,77 +15,16 @@
 
 use picomcp::json::{F64_TEXT_MAX, Json, JsonStr, JsonWriter, format_f64};
 use picomcp::server::{
-    Call, Catalog, Handled, Options, Prompt, PromptCall, PromptMessage, Resource, ResourceContents,
-    ResultError, Server, Tool, ToolCall, ToolResult,
+    Call, Handled, PromptCall, PromptMessage, ResourceContents, ResultError, Server, ToolCall,
+    ToolResult,
 };
 use picomcp::session::{Commands, Event, InboundId};
 
-/// How the layer serves the tables. Its capabilities are exactly what is implemented:
-/// `tools`, `resources`, `prompts`; no `listChanged` (the lists never change), no
-/// `subscribe`, no `logging` (so the core answers `logging/setLevel` -32601), and no
-/// `completions` (nothing is completable).
-const OPTIONS: Options = Options {
-    // Every list fits one page: no cursor is ever handed out, so any cursor is invalid.
-    page_size: 16,
-    list_changed: false,
-    subscribe: false,
-    logging: false,
-    // The schemas below nest two levels (the object, its properties); each level the
-    // validator descends costs stack, so the bound stays small (a deeper schema would
-    // fail its calls, never overflow the stack).
-    schema_depth: 4,
-};
+use crate::catalog::{ADD, CATALOG, ECHO, OPTIONS, SIMPLE_TEXT, STATIC_TEXT_URI, TEXT_PLAIN};
 
-/// Room for `Server::capabilities` of this catalog and these options,
-/// `{"tools":{},"resources":{},"prompts":{}}` (41 bytes); start-up fails, with a
-/// message, if it ever needs more.
-pub const CAPABILITIES_LEN: usize = 48;
-
-const ECHO: usize = 0;
-const ADD: usize = 1;
-const SIMPLE_TEXT: usize = 2;
-
-/// The tools, in `tools/list` order (the indices above). `add`'s `outputSchema` is
-/// listed from 2025-06-18 on; the layer leaves it out before.
-const TOOLS: &[Tool<'static>] = &[
-    Tool::new(
-        "echo",
-        r#"{"type":"object","properties":{"text":{"type":"string","description":"The text to return"}},"required":["text"]}"#,
-    )
-    .description("Returns its text argument unchanged, as one text block."),
-    Tool::new(
-        "add",
-        r#"{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}"#,
-    )
-    .description("Adds two numbers. The sum comes back as structuredContent {\"sum\": a+b} and as the same JSON in a text block.")
-    .output_schema(r#"{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}"#),
-    Tool::new("test_simple_text", r#"{"type":"object","properties":{}}"#)
-        .description("Returns a simple text response (conformance fixture)."),
-];
-
-const STATIC_TEXT_URI: &str = "test://static-text";
-const TEXT_PLAIN: Option<&str> = Some("text/plain");
-
-const RESOURCES: &[Resource<'static>] = &[Resource::new(STATIC_TEXT_URI, "static-text")
-    .description("A static text resource (conformance fixture).")
-    .mime_type("text/plain")];
-
-const PROMPTS: &[Prompt<'static>] = &[Prompt::new("test_simple_prompt")
-    .description("A simple prompt without arguments (conformance fixture).")];
-
-/// Everything the firmware offers (no resource templates).
-const CATALOG: Catalog<'static> = Catalog {
-    tools: TOOLS,
-    resources: RESOURCES,
-    prompts: PROMPTS,
-    ..Catalog::EMPTY
-};
-
-/// The layer over the tables, checked once at start-up (`None`: a table is broken; the
-/// `DefinitionError` that says where is not kept, its text would cost flash).
-pub fn server() -> Option<Server<'static>> {
-    Server::new(CATALOG, OPTIONS).ok()
-}
+/// The layer over the tables of `catalog.rs`, which `build.rs` checked with
+/// `Server::new` (a broken table fails the build, not the boot).
+pub const SERVER: Server<'static> = Server::new_unchecked(CATALOG, OPTIONS);
 
 /// Handles one event: the layer answers lists and failed calls, this module the calls
 /// that passed. Returns what is neither (the host's: other requests, notifications).

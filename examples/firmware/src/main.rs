@@ -8,7 +8,8 @@
 //!
 //! - `uart.rs`: the UART over `embedded-io` (polled; why, and end-of-input framing).
 //! - `clock.rs`: a SysTick millisecond clock, the session's `now`.
-//! - `app.rs`: the tools, resource and prompt.
+//! - `catalog.rs`: the tools, resource and prompt as tables (checked by `build.rs`).
+//! - `app.rs`: the answers to the calls.
 //! - `stack.rs`: stack painting, for the measured high-water mark.
 //! - `diag.rs`: diagnostics and the command line, over semihosting (host stderr).
 //! - `mem.rs`: small `memcpy`/`memmove`/`memset` (flash).
@@ -24,6 +25,7 @@
 #![no_main]
 
 mod app;
+mod catalog;
 mod clock;
 mod diag;
 mod mem;
@@ -45,7 +47,7 @@ use picomcp::session::{
     Storage,
 };
 
-use app::CAPABILITIES_LEN;
+use catalog::CAPABILITIES_LEN;
 use clock::Clock;
 use diag::{Arg, diag};
 use uart::{Link, UART0, Uart};
@@ -115,11 +117,8 @@ fn main() -> ! {
     // SAFETY: its handler (`uart0_rx`) only acknowledges the UART interrupt.
     unsafe { NVIC::unmask(Irq(UART0_RX_IRQ)) };
 
-    let server = match app::server() {
-        Some(s) => s,
-        // The tables are constants: this is a bug in app.rs, found at the first boot.
-        None => fail(&[Arg::S("invalid tool, resource or prompt definition")]),
-    };
+    // The tables are constants that build.rs checked (`catalog.rs`).
+    let server = app::SERVER;
     let session = start(&server, opts.max_line, clock.now());
     diag!(
         Info,
@@ -216,10 +215,10 @@ fn start(server: &Server<'_>, max_line: Option<usize>, now: u64) -> Session<'sta
         }
         None => MAX_LINE,
     };
-    // What the layer's tables and options imply (`app::OPTIONS`).
+    // What the layer's tables and options imply (`catalog::OPTIONS`).
     let mut caps = [0u8; CAPABILITIES_LEN];
     let Ok(caps) = server.capabilities(&mut caps) else {
-        fail(&[Arg::S("capabilities longer than app::CAPABILITIES_LEN")]);
+        fail(&[Arg::S("capabilities longer than catalog::CAPABILITIES_LEN")]);
     };
     let mut config = Config::server(NAME, VERSION, caps);
     config.limits = Limits {
@@ -239,6 +238,9 @@ fn start(server: &Server<'_>, max_line: Option<usize>, now: u64) -> Session<'sta
             inbound: Slice::Borrowed(&mut *addr_of_mut!(IN_SLOTS)),
             outbound: Slice::Borrowed(&mut *addr_of_mut!(OUT_SLOTS)),
             info: Slice::Borrowed(&mut *addr_of_mut!(INFO)),
+            // `--features core-defaults` (the client role's tool pins; none here).
+            #[cfg(feature = "core-defaults")]
+            pins: Slice::Borrowed(&mut []),
         }
     };
     match Session::new(&config, storage, now) {

@@ -81,6 +81,9 @@ impl<'e> Endpoint<'e> {
         if path != self.config.path {
             return self.route_checked(now, req, entropy);
         }
+        if let Err(r) = self.check_host(req) {
+            return self.refusal(r);
+        }
         let mut fallback = no_verifier;
         let limits = self.config.limits;
         let result = match auth {

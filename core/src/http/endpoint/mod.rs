@@ -362,21 +362,7 @@ impl<'e> Endpoint<'e> {
         if req.path() != self.config.path {
             return Err(refuse(404, "Not Found"));
         }
-        if self.config.check_hosts {
-            let extra = self.config.allowed_hosts;
-            match req.header("host") {
-                None => return Err(refuse(400, "Bad Request: no Host header")),
-                Some(h) if !host_allowed(h, extra) => {
-                    return Err(refuse(403, "Forbidden: Host not allowed"));
-                }
-                Some(_) => {}
-            }
-            if let Some(o) = req.header("origin")
-                && !origin_allowed(o, extra)
-            {
-                return Err(refuse(403, "Forbidden: Origin not allowed"));
-            }
-        }
+        self.check_host(req)?;
         match req.method {
             HttpMethod::Post => self.post(now, req, entropy),
             HttpMethod::Get => self.get(now, req),
@@ -390,6 +376,29 @@ impl<'e> Endpoint<'e> {
                 })
             }
             _ => Err(refuse(405, "Method Not Allowed")),
+        }
+    }
+
+    /// `Host` and `Origin` against the allowlist (DNS rebinding): 400 without `Host`, 403
+    /// for a host or origin not allowed. Checked first, before any token (an invalid
+    /// `Origin` MUST get 403, DIGEST §12.2).
+    fn check_host<'r>(&self, req: &Request<'r>) -> Result<(), Refusal<'r>> {
+        if !self.config.check_hosts {
+            return Ok(());
+        }
+        let extra = self.config.allowed_hosts;
+        match req.header("host") {
+            None => return Err(refuse(400, "Bad Request: no Host header")),
+            Some(h) if !host_allowed(h, extra) => {
+                return Err(refuse(403, "Forbidden: Host not allowed"));
+            }
+            Some(_) => {}
+        }
+        match req.header("origin") {
+            Some(o) if !origin_allowed(o, extra) => {
+                Err(refuse(403, "Forbidden: Origin not allowed"))
+            }
+            _ => Ok(()),
         }
     }
 

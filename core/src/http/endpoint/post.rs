@@ -427,8 +427,12 @@ impl<'e> Endpoint<'e> {
             return Ok(Outcome::Stream(self.handle(i)));
         }
         let i = self.open_stream(now, slot, Kind::Get)?;
-        self.streams[i].mode = Mode::Sse;
-        self.prime(i);
+        // `open_stream` has primed it already under `ResponseMode::Sse`: one priming
+        // event only (a second with the same id would shift every resumption by one).
+        if self.streams[i].mode != Mode::Sse {
+            self.streams[i].mode = Mode::Sse;
+            self.prime(i);
+        }
         Ok(Outcome::Stream(self.handle(i)))
     }
 }

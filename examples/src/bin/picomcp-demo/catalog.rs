@@ -213,6 +213,8 @@ pub(crate) enum PromptKind {
     WithArguments,
     EmbeddedResource,
     Image,
+    /// 2026-07-28: asks for a context (`input_required`), then answers (mrtr.rs).
+    InputRequired,
 }
 
 pub(crate) const PROMPTS: &[Prompt<'static>] = &[
@@ -236,6 +238,9 @@ pub(crate) const PROMPTS: &[Prompt<'static>] = &[
             .required()
             .completable()]),
     Prompt::new("test_prompt_with_image").description("A prompt with image content"),
+    Prompt::new("test_input_required_result_prompt").description(
+        "2026-07-28: asks for a context (input_required, elicitation), then uses it (conformance fixture)",
+    ),
 ];
 
 /// The behaviour of `PROMPTS[i]`.
@@ -244,6 +249,7 @@ pub(crate) const PROMPT_KINDS: [PromptKind; PROMPTS.len()] = [
     PromptKind::WithArguments,
     PromptKind::EmbeddedResource,
     PromptKind::Image,
+    PromptKind::InputRequired,
 ];
 
 /// Everything, for `picomcp::server::Server::new`.

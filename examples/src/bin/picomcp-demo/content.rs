@@ -12,7 +12,7 @@ use picomcp::session::Session;
 
 use super::catalog::{BODIES, Body, PNG_BASE64, PROMPT_KINDS, PromptKind, RESOURCES, TEMPLATES};
 use super::diag::stack_format;
-use super::layer;
+use super::{layer, mrtr};
 
 pub(crate) fn read_resource(s: &mut Session<'_>, call: ReadCall<'_>) -> Result<(), ResultError> {
     let uri = call.uri();
@@ -55,6 +55,7 @@ pub(crate) fn get_prompt(s: &mut Session<'_>, call: PromptCall<'_>) -> Result<()
     let with_args;
     let mut uri_buf = [0u8; picomcp::server::MAX_ESCAPED_URI];
     let messages: &[PromptMessage<'_>] = match PROMPT_KINDS[call.prompt] {
+        PromptKind::InputRequired => return mrtr::prompt(s, call),
         PromptKind::Simple => &[PromptMessage::user("This is a simple prompt for testing.")],
         PromptKind::WithArguments => {
             with_args = stack_format!(

@@ -14,11 +14,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use picomcp::error::ErrorCode;
 use picomcp::json::{Json, JsonStr};
 use picomcp::protocol::{Caps, LogLevel};
-use picomcp::server::ResultError;
-use picomcp::session::{Change, RespondError, Session};
+use picomcp::server::{PromptCall, PromptMessage, ResultError};
+use picomcp::session::{Change, InboundId, RespondError, Session};
 
 use super::ask::render_string;
 use super::catalog::ToolKind;
+use super::diag::stack_format;
+use super::layer;
 use super::tools::{Reply, respond_text, respond_text_fmt};
 
 /// One question of an `input_required` result: its key, method and params.
@@ -35,6 +37,11 @@ const CAPITAL: Input = (
     r#"{"messages":[{"role":"user","content":{"type":"text","text":"What is the capital of France?"}}],"maxTokens":100}"#,
 );
 const ROOTS: Input = ("client_roots", "roots/list", "{}");
+const CONTEXT: Input = (
+    "user_context",
+    "elicitation/create",
+    r#"{"message":"What context should the prompt use?","requestedSchema":{"type":"object","properties":{"context":{"type":"string"}},"required":["context"]}}"#,
+);
 const CONFIRM: Input = (
     "confirm",
     "elicitation/create",
@@ -173,7 +180,7 @@ pub(crate) fn call(
                 let name = field(a, "name");
                 respond_text_fmt(s, r, format_args!("Hello, {name}!"), false)
             }
-            None => ask(s, r, &[NAME], None),
+            None => ask(s, r.id, &[NAME], None),
         },
         ToolKind::IrSampling => match answer(CAPITAL.0) {
             Some(a) => {
@@ -184,14 +191,14 @@ pub(crate) fn call(
                     .unwrap_or(JsonStr::EMPTY);
                 respond_text_fmt(s, r, format_args!("LLM response: {text}"), false)
             }
-            None => ask(s, r, &[CAPITAL], None),
+            None => ask(s, r.id, &[CAPITAL], None),
         },
         ToolKind::IrListRoots => match answer(ROOTS.0) {
             Some(a) => {
                 let roots = a.get("roots").unwrap_or(Json::NULL);
                 respond_text_fmt(s, r, format_args!("Client roots: {roots}"), false)
             }
-            None => ask(s, r, &[ROOTS], None),
+            None => ask(s, r.id, &[ROOTS], None),
         },
         ToolKind::IrRequestState | ToolKind::IrTamperedState => {
             const STATE: &str = "confirm-v1";
@@ -201,7 +208,7 @@ pub(crate) fn call(
                     let ok = ok.unwrap_or(Json::NULL);
                     respond_text_fmt(s, r, format_args!("state-ok: confirmed ok={ok}"), false)
                 }
-                _ => ask(s, r, &[CONFIRM], Some(STATE)),
+                _ => ask(s, r.id, &[CONFIRM], Some(STATE)),
             }
         }
         ToolKind::IrMultipleInputs => {
@@ -210,7 +217,7 @@ pub(crate) fn call(
             if state_is(STATE) && all.iter().all(|i| answer(i.0).is_some()) {
                 respond_text(s, r, "state-ok: received all three inputs", false)
             } else {
-                ask(s, r, &all, Some(STATE))
+                ask(s, r.id, &all, Some(STATE))
             }
         }
         ToolKind::IrMultiRound => {
@@ -220,12 +227,12 @@ pub(crate) fn call(
                         let color = field(a, "color");
                         respond_text_fmt(s, r, format_args!("Favorite color: {color}"), false)
                     }
-                    None => ask(s, r, &[STEP2], Some("round-2")),
+                    None => ask(s, r.id, &[STEP2], Some("round-2")),
                 }
             } else if state_is("round-1") && answer(STEP1.0).is_some() {
-                ask(s, r, &[STEP2], Some("round-2"))
+                ask(s, r.id, &[STEP2], Some("round-2"))
             } else {
-                ask(s, r, &[STEP1], Some("round-1"))
+                ask(s, r.id, &[STEP1], Some("round-1"))
             }
         }
         ToolKind::IrCapabilities => {
@@ -247,27 +254,54 @@ pub(crate) fn call(
             if n == 0 {
                 return respond_text(s, r, "The client declared nothing to ask with", false);
             }
-            ask(s, r, &inputs[..n], None)
+            ask(s, r.id, &inputs[..n], None)
         }
         ToolKind::MissingCapability => match answer(SAMPLE.0) {
             Some(_) => respond_text(s, r, "The client declared sampling and answered", false),
             // Without `sampling` declared on the request the core refuses the question
             // and `ask` answers -32021 naming it.
-            None => ask(s, r, &[SAMPLE], None),
+            None => ask(s, r.id, &[SAMPLE], None),
         },
         ToolKind::StreamingElicitation => match answer(STREAMED.0) {
             Some(_) => respond_text(s, r, "Elicitation answered", false),
-            None => ask(s, r, &[STREAMED], None),
+            None => ask(s, r.id, &[STREAMED], None),
         },
         _ => respond_text(s, r, "Not an MRTR fixture", true),
     }
+}
+
+/// The prompt `test_input_required_result_prompt` (the alpha's
+/// input-required-result-non-tool-request): in 2026-07-28 it asks for a context with an
+/// `input_required` result (-32021 when the request did not declare elicitation), and the
+/// retry that carries the answer in `inputResponses` gets the prompt's messages; in the
+/// legacy era (no MRTR) the messages say so.
+pub(crate) fn prompt(s: &mut Session<'_>, call: PromptCall<'_>) -> Result<(), ResultError> {
+    let modern = s.request_info(call.id).is_some_and(|i| i.modern);
+    let text = if modern {
+        let answer = call
+            .params
+            .get("inputResponses")
+            .and_then(|a| a.get(CONTEXT.0))
+            .filter(|a| a.is_object());
+        match answer {
+            Some(a) => stack_format!(512, "Use this context: {}", field(a, "context")),
+            None => return ask(s, call.id, &[CONTEXT], None),
+        }
+    } else {
+        stack_format!(
+            512,
+            "This prompt asks for its context with an input_required result: it needs protocol revision 2026-07-28"
+        )
+    };
+    let messages = [PromptMessage::user(text.as_str())];
+    layer().respond_prompt(&mut s.commands(), call.id, call.prompt, &messages)
 }
 
 /// Answers `input_required` with `inputs` (and `state`, sealed by the core); when the
 /// request did not declare a capability they need, -32021 naming those capabilities.
 fn ask(
     s: &mut Session<'_>,
-    r: Reply,
+    id: InboundId,
     inputs: &[Input],
     state: Option<&str>,
 ) -> Result<(), ResultError> {
@@ -285,7 +319,7 @@ fn ask(
         w.end_object();
     });
     let requests = Json::new(&requests).unwrap_or(Json::EMPTY_OBJECT);
-    match s.respond_input_required(r.id, Some(requests), state) {
+    match s.respond_input_required(id, Some(requests), state) {
         Err(RespondError::InputNotAllowed) => {
             let needed = render_string(|w| {
                 w.begin_object();
@@ -301,7 +335,7 @@ fn ask(
                 w.end_object();
             });
             let needed = Json::new(&needed).unwrap_or(Json::EMPTY_OBJECT);
-            Ok(s.respond_missing_capability(r.id, needed)?)
+            Ok(s.respond_missing_capability(id, needed)?)
         }
         other => Ok(other?),
     }
