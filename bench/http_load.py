@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """HTTP load benchmark (issue 14): our demos over Streamable HTTP against the official SDKs'
 reference servers (rmcp on axum, the TypeScript SDK on node:http, the Python SDK on uvicorn),
-all in the same run, with the shared load client `mcp-http-load` (../shared/bench/http).
+all in the same run, with the shared load client `mcp-http-load` (../shared/bench/http), and
+the floor (bench/http_floor.c: a keep-alive HTTP echo with no MCP, in its "epoll" and "threads"
+modes), the upper bound of any server with this client and kernel, against which the compiled
+demos and rmcp are compared too. Counted figures per request (syscalls, instructions, on-CPU
+time): bench/http_counts.py.
 
 Called by `bench/run.sh --http [options]`; see that script's header for the options.
 
@@ -45,8 +49,13 @@ BENCH_HOME = os.environ.get("BENCH_HOME", os.path.expanduser("~/.cache/picomcp-b
 H = os.path.join(BENCH_HOME, "http")
 LOAD = os.path.join(H, "target/release/mcp-http-load")
 PV = "2025-11-25"
-# Which reference an implementation of ours is compared with.
-REF_OF = {"rust": "rmcp", "c": "rmcp", "python": "py-sdk", "node": "ts-sdk"}
+# Which references an implementation of ours is compared with: the official SDK's server and,
+# for the compiled demos, the floor (bench/http_floor.c: the least an HTTP server can do per
+# request, the upper bound at one connection); the floor itself against rmcp (how far above
+# rmcp anything can go).
+REF_OF = {"rust": ("rmcp", "floor"), "c": ("rmcp", "floor"), "python": ("py-sdk",), "node": ("ts-sdk",),
+          "floor": ("rmcp",)}
+FLOOR = os.path.join(ROOT, "target/bench-http/http-floor")
 
 
 def servers_json():
@@ -66,6 +75,9 @@ def server_table(extra=()):
     ref_modes = {"sse": {}, "json": {"JSON_RESPONSE": "1"}}
     # rmcp honours json_response only without sessions: its JSON mode is stateless.
     rmcp_modes = {"sse": {}, "json-stateless": {"RMCP_STATELESS": "1", "JSON_RESPONSE": "1"}}
+    # The floor: a keep-alive HTTP server with no MCP (bench/http_floor.c), one epoll thread
+    # (the shape of our loops) or a blocking thread per connection (two syscalls a request).
+    t["floor"] = ([FLOOR, "{port}"], {"epoll": {}, "threads": {"FLOOR_THREADS": "1"}}, ROOT, "floor")
     t["rmcp"] = ([os.path.join(H, "target/release/rmcp-http-echo"), "{port}"], rmcp_modes, H, "ref")
     t["ts-sdk"] = (["node", os.path.join(H, "servers/ts_http_echo.mjs"), "{port}"], ref_modes, H, "ref")
     t["py-sdk"] = ([os.path.join(H, "venv/bin/python"), os.path.join(H, "servers/py_http_echo.py"), "{port}"],
@@ -78,6 +90,10 @@ def build(labels):
     if not os.path.isdir(os.path.join(shared, "bench/http")):
         shared = "/work/shared"
     subprocess.run(["bash", os.path.join(shared, "bench/http/setup.sh")], check=True, stdout=sys.stderr)
+    if "floor" in labels:
+        os.makedirs(os.path.dirname(FLOOR), exist_ok=True)
+        subprocess.run(["cc", "-O2", "-Wall", "-pthread", "-o", FLOOR, os.path.join(ROOT, "bench/http_floor.c")],
+                       check=True)
     for name, s in servers_json().items():
         if "http" in s and name in labels and "build" in s:
             print(f"# build {name}: {' '.join(s['build'])}", file=sys.stderr)
@@ -334,7 +350,9 @@ def main():
     summary["ratios"] = ratios(summary, table)
     if a.idle_sessions > 0:
         for label in labels:
-            argv, modes, cwd, _ = table[label]
+            argv, modes, cwd, kind = table[label]
+            if kind == "floor":  # no sessions to keep
+                continue
             mode, env = next(iter(modes.items()))
             try:
                 r = idle_sessions(label, argv, env, cwd, a.idle_sessions, a.idle_cap_s)
@@ -360,10 +378,9 @@ def ratios(s, table):
     by_rep = {(r["server"], r["mode"], r["conns"], r["rep"]): r["rps"] for r in s["raw"]}
     out = []
     for (label, mode, c), x in sorted(get.items()):
-        ref = REF_OF.get(label.split("-")[0])
-        if label not in table or table[label][3] != "ours" or not ref:
+        if label not in table or table[label][3] not in ("ours", "floor"):
             continue
-        for rmode in table[ref][1]:
+        for ref, rmode in [(r, m) for r in REF_OF.get(label.split("-")[0], ()) if r in table for m in table[r][1]]:
             y = get.get((ref, rmode, c))
             if y and x["rps"] and y["rps"]:
                 per = [by_rep[(label, mode, c, k)] / by_rep[(ref, rmode, c, k)] for k in range(s["reps"])

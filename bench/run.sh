@@ -27,7 +27,8 @@
 #   bench/run.sh --http [--quick] [--reps N] [--only rust,rmcp] [--idle-sessions N] [--no-build]
 #                                 Streamable HTTP (bench/http_load.py): every demo with an "http" command
 #                                 in examples/servers.json against rmcp, the TypeScript SDK and the
-#                                 Python SDK reference servers (../shared/bench/http), 1 KiB echo at
+#                                 Python SDK reference servers (../shared/bench/http) and the HTTP
+#                                 floor (bench/http_floor.c, label floor), 1 KiB echo at
 #                                 1 and 64 keep-alive connections, SSE and JSON modes where a server
 #                                 can choose, medians, ratios of the same run, then peak RSS after N
 #                                 (default 10,000) abandoned idle sessions (--idle-sessions 0: none;

