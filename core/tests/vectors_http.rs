@@ -23,7 +23,6 @@ use serde_json::{Value, json};
 #[path = "common/served.rs"]
 mod served;
 
-#[allow(dead_code)]
 mod http_common;
 use http_common::{Resp, read_stream};
 
