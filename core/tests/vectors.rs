@@ -302,15 +302,7 @@ fn run(path: &std::path::Path) {
 
 #[test]
 fn all_vectors() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .collect();
-    files.sort();
-    assert!(files.len() >= 6, "{files:?}");
-    for f in files {
+    for f in served::vector_files("", 6) {
         run(&f);
     }
 }

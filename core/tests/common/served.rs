@@ -286,3 +286,19 @@ pub fn respond(
     };
     result.map_err(|e| kind(&e))
 }
+
+/// The `*.jsonl` files of `tests/vectors/<sub>` (`""`: the folder itself), sorted; asserts
+/// there are at least `min` (a moved folder must not pass by running nothing).
+pub fn vector_files(sub: &str, min: usize) -> Vec<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/vectors")
+        .join(sub);
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= min, "{files:?}");
+    files
+}
