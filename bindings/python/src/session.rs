@@ -70,33 +70,17 @@ fn level(name: &str) -> PyResult<LogLevel> {
     })
 }
 
-/// Capabilities as the core read them (`Caps`), as the object the peer declares: the
-/// core's shape (`Caps::MEMBERS`, as `Caps::json` renders for Node). Only what the core
-/// recognises: unknown members and extensions are not kept.
-pub(crate) fn caps_dict<'py>(py: Python<'py>, caps: Caps) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    for (flag, name, inner, booleans) in Caps::MEMBERS {
-        if !caps.contains(flag) {
-            continue;
-        }
-        let o = PyDict::new(py);
-        for (f, n) in inner {
-            if caps.contains(*f) {
-                if booleans {
-                    o.set_item(*n, true)?;
-                } else {
-                    o.set_item(*n, PyDict::new(py))?;
-                }
-            }
-        }
-        d.set_item(name, o)?;
-    }
-    Ok(d)
-}
-
 impl Session {
     fn max_depth(&self) -> usize {
         self.core.limits().max_depth
+    }
+
+    /// Capabilities as the core read them (`Caps`), as the object the peer declares: the
+    /// core's own rendering (`Caps::json`, as Node shows them) through `json.loads`. Only
+    /// what the core recognises: unknown members and extensions are not kept.
+    fn caps_value(&self, py: Python<'_>, caps: Caps) -> PyResult<Py<PyAny>> {
+        let text = caps.json().to_string();
+        self.codec.value(py, validate(&text, self.max_depth())?)
     }
 }
 
@@ -234,8 +218,8 @@ impl Session {
     /// and in 2026-07-28, where each request declares its own:
     /// `request_info(id)["client_capabilities"]`).
     #[getter]
-    fn peer_capabilities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        caps_dict(py, self.core.peer_capabilities())
+    fn peer_capabilities(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.caps_value(py, self.core.peer_capabilities())
     }
 
     /// What the session knows of the peer's open request `id` (`None` once answered):
@@ -258,7 +242,7 @@ impl Session {
         } else {
             self.core.peer_capabilities()
         };
-        d.set_item("client_capabilities", caps_dict(py, caps)?)?;
+        d.set_item("client_capabilities", self.caps_value(py, caps)?)?;
         Ok(Some(d))
     }
 
