@@ -194,16 +194,7 @@ impl Host {
         let outcome = self.ep.handle_request_as(now, req, &entropy, Some(input));
         let (slot, fresh, stream) = match outcome {
             Outcome::Respond { head, body } => {
-                return Resp {
-                    status: head.status,
-                    headers: head
-                        .headers()
-                        .iter()
-                        .map(|h| (h.name.to_owned(), h.value_str().unwrap().to_owned()))
-                        .collect(),
-                    body: String::from_utf8(body.to_vec()).unwrap(),
-                    open: None,
-                };
+                return Resp::whole(head.status, head.headers(), body);
             }
             Outcome::Stream(h) => return self.drain(h, Resp::default()),
             Outcome::Deliver {

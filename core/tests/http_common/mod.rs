@@ -24,6 +24,15 @@ pub struct Resp {
 }
 
 impl Resp {
+    /// A whole answer (`Outcome::Respond`): its status, headers and body.
+    pub fn whole(status: u16, headers: &[Header<'_>], body: &[u8]) -> Resp {
+        Resp {
+            status,
+            headers: header_pairs(headers),
+            body: String::from_utf8(body.to_vec()).unwrap(),
+            open: None,
+        }
+    }
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
@@ -175,16 +184,7 @@ impl Host {
         let now = self.now;
         let (slot, fresh, stream) = match self.ep.handle_request(now, req, &entropy) {
             Outcome::Respond { head, body } => {
-                return Resp {
-                    status: head.status,
-                    headers: head
-                        .headers()
-                        .iter()
-                        .map(|h| (h.name.to_string(), h.value_str().unwrap().to_string()))
-                        .collect(),
-                    body: String::from_utf8(body.to_vec()).unwrap(),
-                    open: None,
-                };
+                return Resp::whole(head.status, head.headers(), body);
             }
             Outcome::Stream(h) => return self.drain(h),
             Outcome::Deliver {
@@ -284,11 +284,7 @@ pub fn read_stream(ep: &mut Endpoint<'_>, now: u64, h: StreamHandle, r: &mut Res
         match ep.poll_response(now, h) {
             Poll::Head(head) => {
                 r.status = head.status;
-                r.headers = head
-                    .headers()
-                    .iter()
-                    .map(|h| (h.name.to_owned(), h.value_str().unwrap().to_owned()))
-                    .collect();
+                r.headers = header_pairs(head.headers());
             }
             Poll::Body(b) => {
                 let n = b.len();
@@ -302,4 +298,12 @@ pub fn read_stream(ep: &mut Endpoint<'_>, now: u64, h: StreamHandle, r: &mut Res
             }
         }
     }
+}
+
+/// A head's fields as owned (name, value) pairs.
+pub fn header_pairs(headers: &[Header<'_>]) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .map(|h| (h.name.to_owned(), h.value_str().unwrap().to_owned()))
+        .collect()
 }
