@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 #[path = "common/served.rs"]
 mod served;
+use served::matches;
 
 /// The pins: as many as the C API gives every session (`Storage::DEFAULT_PINS`).
 type Mem = StaticStorage<8192, 32768, 32768, 8, 8, 8192, 16, { Storage::DEFAULT_PINS }>;
@@ -122,20 +123,6 @@ fn event_json(e: &Event<'_>) -> Value {
             json!({"type": "closed", "reason": format!("{r:?}").split([' ', '{']).next().unwrap()})
         }
         other => json!({"type": format!("{other:?}")}),
-    }
-}
-
-/// Subset match (see tests/vectors/README.md).
-fn matches(expected: &Value, actual: &Value) -> bool {
-    match (expected, actual) {
-        (Value::String(s), _) if s == "<any>" => !actual.is_null(),
-        (Value::Object(e), Value::Object(a)) => e
-            .iter()
-            .all(|(k, v)| a.get(k).is_some_and(|av| matches(v, av))),
-        (Value::Array(e), Value::Array(a)) => {
-            e.len() == a.len() && e.iter().zip(a).all(|(x, y)| matches(x, y))
-        }
-        _ => expected == actual,
     }
 }
 

@@ -22,6 +22,7 @@ use serde_json::{Value, json};
 #[allow(dead_code)]
 #[path = "common/served.rs"]
 mod served;
+use served::matches;
 
 mod http_common;
 use http_common::{Resp, read_stream};
@@ -41,20 +42,6 @@ fn strings(v: &Value) -> &'static [&'static str] {
         .map(|a| a.iter().filter_map(Value::as_str).map(leak_str).collect())
         .unwrap_or_default();
     Box::leak(list.into_boxed_slice())
-}
-
-/// Subset match (see tests/vectors/README.md).
-fn matches(expected: &Value, actual: &Value) -> bool {
-    match (expected, actual) {
-        (Value::String(s), _) if s == "<any>" => !actual.is_null(),
-        (Value::Object(e), Value::Object(a)) => e
-            .iter()
-            .all(|(k, v)| a.get(k).is_some_and(|av| matches(v, av))),
-        (Value::Array(e), Value::Array(a)) => {
-            e.len() == a.len() && e.iter().zip(a).all(|(x, y)| matches(x, y))
-        }
-        _ => expected == actual,
-    }
 }
 
 fn auth_config(a: &Value) -> AuthConfig<'static> {

@@ -17,6 +17,7 @@ import pytest
 
 from picomcp import Endpoint, ServerLayer, Session
 from picomcp._native import Call
+from test_vectors import CHANGES, JSON_FIELDS, matches, text
 
 VECTORS = Path(__file__).resolve().parents[3] / "tests" / "vectors" / "http"
 FILES = sorted(VECTORS.glob("*.jsonl"))
@@ -24,34 +25,6 @@ FILES = sorted(VECTORS.glob("*.jsonl"))
 # Known gaps of this binding, each a failing expectation until fixed (strict xfail: a
 # file that starts to pass fails the run, so the list cannot go stale). None now.
 GAPS: dict = {}
-
-JSON_FIELDS = ("inputSchema", "outputSchema", "annotations", "icons", "execution", "_meta")
-
-CHANGES = {
-    "tools_list_changed": "notifications/tools/list_changed",
-    "prompts_list_changed": "notifications/prompts/list_changed",
-    "resources_list_changed": "notifications/resources/list_changed",
-}
-
-
-def text(v) -> str:
-    return json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def matches(expected, actual) -> bool:
-    """Subset match (tests/vectors/README.md)."""
-    if expected == "<any>":
-        return actual is not None
-    if isinstance(expected, dict):
-        return isinstance(actual, dict) and all(
-            k in actual and matches(v, actual[k]) for k, v in expected.items())
-    if isinstance(expected, list):
-        return (isinstance(actual, list) and len(expected) == len(actual)
-                and all(matches(x, y) for x, y in zip(expected, actual)))
-    if isinstance(expected, bool) or isinstance(actual, bool):
-        return expected is actual
-    return expected == actual
-
 
 def events(body: str) -> list:
     """The ``data:`` payloads of an SSE body (empty ones, the priming events, skipped)."""

@@ -302,3 +302,17 @@ pub fn vector_files(sub: &str, min: usize) -> Vec<std::path::PathBuf> {
     assert!(files.len() >= min, "{files:?}");
     files
 }
+
+/// Subset match (see tests/vectors/README.md).
+pub fn matches(expected: &serde_json::Value, actual: &serde_json::Value) -> bool {
+    match (expected, actual) {
+        (serde_json::Value::String(s), _) if s == "<any>" => !actual.is_null(),
+        (serde_json::Value::Object(e), Value::Object(a)) => e
+            .iter()
+            .all(|(k, v)| a.get(k).is_some_and(|av| matches(v, av))),
+        (serde_json::Value::Array(e), Value::Array(a)) => {
+            e.len() == a.len() && e.iter().zip(a).all(|(x, y)| matches(x, y))
+        }
+        _ => expected == actual,
+    }
+}
