@@ -10,6 +10,7 @@ const assert = require('node:assert/strict')
 const { readdirSync, readFileSync } = require('node:fs')
 const { join } = require('node:path')
 const { Session, ServerLayer, PicomcpError, ResultError } = require('../lib/index.js')
+const { matches, NOTIFY } = require('./vector_support.js')
 
 const DIR = join(__dirname, '..', '..', '..', 'tests', 'vectors')
 // The Rust runner's limits (its StaticStorage and Config).
@@ -44,19 +45,6 @@ function eventJson (e) {
   }
 }
 
-/** Subset match (README): every listed member matches; arrays element by element; "<any>" is anything present. */
-function matches (expected, actual) {
-  if (expected === '<any>') return actual !== undefined && actual !== null
-  if (Array.isArray(expected)) {
-    return Array.isArray(actual) && expected.length === actual.length && expected.every((x, i) => matches(x, actual[i]))
-  }
-  if (expected !== null && typeof expected === 'object') {
-    if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return false
-    return Object.entries(expected).every(([k, v]) => Object.hasOwn(actual, k) && matches(v, actual[k]))
-  }
-  return expected === actual
-}
-
 function makeSession (spec, layer) {
   const caps = layer ? layer.capabilities : (spec.capabilities ?? {})
   const role = spec.role === 'client' ? 'client' : 'server'
@@ -75,12 +63,6 @@ function makeSession (spec, layer) {
 function takeOutput (s) {
   const text = s.pollTransmit().toString('utf8')
   return text.split('\n').filter((l) => l.length)
-}
-
-const NOTIFY = {
-  tools_list_changed: 'notifications/tools/list_changed',
-  prompts_list_changed: 'notifications/prompts/list_changed',
-  resources_list_changed: 'notifications/resources/list_changed'
 }
 
 /** The core's name for a refused command (`expect_error`): its variant, or the class. */

@@ -11,31 +11,13 @@ const assert = require('node:assert/strict')
 const { readdirSync, readFileSync } = require('node:fs')
 const { join } = require('node:path')
 const { Session, ServerLayer, Endpoint } = require('../lib/index.js')
+const { matches, NOTIFY } = require('./vector_support.js')
 
 const DIR = join(__dirname, '..', '..', '..', 'tests', 'vectors', 'http')
 
 // Known gaps of this binding: reported as `todo` (a failure does not fail the run) until
 // fixed; drop the entry then. None now.
 const GAPS = {}
-
-const NOTIFY = {
-  tools_list_changed: 'notifications/tools/list_changed',
-  prompts_list_changed: 'notifications/prompts/list_changed',
-  resources_list_changed: 'notifications/resources/list_changed'
-}
-
-/** Subset match (README): every listed member matches; arrays element by element; "<any>" is anything present. */
-function matches (expected, actual) {
-  if (expected === '<any>') return actual !== undefined && actual !== null
-  if (Array.isArray(expected)) {
-    return Array.isArray(actual) && expected.length === actual.length && expected.every((x, i) => matches(x, actual[i]))
-  }
-  if (expected !== null && typeof expected === 'object') {
-    if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return false
-    return Object.entries(expected).every(([k, v]) => Object.hasOwn(actual, k) && matches(v, actual[k]))
-  }
-  return expected === actual
-}
 
 /** The `data:` payloads of an SSE body (empty ones, the priming events, skipped). */
 const events = (body) => body.split('\n').filter((l) => l.startsWith('data:'))
