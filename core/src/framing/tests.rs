@@ -436,7 +436,7 @@ fn byte_frames_borrow_and_validate_like_str_frames() {
     let input = b"{\"id\":9,\"x\":\"\xff\"}\r\n[\"\xc3\xa9\"]\n";
     let mut dec = LineDecoder::new([0u8; 64], 64);
     let d = dec.decode_bytes(input);
-    assert_eq!(d.consumed, 17);
+    assert_eq!(d.consumed, 18);
     let Some(RawFrame::Line(l)) = d.frame else {
         panic!()
     };
@@ -448,7 +448,7 @@ fn byte_frames_borrow_and_validate_like_str_frames() {
         F::Bad(l.as_bytes().to_vec(), Some("9".into()))
     );
     assert_eq!(format!("{l:?}"), format!("RawLine({:?})", l.as_bytes()));
-    let d = dec.decode_bytes(&input[17..]);
+    let d = dec.decode_bytes(&input[18..]);
     let Some(RawFrame::Line(l)) = d.frame else {
         panic!()
     };
