@@ -1,5 +1,6 @@
 //! Parse-and-validate throughput of typical MCP messages, against serde_json in the same
-//! run, and line framing against a bare `memchr` newline scan.
+//! run, line framing against a bare `memchr` newline scan, and framing plus UTF-8 check
+//! plus parse of a whole stream (the `&str` frames against the byte frames).
 //!
 //! Run: `cargo bench -p picomcp --bench parse`
 
@@ -8,7 +9,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group};
 use picomcp::Limits;
-use picomcp::framing::{Frame, LineDecoder};
+use picomcp::framing::{Frame, LineDecoder, RawFrame};
 use picomcp::jsonrpc::{self, Message};
 
 /// About 1 KiB of tool input text, with the escapes real text has.
@@ -157,6 +158,101 @@ fn frame_count(stream: &[u8], chunk: usize) -> usize {
     n
 }
 
+/// [`frame_count`] with byte frames ([`LineDecoder::decode_bytes`]): no UTF-8 check.
+fn frame_count_bytes(stream: &[u8], chunk: usize) -> usize {
+    let mut dec = LineDecoder::new([0u8; 4096], 64);
+    let mut n = 0;
+    for part in stream.chunks(chunk) {
+        let mut input = part;
+        while !input.is_empty() {
+            let d = dec.decode_bytes(input);
+            if let Some(RawFrame::Line(l)) = d.frame {
+                n += l.as_bytes().len() & 1 | 1;
+            }
+            input = &input[d.consumed..];
+        }
+    }
+    n
+}
+
+/// Frames the stream (read in 4 KiB chunks, as the std adapter reads), checks each line
+/// for UTF-8 and parses it, as `Session::handle_bytes` does; counts the lines parsed.
+/// `check` is how a byte line becomes `&str`.
+fn frame_and_parse(stream: &[u8], check: fn(&[u8]) -> Option<&str>) -> usize {
+    let mut dec = LineDecoder::new([0u8; 4096], 64);
+    let mut n = 0;
+    for part in stream.chunks(4096) {
+        let mut input = part;
+        while !input.is_empty() {
+            let d = dec.decode_bytes(input);
+            if let Some(RawFrame::Line(l)) = d.frame
+                && let Some(s) = check(l.as_bytes())
+            {
+                n += ours(s) as usize;
+            }
+            input = &input[d.consumed..];
+        }
+    }
+    n
+}
+
+/// The end-to-end variants (frame, check UTF-8, parse) by name (see `main`).
+fn e2e_variant(name: &str, s: &[u8]) -> usize {
+    match name {
+        // Before: `&str` frames, checked by the decoder.
+        "e2e_line_decoder" => {
+            let mut dec = LineDecoder::new([0u8; 4096], 64);
+            let mut n = 0;
+            for part in s.chunks(4096) {
+                let mut input = part;
+                while !input.is_empty() {
+                    let d = dec.decode(input);
+                    if let Some(Frame::Line(l)) = d.frame {
+                        n += ours(l) as usize;
+                    }
+                    input = &input[d.consumed..];
+                }
+            }
+            n
+        }
+        // Now: byte frames, checked with `RawLine::to_str` before the parse (the session).
+        "e2e_decode_bytes" => {
+            let mut dec = LineDecoder::new([0u8; 4096], 64);
+            let mut n = 0;
+            for part in s.chunks(4096) {
+                let mut input = part;
+                while !input.is_empty() {
+                    let d = dec.decode_bytes(input);
+                    if let Some(RawFrame::Line(l)) = d.frame
+                        && let Ok(s) = l.to_str()
+                    {
+                        n += ours(s) as usize;
+                    }
+                    input = &input[d.consumed..];
+                }
+            }
+            n
+        }
+        // Byte frames checked line by line, without `to_str`'s look-ahead blocks.
+        "e2e_decode_bytes_simdutf8_line" => {
+            frame_and_parse(s, |l| simdutf8::basic::from_utf8(l).ok())
+        }
+        "e2e_decode_bytes_core_from_utf8" => frame_and_parse(s, |l| std::str::from_utf8(l).ok()),
+        // The floor: a newline scan, a UTF-8 check per line and the parse.
+        "e2e_memchr_iter_plus_simdutf8" => {
+            let (mut start, mut n) = (0, 0);
+            for nl in memchr::memchr_iter(b'\n', s) {
+                if let Ok(l) = simdutf8::basic::from_utf8(&s[start..nl]) {
+                    n += ours(l) as usize;
+                }
+                start = nl + 1;
+            }
+            n
+        }
+        _ => panic!("unknown end-to-end variant {name}"),
+    }
+}
+
 /// The variants of the framing group by name (see `main`).
 fn framing_variant(name: &str, s: &[u8]) -> usize {
     match name {
@@ -177,9 +273,20 @@ fn framing_variant(name: &str, s: &[u8]) -> usize {
             }
             n
         }
+        "memchr_iter_plus_from_utf8" => {
+            let (mut start, mut n) = (0, 0);
+            for nl in memchr::memchr_iter(b'\n', s) {
+                n += std::str::from_utf8(&s[start..nl]).is_ok() as usize;
+                start = nl + 1;
+            }
+            n
+        }
         "simdutf8_whole" => simdutf8::basic::from_utf8(s).is_ok() as usize,
         "line_decoder" => frame_count(s, s.len()),
         "line_decoder_4k_reads" => frame_count(s, 4096),
+        "decode_bytes" => frame_count_bytes(s, s.len()),
+        "decode_bytes_4k_reads" => frame_count_bytes(s, 4096),
+        _ if name.starts_with("e2e_") => e2e_variant(name, s),
         _ => panic!("unknown framing variant {name}"),
     }
 }
@@ -188,6 +295,11 @@ fn framing(c: &mut Criterion) {
     let (stream, lines) = stream();
     assert_eq!(frame_count(&stream, stream.len()), lines);
     assert_eq!(frame_count(&stream, 4096), lines);
+    assert_eq!(frame_count_bytes(&stream, stream.len()), lines);
+    assert_eq!(frame_count_bytes(&stream, 4096), lines);
+    for name in E2E {
+        assert_eq!(e2e_variant(name, &stream), lines, "{name}");
+    }
     assert_eq!(memchr::memchr_iter(b'\n', &stream).count(), lines);
     let mut g = c.benchmark_group("framing/1MiB");
     g.throughput(Throughput::Bytes(stream.len() as u64));
@@ -198,16 +310,7 @@ fn framing(c: &mut Criterion) {
     // newline and run `core::str::from_utf8` over the line. `line_decoder` is compared
     // with this floor as well as with the bare scan.
     g.bench_function("memchr_iter_plus_from_utf8", |b| {
-        b.iter(|| {
-            let s = black_box(&stream[..]);
-            let mut start = 0;
-            let mut n = 0;
-            for nl in memchr::memchr_iter(b'\n', s) {
-                n += std::str::from_utf8(&s[start..nl]).is_ok() as usize;
-                start = nl + 1;
-            }
-            n
-        })
+        b.iter(|| framing_variant("memchr_iter_plus_from_utf8", black_box(&stream)))
     });
     // Where the decoder's time goes: a newline search per call (as the decoder does it)
     // rather than one iterator over the stream, and the floor of a safe `&str` framing on
@@ -224,8 +327,32 @@ fn framing(c: &mut Criterion) {
     g.bench_function("line_decoder_4k_reads", |b| {
         b.iter(|| frame_count(black_box(&stream), 4096))
     });
+    // Byte frames: the framing alone, the UTF-8 check left to the taker.
+    for name in ["decode_bytes", "decode_bytes_4k_reads"] {
+        g.bench_function(name, |b| {
+            b.iter(|| framing_variant(name, black_box(&stream)))
+        });
+    }
+    g.finish();
+    // The honest account: frame, check and parse, `&str` frames against byte frames.
+    let mut g = c.benchmark_group("frame_check_parse/1MiB");
+    g.throughput(Throughput::Bytes(stream.len() as u64));
+    for name in E2E {
+        g.bench_function(name, |b| {
+            b.iter(|| framing_variant(name, black_box(&stream)))
+        });
+    }
     g.finish();
 }
+
+/// The end-to-end variants ([`e2e_variant`]).
+const E2E: [&str; 5] = [
+    "e2e_line_decoder",
+    "e2e_decode_bytes",
+    "e2e_decode_bytes_simdutf8_line",
+    "e2e_decode_bytes_core_from_utf8",
+    "e2e_memchr_iter_plus_simdutf8",
+];
 
 fn config() -> Criterion {
     Criterion::default()
@@ -262,11 +389,17 @@ fn min_of(rounds: usize) {
     let parse = ["picomcp", "picomcp_json_only", "serde_ignored_any"];
     let framing = [
         "memchr_iter",
+        "memchr_each",
         "memchr_iter_plus_simdutf8",
+        "memchr_iter_plus_from_utf8",
         "simdutf8_whole",
         "line_decoder",
         "line_decoder_4k_reads",
-    ];
+        "decode_bytes",
+        "decode_bytes_4k_reads",
+    ]
+    .into_iter()
+    .chain(E2E);
     let mut best = std::collections::BTreeMap::<&str, f64>::new();
     let mut keep = |name, t: f64| {
         let b = best.entry(name).or_insert(f64::MAX);
@@ -280,7 +413,7 @@ fn min_of(rounds: usize) {
             }
             keep(name, t.elapsed().as_secs_f64() / 50.0);
         }
-        for name in framing {
+        for name in framing.clone() {
             let t = Instant::now();
             black_box(framing_variant(name, black_box(&stream)));
             keep(name, t.elapsed().as_secs_f64());
@@ -296,6 +429,23 @@ fn min_of(rounds: usize) {
         best["line_decoder"] / best["memchr_iter"],
         best["memchr_iter_plus_simdutf8"] / best["memchr_iter"],
         best["line_decoder"] / best["memchr_iter_plus_simdutf8"],
+    );
+    let r = |a: &str, b: &str| best[a] / best[b];
+    println!(
+        "byte frames: decode_bytes / memchr_iter = {:.2}x, decode_bytes_4k_reads / memchr_iter = {:.2}x \
+         (line_decoder_4k_reads / memchr_iter = {:.2}x)",
+        r("decode_bytes", "memchr_iter"),
+        r("decode_bytes_4k_reads", "memchr_iter"),
+        r("line_decoder_4k_reads", "memchr_iter"),
+    );
+    println!(
+        "frame + check + parse: e2e_decode_bytes / e2e_line_decoder = {:.3}x, \
+         e2e_decode_bytes_simdutf8_line = {:.3}x, e2e_decode_bytes_core_from_utf8 = {:.3}x, \
+         floor e2e_memchr_iter_plus_simdutf8 = {:.3}x",
+        r("e2e_decode_bytes", "e2e_line_decoder"),
+        r("e2e_decode_bytes_simdutf8_line", "e2e_line_decoder"),
+        r("e2e_decode_bytes_core_from_utf8", "e2e_line_decoder"),
+        r("e2e_memchr_iter_plus_simdutf8", "e2e_line_decoder"),
     );
 }
 

@@ -16,9 +16,12 @@
 //! - an unfinished last line is buffered (`buffered()`), or, when longer than `cap`,
 //!   reported once and discarded (`is_discarding()`);
 //! - whole, split and byte-by-byte feeding give identical frames and end state;
-//! - after `keep()` the same frame comes back once with `consumed == 0`.
+//! - after `keep()` the same frame comes back once with `consumed == 0`;
+//! - the byte frames of [`LineDecoder::decode_bytes`], each checked afterwards with
+//!   [`RawFrame::validate`] (and `RawLine::to_str` agreeing with `str::from_utf8`), are the
+//!   same frames, whole, split and byte by byte.
 
-use picomcp::framing::{Frame, LineDecoder};
+use picomcp::framing::{Frame, LineDecoder, RawFrame};
 use picomcp::jsonrpc::{Id, peek_id};
 
 use crate::Rng;
@@ -91,9 +94,32 @@ pub fn model(cap: usize, stream: &[u8]) -> Outcome {
     }
 }
 
-/// Feeds `chunks` in order; `keep` says, per buffered frame, whether to call `keep()`.
+/// A byte frame checked the way the session checks it, as an owned frame.
+fn own_raw(f: RawFrame<'_>) -> F {
+    if let RawFrame::Line(l) = f {
+        let core = std::str::from_utf8(l.as_bytes()).map_err(|e| e.valid_up_to());
+        assert_eq!(l.to_str(), core, "RawLine::to_str differs from str::from_utf8");
+    }
+    own(f.validate(DEPTH))
+}
+
+/// One call of the decoder: `decode` (`&str` frames) or `decode_bytes` (byte frames,
+/// checked afterwards); the bytes taken and the frame, owned.
+fn call(dec: &mut LineDecoder<Vec<u8>>, bytes: bool, input: &[u8]) -> (usize, Option<F>) {
+    if bytes {
+        let d = dec.decode_bytes(input);
+        (d.consumed, d.frame.map(own_raw))
+    } else {
+        let d = dec.decode(input);
+        (d.consumed, d.frame.map(own))
+    }
+}
+
+/// Feeds `chunks` in order, through `decode_bytes` when `bytes` (else `decode`); `keep`
+/// says, per buffered frame, whether to call `keep()`.
 pub fn decode_chunks<'c>(
     cap: usize,
+    bytes: bool,
     chunks: impl IntoIterator<Item = &'c [u8]>,
     mut keep: impl FnMut() -> bool,
 ) -> Outcome {
@@ -103,17 +129,15 @@ pub fn decode_chunks<'c>(
     for chunk in chunks {
         let mut input = chunk;
         while !input.is_empty() {
-            let d = dec.decode(input);
-            assert!(d.consumed <= input.len(), "consumed more than offered");
-            assert!(d.consumed > 0, "no progress on {} bytes", input.len());
-            let consumed = d.consumed;
-            if let Some(f) = d.frame {
-                let f = own(f);
+            let (consumed, frame) = call(&mut dec, bytes, input);
+            assert!(consumed <= input.len(), "consumed more than offered");
+            assert!(consumed > 0, "no progress on {} bytes", input.len());
+            if let Some(f) = frame {
                 if dec.buffered_line() && keep() {
                     dec.keep();
-                    let again = dec.decode(&input[consumed..]);
-                    assert_eq!(again.consumed, 0, "a kept frame consumes nothing");
-                    let g = own(again.frame.expect("kept frame returned again"));
+                    let (again, g) = call(&mut dec, bytes, &input[consumed..]);
+                    assert_eq!(again, 0, "a kept frame consumes nothing");
+                    let g = g.expect("kept frame returned again");
                     assert_eq!(g, f, "kept frame differs");
                 }
                 frames.push(f);
@@ -121,9 +145,9 @@ pub fn decode_chunks<'c>(
             input = &input[consumed..];
         }
         // An empty call changes nothing.
-        let d = dec.decode(&[]);
-        assert_eq!(d.consumed, 0);
-        assert!(d.frame.is_none(), "frame from empty input");
+        let (consumed, frame) = call(&mut dec, bytes, &[]);
+        assert_eq!(consumed, 0);
+        assert!(frame.is_none(), "frame from empty input");
     }
     Outcome {
         frames,
@@ -155,9 +179,6 @@ pub fn run(data: &[u8]) {
 
     let want = model(cap, stream);
 
-    let whole = decode_chunks(cap, [stream], || false);
-    assert_eq!(whole, want, "whole input differs from the model");
-
     let mut pieces = Vec::new();
     let mut at = 0;
     for &c in &cuts {
@@ -165,13 +186,19 @@ pub fn run(data: &[u8]) {
         at = c;
     }
     pieces.push(&stream[at..]);
-    let split = decode_chunks(cap, pieces, || {
-        keep_often && rng.next_u64().is_multiple_of(2)
-    });
-    assert_eq!(split, want, "split input differs (cuts {cuts:?})");
 
-    if stream.len() <= 1024 {
-        let bytes = decode_chunks(cap, stream.chunks(1), || false);
-        assert_eq!(bytes, want, "byte-by-byte input differs");
+    for raw in [false, true] {
+        let whole = decode_chunks(cap, raw, [stream], || false);
+        assert_eq!(whole, want, "whole input differs from the model (raw {raw})");
+
+        let split = decode_chunks(cap, raw, pieces.iter().copied(), || {
+            keep_often && rng.next_u64().is_multiple_of(2)
+        });
+        assert_eq!(split, want, "split input differs (cuts {cuts:?}, raw {raw})");
+
+        if stream.len() <= 1024 {
+            let bytes = decode_chunks(cap, raw, stream.chunks(1), || false);
+            assert_eq!(bytes, want, "byte-by-byte input differs (raw {raw})");
+        }
     }
 }

@@ -386,14 +386,16 @@ impl<'s> Session<'s> {
             {
                 break;
             }
-            if self.decoder.peek(input).is_some_and(|p| p.batch) && self.core.batch.open {
+            // (The flag first: `peek` is a newline search, needless while no batch is open.)
+            if self.core.batch.open && self.decoder.peek(input).is_some_and(|p| p.batch) {
                 break;
             }
-            let d = self.decoder.decode(input);
+            // Lines come as bytes; `on_raw_frame` checks their UTF-8 right before parsing.
+            let d = self.decoder.decode_bytes(input);
             taken += d.consumed;
             if let Some(frame) = d.frame {
                 self.core.stats.lines_in += 1;
-                self.core.on_frame(&mut self.events, now, frame);
+                self.core.on_raw_frame(&mut self.events, now, frame);
             }
         }
         taken

@@ -17,7 +17,7 @@ use super::types::{CloseReason, Stats, Violation};
 use super::{Arena, BatchState, Outbox, reply_reserve};
 use crate::Limits;
 use crate::error::{ErrorCode, InsufficientSize};
-use crate::framing::Frame;
+use crate::framing::{Frame, RawFrame};
 use crate::json::{Json, JsonStr, JsonWriter};
 use crate::jsonrpc::{self, ErrorObject, Id, Message, ParseError};
 use crate::protocol::{Caps, Gate, LogLevel, Method, MethodKind, ProtocolVersion, Role, Versions};
@@ -176,6 +176,14 @@ impl Core<'_> {
                 );
             }
         }
+    }
+
+    /// One frame from the decoder, its line still bytes: checked for UTF-8 here, right
+    /// before the parser reads it (docs/DESIGN.md, "Framing is bytes"), then as
+    /// [`on_frame`](Self::on_frame). A line that is not UTF-8 is -32700 as before.
+    #[inline]
+    pub(crate) fn on_raw_frame(&mut self, ev: &mut EventQueue<'_>, now: u64, frame: RawFrame<'_>) {
+        self.on_frame(ev, now, frame.validate(self.limits.max_depth));
     }
 
     /// One frame from the decoder: parse it and hand each message to its handler.
