@@ -10,7 +10,8 @@
 //!
 //! Compiled on 64-bit targets only; small 32-bit devices keep the smaller exact scanner.
 
-use super::scan::{digits_end, find_string_stop, number_tail};
+use super::scan::{digits_end, number_tail};
+use super::string_stop::find_string_stop;
 
 #[inline(always)]
 pub(crate) fn skip_ws(b: &[u8], mut pos: usize) -> usize {

@@ -2,7 +2,9 @@
 
 use core::fmt;
 
-use super::scan::{DEFAULT_MAX_DEPTH, JsonError, Scanner, skip_valid, skip_valid_string_escaped};
+use super::JsonError;
+use super::scan::{DEFAULT_MAX_DEPTH, Scanner};
+use super::skip_valid::{skip_valid, skip_valid_string_escaped};
 use crate::error::InsufficientSize;
 
 /// A JSON value, borrowed from the text it was found in, that is known to be valid.
