@@ -9,7 +9,7 @@
 use super::bit_stack::BitStack;
 use super::error::{JsonError, JsonErrorKind};
 use super::error::{eof, error};
-use super::string_stop::find_string_stop;
+use super::string_stop::{find_string_stop, find_string_stop_byte};
 
 /// The largest nesting limit a scanner can be configured with.
 pub const MAX_DEPTH_CAP: usize = 256;
@@ -114,9 +114,9 @@ fn escape_end(b: &[u8], at: usize) -> Result<usize, JsonError> {
 /// Scans a string's contents; `pos` is just after the opening quote. Returns the offset
 /// of the closing quote and whether there were escapes.
 #[inline(always)]
-fn string_end(b: &[u8], mut pos: usize) -> Result<(usize, bool), JsonError> {
-    pos = find_string_stop(b, pos);
-    if b.get(pos) == Some(&b'"') {
+fn string_end(b: &[u8], pos: usize) -> Result<(usize, bool), JsonError> {
+    let (pos, c) = find_string_stop_byte(b, pos);
+    if c == Some(b'"') {
         return Ok((pos, false));
     }
     string_end_slow(b, pos)

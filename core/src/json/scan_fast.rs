@@ -11,7 +11,7 @@
 //! Compiled on 64-bit targets only; small 32-bit devices keep the smaller exact scanner.
 
 use super::scan::{digits_end, number_tail};
-use super::string_stop::find_string_stop;
+use super::string_stop::find_string_stop_byte;
 
 #[inline(always)]
 pub(crate) fn skip_ws(b: &[u8], mut pos: usize) -> usize {
@@ -44,8 +44,9 @@ fn hex4(b: &[u8], pos: usize) -> Option<u16> {
 #[inline(always)]
 pub(crate) fn string_end(b: &[u8], mut pos: usize) -> Option<usize> {
     loop {
-        pos = find_string_stop(b, pos);
-        match *b.get(pos)? {
+        let (stop, c) = find_string_stop_byte(b, pos);
+        pos = stop;
+        match c? {
             b'"' => return Some(pos),
             b'\\' => {
                 pos = match *b.get(pos + 1)? {

@@ -33,6 +33,14 @@ pub(super) fn find_string_stop(b: &[u8], pos: usize) -> usize {
     find_string_stop_bytewise(b, pos)
 }
 
+/// [`find_string_stop`] and the stop byte there (`None` at the end of the input).
+#[cfg(target_os = "none")]
+#[inline]
+pub(super) fn find_string_stop_byte(b: &[u8], pos: usize) -> (usize, Option<u8>) {
+    let end = find_string_stop_bytewise(b, pos);
+    (end, b.get(end).copied())
+}
+
 #[cfg(not(target_os = "none"))]
 const fn string_stops() -> [bool; 256] {
     let mut t = [false; 256];
@@ -56,49 +64,68 @@ const HI: u64 = 0x8080_8080_8080_8080;
 
 /// The high bit of each byte of `w` that is `"`, `\` or a control character is set
 /// (bytes above the first such byte may be flagged too; the lowest flag is exact).
+///
+/// `"` (0x22) xor 0x02 is 0x20, and xor 0x02 maps the control characters onto themselves,
+/// so one "byte below 0x21" test of `w ^ 0x02…` finds both; `\` takes a "zero byte" test.
+/// (`x - n` borrows out of a byte only when it is below `n`, and `& !x` drops bytes with
+/// their high bit set: the lowest flagged byte is exact.) Eight operations per word.
 #[inline(always)]
 #[cfg(not(target_os = "none"))]
 fn stop_bits(w: u64) -> u64 {
-    let ctrl = w.wrapping_sub(LO * 0x20) & !w;
-    let q = w ^ (LO * b'"' as u64);
-    let q = q.wrapping_sub(LO) & !q;
+    let cq = w ^ (LO * 0x02);
+    let cq = cq.wrapping_sub(LO * 0x21) & !cq;
     let bs = w ^ (LO * b'\\' as u64);
     let bs = bs.wrapping_sub(LO) & !bs;
-    (ctrl | q | bs) & HI
+    (cq | bs) & HI
 }
 
 /// The offset of the first byte at or after `pos` that ends a plain run inside a string
 /// (`"`, `\` or a control character), or `b.len()`.
+#[cfg(not(target_os = "none"))]
+#[inline(always)]
+pub(super) fn find_string_stop(b: &[u8], pos: usize) -> usize {
+    find_string_stop_byte(b, pos).0
+}
+
+/// [`find_string_stop`] and the stop byte there (`None` at the end of the input).
 ///
 /// Words of 8 bytes are tested at once (exact position from the lowest flagged byte);
 /// long runs are skipped 32 bytes at a time with a branch-free test that the compiler
-/// turns into vector compares.
+/// turns into vector compares. Within the first two words the stop byte is taken from
+/// the word already in a register: a caller that tests it (closing quote or escape?)
+/// does not wait for a second load from the offset just computed.
 #[cfg(not(target_os = "none"))]
 #[inline(always)]
-pub(super) fn find_string_stop(b: &[u8], mut pos: usize) -> usize {
+pub(super) fn find_string_stop_byte(b: &[u8], mut pos: usize) -> (usize, Option<u8>) {
     if let Some(w) = b.get(pos..).and_then(|r| r.first_chunk::<8>()) {
-        let m = stop_bits(u64::from_le_bytes(*w));
+        let w = u64::from_le_bytes(*w);
+        let m = stop_bits(w);
         if m != 0 {
-            return pos + (m.trailing_zeros() / 8) as usize;
+            let bit = m.trailing_zeros() & !7;
+            return (pos + (bit / 8) as usize, Some((w >> bit) as u8));
         }
         // Keys and short values of 9 to 16 bytes ("description", "inputSchema") end in
         // the second word: tested here, without the call.
         if let Some(w) = b.get(pos + 8..).and_then(|r| r.first_chunk::<8>()) {
-            let m = stop_bits(u64::from_le_bytes(*w));
+            let w = u64::from_le_bytes(*w);
+            let m = stop_bits(w);
             if m != 0 {
-                return pos + 8 + (m.trailing_zeros() / 8) as usize;
+                let bit = m.trailing_zeros() & !7;
+                return (pos + 8 + (bit / 8) as usize, Some((w >> bit) as u8));
             }
-            return find_string_stop_long(b, pos + 16);
+            let end = find_string_stop_long(b, pos + 16);
+            return (end, b.get(end).copied());
         }
-        return find_string_stop_long(b, pos + 8);
+        let end = find_string_stop_long(b, pos + 8);
+        return (end, b.get(end).copied());
     }
     while let Some(&c) = b.get(pos) {
         if STRING_STOPS[c as usize] {
-            break;
+            return (pos, Some(c));
         }
         pos += 1;
     }
-    pos
+    (pos, None)
 }
 
 /// [`find_string_stop`] past the first word.
@@ -119,7 +146,7 @@ fn find_string_stop_long(b: &[u8], mut pos: usize) -> usize {
     while let Some(block) = b.get(pos..).and_then(|r| r.first_chunk::<32>()) {
         let mut any = false;
         for &c in block {
-            any |= (c < 0x20) | (c == b'"') | (c == b'\\');
+            any |= ((c ^ 0x02) < 0x21) | (c == b'\\');
         }
         if any {
             break;
@@ -150,11 +177,35 @@ mod tests {
     use super::*;
     use crate::json::{Json, JsonError, JsonErrorKind::*};
 
+    /// Every byte value at every position of a word, over fillers that are not stops.
+    #[cfg(not(target_os = "none"))]
+    #[test]
+    fn stop_bits_flag_exactly_the_stops() {
+        for filler in [b'a', 0x80, 0xff, b'#', b'!', 0x21, 0xa2, 0xdc] {
+            for v in 0..=255u8 {
+                for i in 0..8 {
+                    let mut w = [filler; 8];
+                    w[i] = v;
+                    let m = stop_bits(u64::from_le_bytes(w));
+                    let first = (m != 0).then(|| m.trailing_zeros() as usize / 8);
+                    let want = is_string_stop(v).then_some(i);
+                    assert_eq!(first, want, "filler {filler:#x} byte {v:#x} at {i}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn string_stop_search_at_every_offset() {
         // Plain bytes of all kinds (ASCII, high bytes, DEL) with one stop at each position.
         let plain: Vec<u8> = (0..140u32)
-            .map(|i| [b'a', 0x7f, 0xc3, 0xa9, b' ', b'~', 0x80, b'!'][i as usize % 8])
+            .map(|i| {
+                // Neighbours of the stops, also with the high bit set.
+                let plain = [
+                    b'a', 0x7f, 0xc3, 0xa9, b' ', b'~', 0x80, b'!', b'#', 0xa2, 0xdc, b']', b'[',
+                ];
+                plain[i as usize % plain.len()]
+            })
             .collect();
         for len in 0..plain.len() {
             for start in [0, 1, 3, 7] {
@@ -164,13 +215,19 @@ mod tests {
                 // The target's search and the bare-metal byte-at-a-time one agree.
                 for find in [find_string_stop, find_string_stop_bytewise] {
                     assert_eq!(find(&plain[..len], start), len, "no stop, len {len}");
+                    assert_eq!(find_string_stop_byte(&plain[..len], start), (len, None));
                     for at in start..len {
-                        for stop in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+                        for stop in [b'"', b'\\', 0x00, 0x02, 0x1f, b'\n'] {
                             let mut h = plain[..len].to_vec();
                             h[at] = stop;
                             assert_eq!(
                                 find(&h, start),
                                 at,
+                                "len {len} start {start} at {at} stop {stop:#x}"
+                            );
+                            assert_eq!(
+                                find_string_stop_byte(&h, start),
+                                (at, Some(stop)),
                                 "len {len} start {start} at {at} stop {stop:#x}"
                             );
                         }
