@@ -109,31 +109,38 @@ pub(crate) fn value_end(b: &[u8], mut pos: usize, room: usize) -> Option<usize> 
             pos = skip_ws(b, pos);
             c = *b.get(pos)?;
         }
-        match c {
-            b'"' => pos = string_end(b, pos + 1)? + 1,
-            c @ (b'{' | b'[') => {
-                if depth >= room {
-                    return None;
-                }
-                let is_obj = c == b'{';
-                pos = skip_ws(b, pos + 1);
-                if b.get(pos) == Some(&(c + 2)) {
-                    // `{}` or `[]` (`}` is `{` + 2, `]` is `[` + 2).
-                    pos += 1;
-                } else {
-                    depth += 1;
-                    stack = (stack << 1) | is_obj as u64;
-                    if is_obj {
-                        pos = key_colon_end(b, pos)?;
-                    }
-                    continue 'value;
-                }
+        // Tested in the order of how often values are of each kind (strings, containers,
+        // numbers, literals), as branches: a jump table on `c` costs an indirect jump
+        // per value.
+        if c == b'"' {
+            pos = string_end(b, pos + 1)? + 1;
+        } else if c | 0x20 == b'{' {
+            // `{` or `[` (`[` is `{` without the 0x20 bit).
+            if depth >= room {
+                return None;
             }
-            b'-' | b'0'..=b'9' => pos = number_end(b, pos)?,
-            b't' if b.get(pos..pos + 4) == Some(b"true") => pos += 4,
-            b'f' if b.get(pos..pos + 5) == Some(b"false") => pos += 5,
-            b'n' if b.get(pos..pos + 4) == Some(b"null") => pos += 4,
-            _ => return None,
+            let is_obj = c == b'{';
+            pos = skip_ws(b, pos + 1);
+            if b.get(pos) == Some(&(c + 2)) {
+                // `{}` or `[]` (`}` is `{` + 2, `]` is `[` + 2).
+                pos += 1;
+            } else {
+                depth += 1;
+                stack = (stack << 1) | is_obj as u64;
+                if is_obj {
+                    pos = key_colon_end(b, pos)?;
+                }
+                continue 'value;
+            }
+        } else if c.is_ascii_digit() || c == b'-' {
+            pos = number_end(b, pos)?;
+        } else {
+            pos += match (c, b.get(pos..)) {
+                (b't', Some([b't', b'r', b'u', b'e', ..])) => 4,
+                (b'f', Some([b'f', b'a', b'l', b's', b'e', ..])) => 5,
+                (b'n', Some([b'n', b'u', b'l', b'l', ..])) => 4,
+                _ => return None,
+            };
         }
         // After a value: close containers or go on to the next element.
         loop {
