@@ -449,6 +449,40 @@ fn min_of(rounds: usize) {
     );
 }
 
+/// `PICOMCP_MIN_OF_LINES=ROUNDS`: [`min_of`] for each corpus line alone, picomcp against
+/// `serde_json` `IgnoredAny`: which messages the ratio of the mixed corpus comes from.
+fn min_of_lines(rounds: usize) {
+    use std::time::Instant;
+    let corpus = corpus();
+    let parse = ["picomcp", "serde_ignored_any"];
+    let mut best = vec![[f64::MAX; 2]; corpus.len()];
+    for _ in 0..rounds {
+        for (i, line) in corpus.iter().enumerate() {
+            let one = std::slice::from_ref(line);
+            for (j, name) in parse.iter().enumerate() {
+                let t = Instant::now();
+                for _ in 0..50 {
+                    black_box(parse_variant(name, black_box(one)));
+                }
+                best[i][j] = best[i][j].min(t.elapsed().as_secs_f64() / 50.0);
+            }
+        }
+    }
+    println!(
+        "{:20} {:>7} {:>12} {:>12} {:>7}",
+        "line", "bytes", "picomcp ns", "serde ns", "ratio"
+    );
+    for ((name, line), [ours, serde]) in corpus.iter().zip(&best) {
+        println!(
+            "{name:20} {:7} {:12.1} {:12.1} {:6.2}x",
+            line.len(),
+            ours * 1e9,
+            serde * 1e9,
+            serde / ours
+        );
+    }
+}
+
 /// `PICOMCP_FRAMING_LOOP=NAME:N` runs one framing variant N times and exits, and
 /// `PICOMCP_PARSE_LOOP=NAME:N` one parse variant (`picomcp`, `picomcp_json_only`,
 /// `serde_ignored_any`) over the mixed corpus (`NAME@LINE:N`: over its line LINE only), for `perf stat -e cycles:u,instructions:u`
@@ -457,6 +491,10 @@ fn min_of(rounds: usize) {
 fn main() {
     if let Ok(rounds) = std::env::var("PICOMCP_MIN_OF") {
         min_of(rounds.parse().expect("PICOMCP_MIN_OF=ROUNDS"));
+        return;
+    }
+    if let Ok(rounds) = std::env::var("PICOMCP_MIN_OF_LINES") {
+        min_of_lines(rounds.parse().expect("PICOMCP_MIN_OF_LINES=ROUNDS"));
         return;
     }
     if let Ok(spec) = std::env::var("PICOMCP_PARSE_LOOP") {

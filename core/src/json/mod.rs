@@ -5,18 +5,23 @@
 //! - Typed use goes through serde-json-core: [`Json::deserialize`], [`JsonWriter::serialize`].
 
 mod big;
+mod bit_stack;
 mod canonical;
+mod error;
 mod float_text;
 mod number;
 mod scan;
 #[cfg(target_pointer_width = "64")]
 pub(crate) mod scan_fast;
+mod skip_valid;
+mod string_stop;
 mod value;
 mod write;
 
 pub use canonical::{CANONICAL_MAX_DEPTH, CANONICAL_MAX_MEMBERS, write_canonical};
+pub use error::{JsonError, JsonErrorKind};
 pub use float_text::{F64_TEXT_MAX, format_f64};
-pub use scan::{DEFAULT_MAX_DEPTH, JsonError, JsonErrorKind, MAX_DEPTH_CAP};
+pub use scan::{DEFAULT_MAX_DEPTH, MAX_DEPTH_CAP};
 pub(crate) use scan::{Scanner, StrSpan};
 pub use value::{Elements, Json, JsonKind, JsonStr, Members, Unescape};
 pub(crate) use value::{short_eq, trim_json_ws};

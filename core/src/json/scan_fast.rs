@@ -10,7 +10,8 @@
 //!
 //! Compiled on 64-bit targets only; small 32-bit devices keep the smaller exact scanner.
 
-use super::scan::{digits_end, find_string_stop, number_tail};
+use super::scan::{digits_end, number_tail};
+use super::string_stop::find_string_stop_byte;
 
 #[inline(always)]
 pub(crate) fn skip_ws(b: &[u8], mut pos: usize) -> usize {
@@ -39,19 +40,37 @@ fn hex4(b: &[u8], pos: usize) -> Option<u16> {
     Some(v)
 }
 
+/// The letters of the two-byte escapes (`\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`).
+static SHORT_ESCAPES: [bool; 256] = {
+    let mut t = [false; 256];
+    let letters = *b"\"\\/bfnrt";
+    let mut i = 0;
+    while i < letters.len() {
+        t[letters[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
 /// `pos` just after an opening quote; returns the offset of the closing quote.
 #[inline(always)]
 pub(crate) fn string_end(b: &[u8], mut pos: usize) -> Option<usize> {
     loop {
-        pos = find_string_stop(b, pos);
-        match *b.get(pos)? {
+        let (stop, c) = find_string_stop_byte(b, pos);
+        pos = stop;
+        match c? {
             b'"' => return Some(pos),
             b'\\' => {
-                pos = match *b.get(pos + 1)? {
-                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => pos + 2,
-                    b'u' if !(0xD800..0xE000).contains(&hex4(b, pos + 2)?) => pos + 6,
-                    _ => return None,
-                }
+                let e = *b.get(pos + 1)?;
+                // A table and a branch that text with many escapes predicts well; a `match`
+                // on the letter compiles to an indirect jump per escape.
+                pos = if SHORT_ESCAPES[e as usize] {
+                    pos + 2
+                } else if e == b'u' && !(0xD800..0xE000).contains(&hex4(b, pos + 2)?) {
+                    pos + 6
+                } else {
+                    return None;
+                };
             }
             _ => return None,
         }
@@ -107,31 +126,38 @@ pub(crate) fn value_end(b: &[u8], mut pos: usize, room: usize) -> Option<usize> 
             pos = skip_ws(b, pos);
             c = *b.get(pos)?;
         }
-        match c {
-            b'"' => pos = string_end(b, pos + 1)? + 1,
-            c @ (b'{' | b'[') => {
-                if depth >= room {
-                    return None;
-                }
-                let is_obj = c == b'{';
-                pos = skip_ws(b, pos + 1);
-                if b.get(pos) == Some(&(c + 2)) {
-                    // `{}` or `[]` (`}` is `{` + 2, `]` is `[` + 2).
-                    pos += 1;
-                } else {
-                    depth += 1;
-                    stack = (stack << 1) | is_obj as u64;
-                    if is_obj {
-                        pos = key_colon_end(b, pos)?;
-                    }
-                    continue 'value;
-                }
+        // Tested in the order of how often values are of each kind (strings, containers,
+        // numbers, literals), as branches: a jump table on `c` costs an indirect jump
+        // per value.
+        if c == b'"' {
+            pos = string_end(b, pos + 1)? + 1;
+        } else if c | 0x20 == b'{' {
+            // `{` or `[` (`[` is `{` without the 0x20 bit).
+            if depth >= room {
+                return None;
             }
-            b'-' | b'0'..=b'9' => pos = number_end(b, pos)?,
-            b't' if b.get(pos..pos + 4) == Some(b"true") => pos += 4,
-            b'f' if b.get(pos..pos + 5) == Some(b"false") => pos += 5,
-            b'n' if b.get(pos..pos + 4) == Some(b"null") => pos += 4,
-            _ => return None,
+            let is_obj = c == b'{';
+            pos = skip_ws(b, pos + 1);
+            if b.get(pos) == Some(&(c + 2)) {
+                // `{}` or `[]` (`}` is `{` + 2, `]` is `[` + 2).
+                pos += 1;
+            } else {
+                depth += 1;
+                stack = (stack << 1) | is_obj as u64;
+                if is_obj {
+                    pos = key_colon_end(b, pos)?;
+                }
+                continue 'value;
+            }
+        } else if c.is_ascii_digit() || c == b'-' {
+            pos = number_end(b, pos)?;
+        } else {
+            pos += match (c, b.get(pos..)) {
+                (b't', Some([b't', b'r', b'u', b'e', ..])) => 4,
+                (b'f', Some([b'f', b'a', b'l', b's', b'e', ..])) => 5,
+                (b'n', Some([b'n', b'u', b'l', b'l', ..])) => 4,
+                _ => return None,
+            };
         }
         // After a value: close containers or go on to the next element.
         loop {

@@ -2,7 +2,9 @@
 
 use core::fmt;
 
-use super::scan::{DEFAULT_MAX_DEPTH, JsonError, Scanner, skip_valid, skip_valid_string_escaped};
+use super::JsonError;
+use super::scan::{DEFAULT_MAX_DEPTH, Scanner};
+use super::skip_valid::{skip_valid, skip_valid_string_escaped};
 use crate::error::InsufficientSize;
 
 /// A JSON value, borrowed from the text it was found in, that is known to be valid.
@@ -129,18 +131,24 @@ impl<'a> Json<'a> {
 
     /// The number as `i64`, if it is an integer in range.
     pub fn as_i64(&self) -> Option<i64> {
-        if !self.is_integer() {
+        if self.kind() != JsonKind::Number {
             return None;
         }
-        // A validated JSON integer: an optional `-`, then digits. A loop rather than
-        // `str::parse`, whose generic code is 0.2 KiB more on a device.
+        // A validated JSON number: an optional `-`, then digits, then maybe a fraction or
+        // an exponent, whose first byte (`.`, `e`, `E`) is the first non-digit: not an
+        // integer. One pass; a loop rather than `str::parse`, whose generic code is
+        // 0.2 KiB more on a device.
         let (neg, digits) = match self.0.strip_prefix('-') {
             Some(d) => (true, d),
             None => (false, self.0),
         };
         let mut v: i64 = 0;
         for c in digits.bytes() {
-            let d = i64::from(c.wrapping_sub(b'0'));
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                return None;
+            }
+            let d = i64::from(d);
             v = v.checked_mul(10)?;
             v = if neg {
                 v.checked_sub(d)?

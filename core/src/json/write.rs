@@ -2,7 +2,7 @@
 
 use core::fmt::{self, Write as _};
 
-use super::scan::BitStack;
+use super::bit_stack::BitStack;
 use super::value::{Json, JsonStr};
 use crate::error::InsufficientSize;
 

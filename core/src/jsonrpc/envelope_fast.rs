@@ -60,6 +60,91 @@ fn error_member_bit(key: &[u8]) -> u8 {
     }
 }
 
+/// The little-endian word of the first 8 bytes of `s` (zeros past its end).
+const fn word(s: &[u8]) -> u64 {
+    let mut w = 0u64;
+    let mut i = 0;
+    while i < s.len() && i < 8 {
+        w |= (s[i] as u64) << (8 * i);
+        i += 1;
+    }
+    w
+}
+
+/// A member name written the common way (no escape, the `:` right after the closing
+/// quote), found by comparing the word at the opening quote (`pos`) with the names'
+/// words: the member's bit and the offset after the colon. Where the general path
+/// ([`any_name`]) searches for the closing quote, whose offset comes from the bytes and
+/// so delays every load after it, this one gives a constant offset per name. `None` for
+/// any other name or spelling, which [`any_name`] reads with the same result.
+#[inline(always)]
+fn known_name<const ENVELOPE: bool>(b: &[u8], pos: usize) -> Option<(u8, usize)> {
+    const LOW5: u64 = (1 << 40) - 1;
+    const LOW7: u64 = (1 << 56) - 1;
+    const ID: u64 = word(b"\"id\":");
+    const ERROR: u64 = word(b"\"error\":");
+    const METHOD: u64 = word(b"\"method\"");
+    const PARAMS: u64 = word(b"\"params\"");
+    const RESULT: u64 = word(b"\"result\"");
+    const JSONRPC: u64 = word(b"\"jsonrpc");
+    const CODE: u64 = word(b"\"code\":");
+    const DATA: u64 = word(b"\"data\":");
+    const MESSAGE: u64 = word(b"\"message");
+    let w = u64::from_le_bytes(*b.get(pos..)?.first_chunk::<8>()?);
+    // The bytes after the word: `:` after an 8-byte quoted name, `":` after a 9-byte one.
+    let colon_at_8 = b.get(pos + 8) == Some(&b':');
+    let quote_colon_at_8 = b.get(pos + 8..pos + 10) == Some(b"\":");
+    let (member, end) = if ENVELOPE {
+        match w {
+            _ if w & LOW5 == ID => (Member::Id as u8, 5),
+            ERROR => (Member::Error as u8, 8),
+            METHOD if colon_at_8 => (Member::Method as u8, 9),
+            PARAMS if colon_at_8 => (Member::Params as u8, 9),
+            RESULT if colon_at_8 => (Member::Result as u8, 9),
+            JSONRPC if quote_colon_at_8 => (Member::JsonRpc as u8, 10),
+            _ => return None,
+        }
+    } else {
+        match w & LOW7 {
+            CODE => (0, 7),
+            DATA => (2, 7),
+            _ if w == MESSAGE && quote_colon_at_8 => (1, 10),
+            _ => return None,
+        }
+    };
+    Some((1 << member, pos + end))
+}
+
+/// Any member name at `pos` (which must be its opening quote), whitespace and the colon:
+/// the bit of the member it names (0 for none) and the offset after the colon.
+#[inline(always)]
+fn any_name<const ENVELOPE: bool>(b: &[u8], pos: usize) -> Option<(u8, usize)> {
+    if b.get(pos) != Some(&b'"') {
+        return None;
+    }
+    let key_start = pos + 1;
+    let key_end = string_end(b, key_start)?;
+    let mut pos = key_end + 1;
+    if b.get(pos) != Some(&b':') {
+        pos = skip_ws(b, pos);
+        if b.get(pos) != Some(&b':') {
+            return None;
+        }
+    }
+    let key = b.get(key_start..key_end)?;
+    // A name with an escape could still name a member once unescaped: that rare case
+    // is the exact scan's.
+    let which = if ENVELOPE {
+        envelope_bit(key)
+    } else {
+        error_member_bit(key)
+    };
+    if which == 0 && key.contains(&b'\\') {
+        return None;
+    }
+    Some((which, pos + 1))
+}
+
 /// An object at nesting level `depth` whose named members are recorded in `found`: with
 /// `ERROR_OBJECT` the envelope members, and the first `error` member's object goes to
 /// `error_object`; without, the members of an error object.
@@ -82,30 +167,11 @@ fn members<const ERROR_OBJECT: bool>(
         return Some(pos + 1);
     }
     loop {
-        if b.get(pos) != Some(&b'"') {
-            return None;
-        }
-        let key_start = pos + 1;
-        let key_end = string_end(b, key_start)?;
-        pos = key_end + 1;
-        if b.get(pos) != Some(&b':') {
-            pos = skip_ws(b, pos);
-            if b.get(pos) != Some(&b':') {
-                return None;
-            }
-        }
-        pos = skip_ws(b, pos + 1);
-        let key = b.get(key_start..key_end)?;
-        // A name with an escape could still name a member once unescaped: that
-        // rare case is the exact scan's.
-        let which = if ERROR_OBJECT {
-            envelope_bit(key)
-        } else {
-            error_member_bit(key)
+        let (which, after_colon) = match known_name::<ERROR_OBJECT>(b, pos) {
+            Some(known) => known,
+            None => any_name::<ERROR_OBJECT>(b, pos)?,
         };
-        if which == 0 && key.contains(&b'\\') {
-            return None;
-        }
+        pos = skip_ws(b, after_colon);
         found.dup |= found.seen & which;
         found.seen |= which;
         let value_start = pos;
@@ -118,8 +184,15 @@ fn members<const ERROR_OBJECT: bool>(
             members::<false>(b, pos, depth + 1, max_depth, error_object, &mut unused)?
         } else if b.get(pos) == Some(&b'"') {
             // Most envelope values are short strings or numbers (`id`, `code`): no call
-            // into the value scanner.
-            string_end(b, pos + 1)? + 1
+            // into the value scanner; and nearly every message has `"jsonrpc":"2.0"`.
+            if ERROR_OBJECT
+                && which == 1 << Member::JsonRpc as u8
+                && b.get(pos..pos + 5) == Some(b"\"2.0\"")
+            {
+                pos + 5
+            } else {
+                string_end(b, pos + 1)? + 1
+            }
         } else if matches!(b.get(pos), Some(b'-' | b'0'..=b'9')) {
             number_end(b, pos)?
         } else {
@@ -201,6 +274,12 @@ mod tests {
             r#"{"id":1,"id":2,"method":"a","method":{"x":1},"params":[],"other":{"id":3}}"#,
             r#"{"jsonrpc":"2.0","error":{"code":1},"error":{"message":"second"}}"#,
             r#"{"jsonrpc":"2.0","error":[1,2],"id":null}"#,
+            // Names next to the ones read by word compare, and their spaced spellings.
+            r#"{"idx":1,"ids":2,"id" :3,"i":4,"methods":"a","method" :"b","param":{},"results":{},"errors":1}"#,
+            r#"{"jsonrpcx":"2.0","jsonrpc" :"2.0","jsonrpc":"2.00","jsonrpc":"2.0 ","jsonrpc":2.0}"#,
+            r#"{"jsonrpc":"2.0","error":{"codes":1,"code" :2,"messages":"m","message" :"x","datum":1,"data" :2}}"#,
+            r#"{"jsonrpc":"2.0","error":{"message":"x","code":-1,"data":null}}"#,
+            r#"{"jsonrpc":"\u0032.0","id":"\"","result":{}}"#,
             r#"{}"#,
             r#"{"a":{"b":{"c":{"d":[[[[1]]]]}}},"params":"\u00e9\u20ac"}"#,
         ];
