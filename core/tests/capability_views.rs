@@ -1,10 +1,9 @@
 //! The peer's capabilities as a session shows them, masked by the negotiated revision
-//! (`Caps::in_version`): in both roles, in both eras, and `Caps::defined_in` against the
-//! `ClientCapabilities`/`ServerCapabilities` of each revision's official schema.
+//! (`Caps::in_version`), in both roles and both eras. `core/tests/features.rs` checks
+//! `Caps::defined_in` against each revision's schema.
 
 mod common;
 use common::*;
-use picomcp::json::Json;
 use picomcp::protocol::{Caps, ProtocolVersion, Versions};
 use picomcp::session::{Event, Session};
 
@@ -13,60 +12,6 @@ const EVERY_CLIENT_MEMBER: &str = r#"{"roots":{"listChanged":true},"sampling":{"
 
 /// Every member a server could declare, in any revision.
 const EVERY_SERVER_MEMBER: &str = r#"{"tools":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"prompts":{"listChanged":true},"logging":{},"completions":{},"tasks":{"list":{},"cancel":{}}}"#;
-
-fn schema(v: ProtocolVersion) -> String {
-    let path = format!(
-        "{}/../tests/schema/{}/schema.json",
-        env!("CARGO_MANIFEST_DIR"),
-        v.as_str()
-    );
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-/// True when `ClientCapabilities` or `ServerCapabilities` of the schema has the member
-/// `outer` (and, with `inner`, the member `inner` inside it).
-fn in_schema(root: Json<'_>, outer: &str, inner: Option<&str>) -> bool {
-    let defs = root
-        .get("$defs")
-        .or_else(|| root.get("definitions"))
-        .unwrap();
-    ["ClientCapabilities", "ServerCapabilities"]
-        .iter()
-        .any(|d| {
-            let member = defs
-                .get(d)
-                .and_then(|c| c.get("properties"))
-                .and_then(|p| p.get(outer));
-            match (member, inner) {
-                (None, _) => false,
-                (Some(_), None) => true,
-                (Some(m), Some(i)) => m.get("properties").and_then(|p| p.get(i)).is_some(),
-            }
-        })
-}
-
-#[test]
-fn defined_in_matches_the_schema_of_each_revision() {
-    for v in ProtocolVersion::ALL {
-        let text = schema(v);
-        let root = Json::new(&text).unwrap();
-        let defined = Caps::defined_in(v);
-        for (flag, name, inner, _) in Caps::MEMBERS {
-            assert_eq!(
-                defined.contains(flag),
-                in_schema(root, name, None),
-                "{v}: {name}"
-            );
-            for (i, n) in inner {
-                assert_eq!(
-                    defined.contains(*i),
-                    in_schema(root, name, Some(n)),
-                    "{v}: {name}.{n}"
-                );
-            }
-        }
-    }
-}
 
 fn init(version: &str, caps: &str) -> String {
     format!(

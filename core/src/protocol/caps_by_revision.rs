@@ -10,7 +10,7 @@
 //!
 //! Sources: the `ClientCapabilities` and `ServerCapabilities` of each revision's
 //! `schema.json` (checked in under `tests/schema/<revision>/`; the test
-//! `core/tests/capability_views.rs` reads them and checks [`Caps::defined_in`] against
+//! `core/tests/features.rs` reads them and checks [`Caps::defined_in`] against
 //! every member of [`Caps::MEMBERS`]) and `MODERN.md` §6.1 (2026-07-28: `roots` is a bare
 //! `{}`, `tasks` gone).
 
