@@ -5,6 +5,7 @@ use core::fmt;
 
 use crate::json::Json;
 
+mod caps_by_revision;
 pub mod content;
 mod features;
 pub mod meta;
@@ -129,7 +130,8 @@ impl Versions {
 
 /// Capability flags of either side, parsed from the capabilities JSON object. Presence of
 /// an object means support; the boolean sub-flags (`listChanged`, `subscribe`) must be
-/// `true`. Unknown keys are ignored.
+/// `true`. Unknown keys are ignored. A session keeps the peer's flags masked by the
+/// negotiated revision ([`Caps::in_version`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Caps(pub u32);
 

@@ -1,8 +1,9 @@
-//! `Features::of` against the official schema of each revision (tests/schema/<rev>/), and
-//! the facts no schema shows against a table written from the digests.
+//! `Features::of` and `Caps::defined_in` against the official schema of each revision
+//! (tests/schema/<rev>/), and the facts no schema shows against a table written from the
+//! digests.
 
 use picomcp::json::Json;
-use picomcp::protocol::{FEATURES, Feature, Features, ProtocolVersion};
+use picomcp::protocol::{Caps, FEATURES, Feature, Features, ProtocolVersion};
 
 fn schema(v: ProtocolVersion) -> String {
     let path = format!(
@@ -145,6 +146,37 @@ fn iter_lists_what_has_says() {
         let listed: Vec<Feature> = f.iter().collect();
         for spec in FEATURES {
             assert_eq!(listed.contains(&spec.feature), f.has(spec.feature));
+        }
+    }
+}
+
+/// True when `ClientCapabilities` or `ServerCapabilities` has the member `outer` (and, with
+/// `inner`, the member `inner` inside it).
+fn capability_in_schema(d: Json<'_>, outer: &str, inner: Option<&str>) -> bool {
+    ["ClientCapabilities", "ServerCapabilities"]
+        .iter()
+        .any(|c| match (path(d, &[c, "properties", outer]), inner) {
+            (None, _) => false,
+            (Some(_), None) => true,
+            (Some(m), Some(i)) => path(m, &["properties", i]).is_some(),
+        })
+}
+
+/// The capability flags each revision defines (what a session keeps of a peer's
+/// capabilities, `Caps::in_version`) are the members of its schema's capabilities objects.
+#[test]
+fn defined_capabilities_match_the_schema_of_each_revision() {
+    for v in ProtocolVersion::ALL {
+        let text = schema(v);
+        let d = defs(Json::with_max_depth(&text, 256).unwrap());
+        let defined = Caps::defined_in(v);
+        for (flag, name, inner, _) in Caps::MEMBERS {
+            let want = capability_in_schema(d, name, None);
+            assert_eq!(defined.contains(flag), want, "{name} in {v}");
+            for (i, n) in inner {
+                let want = capability_in_schema(d, name, Some(n));
+                assert_eq!(defined.contains(*i), want, "{name}.{n} in {v}");
+            }
         }
     }
 }

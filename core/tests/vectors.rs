@@ -208,6 +208,17 @@ fn run(path: &std::path::Path) {
                 let e = s.poll_event().map(|e| event_json(&e));
                 assert!(e.is_none(), "{ctx}: event {e:?}");
             }
+            "expect_client_capabilities" => {
+                // What a binding shows a handler: a 2026-07-28 request's own, else the session's.
+                let info = s.request_info(last_request.expect("no request")).unwrap();
+                let caps = if info.modern {
+                    info.client_capabilities
+                } else {
+                    s.peer_capabilities()
+                };
+                let actual: Value = serde_json::from_str(&caps.json().to_string()).unwrap();
+                assert_eq!(&actual, v, "{ctx}");
+            }
             "respond" => s
                 .respond(
                     last_request.expect("no request"),

@@ -60,34 +60,31 @@ build_lib() { cargo build --quiet --release -p picomcp-ffi; }
 
 cc_asan() { gcc $CWARN -g -O1 $SAN -Iinclude "$1" "$LIB" $SYSLIBS -o "$2"; }
 cc_plain() { gcc $CWARN -g -O0 -Iinclude "$1" "$LIB" $SYSLIBS -o "$2"; }
+cxx_asan() { g++ $XWARN -g -O1 $SAN -Iinclude "$1" "$LIB" $SYSLIBS -o "$2"; }
+cxx_plain() { g++ $XWARN -g -O0 -Iinclude "$1" "$LIB" $SYSLIBS -o "$2"; }
 
 step_header() { ffi/check-header.sh; }
 step_lint() {
   cargo fmt -p picomcp-ffi -- --check && cargo clippy --quiet -p picomcp-ffi --all-targets -- -D warnings
 }
 step_rust() { cargo test --quiet -p picomcp-ffi 2>&1 | tail -n 3; return "${PIPESTATUS[0]}"; }
-step_asan() {
+# The C test programs built the way $1 says (asan: cc_asan/cxx_asan; plain: cc_plain/cxx_plain)
+# into $OUT/NAME_$1, then run, each under the command in the remaining arguments (none: directly).
+c_suite() {
+  local how=$1 t
+  shift
   build_lib || return 1
-  cc_asan ffi/tests-c/test_api.c "$OUT/test_api_asan" &&
-  cc_asan ffi/tests-c/test_vectors.c "$OUT/test_vectors_asan" &&
-  cc_asan ffi/tests-c/test_vectors_http.c "$OUT/test_vectors_http_asan" &&
-  cc_asan ffi/tests-c/test_malformed.c "$OUT/test_malformed_asan" &&
-  g++ $XWARN -g -O1 $SAN -Iinclude ffi/tests-c/test_cpp.cpp "$LIB" $SYSLIBS -o "$OUT/test_cpp_asan" || return 1
-  "$OUT/test_api_asan" && "$OUT/test_vectors_asan" "${VECTORS[@]}" &&
-    "$OUT/test_vectors_http_asan" "${HTTP_VECTORS[@]}" &&
-    "$OUT/test_malformed_asan" "$CASES" && "$OUT/test_cpp_asan"
+  for t in test_api test_vectors test_vectors_http test_malformed; do
+    "cc_$how" "ffi/tests-c/$t.c" "$OUT/${t}_$how" || return 1
+  done
+  "cxx_$how" ffi/tests-c/test_cpp.cpp "$OUT/test_cpp_$how" || return 1
+  "$@" "$OUT/test_api_$how" && "$@" "$OUT/test_vectors_$how" "${VECTORS[@]}" &&
+    "$@" "$OUT/test_vectors_http_$how" "${HTTP_VECTORS[@]}" &&
+    "$@" "$OUT/test_malformed_$how" "$CASES" && "$@" "$OUT/test_cpp_$how"
 }
-step_valgrind() {
-  build_lib || return 1
-  cc_plain ffi/tests-c/test_api.c "$OUT/test_api" &&
-  cc_plain ffi/tests-c/test_vectors.c "$OUT/test_vectors" &&
-  cc_plain ffi/tests-c/test_vectors_http.c "$OUT/test_vectors_http" &&
-  cc_plain ffi/tests-c/test_malformed.c "$OUT/test_malformed" &&
-  g++ $XWARN -g -O0 -Iinclude ffi/tests-c/test_cpp.cpp "$LIB" $SYSLIBS -o "$OUT/test_cpp" || return 1
-  $VALGRIND "$OUT/test_api" && $VALGRIND "$OUT/test_vectors" "${VECTORS[@]}" &&
-    $VALGRIND "$OUT/test_vectors_http" "${HTTP_VECTORS[@]}" &&
-    $VALGRIND "$OUT/test_malformed" "$CASES" && $VALGRIND "$OUT/test_cpp"
-}
+step_asan() { c_suite asan; }
+# shellcheck disable=SC2086 # $VALGRIND is the command and its flags
+step_valgrind() { c_suite plain $VALGRIND; }
 step_shared() {
   build_lib || return 1
   # The library's soname is libpicomcp.so.0 (what ffi/install.sh installs); mirror that.

@@ -5,65 +5,13 @@
  * writer and compared with a subset match.
  *
  * usage: test_vectors FILE.jsonl... */
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "vectors_common.h"
 
-#include "picomcp.h"
-
-#define S(lit) picomcp_str_from_cstr(lit)
-#define LINE 8192
 #define MAX_SENT 64
 
 static uint64_t mem[(256 * 1024) / 8];
 static char sent[MAX_SENT][2 * LINE];
 static int nsent;
-static char why[1024];
-
-static picomcp_str view(const char *p, size_t n) { picomcp_str s; s.ptr = p; s.len = n; return s; }
-static int has(picomcp_str obj, const char *key, picomcp_str *v) { return picomcp_json_get(obj, S(key), v) == PICOMCP_STATUS_OK; }
-static uint32_t kind(picomcp_str v) { uint32_t t = 0; return picomcp_json_kind(v, &t) ? 0 : t; }
-
-static long str(picomcp_str v, char *buf, size_t cap) {
-  size_t n = 0;
-  return picomcp_json_string(v, buf, cap, &n) ? -1 : (long)n;
-}
-
-/* Subset match: every member `exp` lists matches; arrays element by element; "<any>"
- * matches anything present and not null; numbers compare by value. */
-static int match(picomcp_str exp, picomcp_str act) {
-  static char a[LINE], b[LINE];
-  uint32_t te = kind(exp), ta = kind(act);
-  size_t i, n = 0, m = 0;
-  double x, y;
-  picomcp_str k, v, w;
-  long la, lb;
-  if (te == PICOMCP_JSON_TYPE_STRING && str(exp, a, sizeof a) == 5 && !strcmp(a, "<any>")) return ta && ta != PICOMCP_JSON_TYPE_NULL;
-  if (te != ta) return 0;
-  switch (te) {
-  case PICOMCP_JSON_TYPE_OBJECT:
-    for (i = 0; picomcp_json_member_at(exp, i, &k, &v) == PICOMCP_STATUS_OK; i++) {
-      char key[256];
-      if (str(k, key, sizeof key) < 0 || picomcp_json_get(act, view(key, strlen(key)), &w) || !match(v, w)) return 0;
-    }
-    return 1;
-  case PICOMCP_JSON_TYPE_ARRAY:
-    if (picomcp_json_len(exp, &n) || picomcp_json_len(act, &m) || n != m) return 0;
-    for (i = 0; i < n; i++) {
-      if (picomcp_json_at(exp, i, &v) || picomcp_json_at(act, i, &w) || !match(v, w)) return 0;
-    }
-    return 1;
-  case PICOMCP_JSON_TYPE_STRING:
-    la = str(exp, a, sizeof a);
-    lb = str(act, b, sizeof b);
-    return la >= 0 && la == lb && !memcmp(a, b, (size_t)la);
-  case PICOMCP_JSON_TYPE_NUMBER:
-    return !picomcp_json_number(exp, &x) && !picomcp_json_number(act, &y) && x == y;
-  default:
-    return exp.len == act.len && !memcmp(exp.ptr, act.ptr, exp.len);
-  }
-}
 
 static const char *violation_name(uint32_t v) {
   static const char *names[] = {"None", "Malformed", "LineTooLong", "UnknownMethod", "NotNegotiated", "NotInitialized",
@@ -99,52 +47,16 @@ static const char *error_name(picomcp_status st) {
   }
 }
 
-/* ---- served sessions (a "server" member): the layer's tables built from the step, events
- * pumped through picomcp_session_poll_served before every expect_* step ---- */
-#define MAX_DEFS 16
+/* ---- served sessions (a "server" member): the catalog (vectors_common.h), events pumped
+ * through picomcp_session_poll_served before every expect_* step ---- */
 #define MAX_PENDING 32
-static picomcp_server server;
-static int served;
-static picomcp_server_slot slots[8 * MAX_DEFS];
-static picomcp_tool tools[MAX_DEFS];
-static picomcp_resource resources[MAX_DEFS];
-static picomcp_resource_template templates[MAX_DEFS];
-static picomcp_prompt prompts[MAX_DEFS];
-static picomcp_prompt_argument args[4 * MAX_DEFS];
-static char pool[64 * 1024], spool[4 * LINE]; /* table strings (NUL-terminated); one answer's strings */
-static size_t pool_len, spool_len;
+static char spool[4 * LINE]; /* one answer's strings */
+static size_t spool_len;
 /* Events the layer passed on, rendered; kind 0: not a call or request. */
 static struct { char json[LINE]; uint32_t kind, id; size_t index; } pending[MAX_PENDING];
 static int npending;
 static uint32_t call_kind, call_id;
 static size_t call_index;
-
-/* A string member of `obj`, decoded and NUL-terminated in the table pool; NULL when absent. */
-static const char *cstr(picomcp_str obj, const char *key) {
-  picomcp_str v;
-  long n;
-  if (!has(obj, key, &v) || kind(v) != PICOMCP_JSON_TYPE_STRING) return NULL;
-  if ((n = str(v, pool + pool_len, sizeof pool - pool_len)) < 0) return NULL;
-  pool_len += (size_t)n + 1;
-  return pool + pool_len - (size_t)n - 1;
-}
-
-/* A member's JSON text, NUL-terminated in the table pool; NULL when absent. */
-static const char *cjson(picomcp_str obj, const char *key) {
-  picomcp_str v;
-  if (!has(obj, key, &v) || pool_len + v.len + 1 > sizeof pool) return NULL;
-  memcpy(pool + pool_len, v.ptr, v.len);
-  pool[pool_len + v.len] = 0;
-  pool_len += v.len + 1;
-  return pool + pool_len - v.len - 1;
-}
-
-static bool flag(picomcp_str obj, const char *key, bool dflt) {
-  picomcp_str v;
-  bool b = dflt;
-  if (has(obj, key, &v)) picomcp_json_bool(v, &b);
-  return b;
-}
 
 /* A string member decoded into the answer pool (absent: the absent view). */
 static picomcp_str sstr(picomcp_str obj, const char *key) {
@@ -155,74 +67,6 @@ static picomcp_str sstr(picomcp_str obj, const char *key) {
   r.len = (size_t)n;
   spool_len += (size_t)n + 1;
   return r;
-}
-
-/* Builds the server from the "server" member; its capabilities go into `caps`. */
-static int make_server(picomcp_str spec, char *caps, size_t cap) {
-  picomcp_catalog cat;
-  picomcp_server_options o;
-  picomcp_server_error err;
-  picomcp_str list, e, a, v;
-  size_t i, j, nargs = 0, len = 0;
-  int64_t n;
-  memset(&cat, 0, sizeof cat);
-  pool_len = 0;
-  if (has(spec, "tools", &list))
-    for (i = 0; i < MAX_DEFS && picomcp_json_at(list, i, &e) == PICOMCP_STATUS_OK; i++, cat.tool_count++) {
-      picomcp_tool *t = &tools[i];
-      memset(t, 0, sizeof *t);
-      t->name = cstr(e, "name"); t->title = cstr(e, "title"); t->description = cstr(e, "description");
-      t->input_schema = has(e, "inputSchema", &v) ? cjson(e, "inputSchema") : "{\"type\":\"object\"}";
-      t->output_schema = cjson(e, "outputSchema"); t->annotations = cjson(e, "annotations");
-      t->icons = cjson(e, "icons"); t->execution = cjson(e, "execution"); t->meta = cjson(e, "_meta");
-      t->scopes = cstr(e, "scopes");
-    }
-  if (has(spec, "resources", &list))
-    for (i = 0; i < MAX_DEFS && picomcp_json_at(list, i, &e) == PICOMCP_STATUS_OK; i++, cat.resource_count++) {
-      picomcp_resource *r = &resources[i];
-      memset(r, 0, sizeof *r);
-      r->uri = cstr(e, "uri"); r->name = cstr(e, "name"); r->title = cstr(e, "title");
-      r->description = cstr(e, "description"); r->mime_type = cstr(e, "mimeType");
-      if (has(e, "size", &v) && !picomcp_json_int(v, &n)) { r->has_size = true; r->size = (uint64_t)n; }
-      r->annotations = cjson(e, "annotations"); r->icons = cjson(e, "icons"); r->meta = cjson(e, "_meta");
-      r->scopes = cstr(e, "scopes");
-    }
-  if (has(spec, "resourceTemplates", &list))
-    for (i = 0; i < MAX_DEFS && picomcp_json_at(list, i, &e) == PICOMCP_STATUS_OK; i++, cat.template_count++) {
-      picomcp_resource_template *r = &templates[i];
-      memset(r, 0, sizeof *r);
-      r->uri_template = cstr(e, "uriTemplate"); r->name = cstr(e, "name"); r->title = cstr(e, "title");
-      r->description = cstr(e, "description"); r->mime_type = cstr(e, "mimeType");
-      r->annotations = cjson(e, "annotations"); r->icons = cjson(e, "icons"); r->meta = cjson(e, "_meta");
-      r->completable = flag(e, "completable", false);
-      r->scopes = cstr(e, "scopes");
-    }
-  if (has(spec, "prompts", &list))
-    for (i = 0; i < MAX_DEFS && picomcp_json_at(list, i, &e) == PICOMCP_STATUS_OK; i++, cat.prompt_count++) {
-      picomcp_prompt *p = &prompts[i];
-      memset(p, 0, sizeof *p);
-      p->name = cstr(e, "name"); p->title = cstr(e, "title"); p->description = cstr(e, "description");
-      p->icons = cjson(e, "icons"); p->meta = cjson(e, "_meta"); p->scopes = cstr(e, "scopes");
-      p->arguments = args + nargs;
-      if (has(e, "arguments", &v))
-        for (j = 0; nargs < 4 * MAX_DEFS && picomcp_json_at(v, j, &a) == PICOMCP_STATUS_OK; j++, nargs++, p->argument_count++) {
-          picomcp_prompt_argument *x = &args[nargs];
-          x->name = cstr(a, "name"); x->title = cstr(a, "title"); x->description = cstr(a, "description");
-          x->required = flag(a, "required", false); x->completable = flag(a, "completable", false);
-        }
-    }
-  cat.tools = tools; cat.resources = resources; cat.templates = templates; cat.prompts = prompts;
-  picomcp_server_options_init(&o);
-  if (has(spec, "page_size", &v) && !picomcp_json_int(v, &n)) o.page_size = (size_t)n;
-  o.list_changed = flag(spec, "list_changed", o.list_changed);
-  o.subscribe = flag(spec, "subscribe", o.subscribe);
-  o.logging = flag(spec, "logging", o.logging);
-  if (has(spec, "schema_depth", &v) && !picomcp_json_int(v, &n)) o.schema_depth = (size_t)n;
-  if (picomcp_server_init(&server, &cat, &o, slots, sizeof slots / sizeof slots[0], &err)) {
-    snprintf(why, sizeof why, "server: %s", err.message);
-    return 0;
-  }
-  return picomcp_server_capabilities(&server, caps, cap, &len) == PICOMCP_STATUS_OK;
 }
 
 /* The ResultError variant name of an answer's status (expect_error). */
@@ -403,6 +247,40 @@ static size_t render_call(const picomcp_event *e, const picomcp_call *c, char *b
   return picomcp_writer_finish(&w, &n) ? 0 : n;
 }
 
+/* Capability flags (PICOMCP_CAP_*) as the object they stand for, as the core renders them
+ * (`Caps::json`, member order aside): what expect_client_capabilities compares. */
+static size_t render_caps(uint32_t caps, char *buf, size_t cap) {
+  static const struct { uint32_t flag; const char *name; bool booleans; uint32_t inner[2]; const char *inner_name[2]; } members[] = {
+    {PICOMCP_CAP_ROOTS, "roots", true, {PICOMCP_CAP_ROOTS_LIST_CHANGED, 0}, {"listChanged", NULL}},
+    {PICOMCP_CAP_SAMPLING, "sampling", false, {PICOMCP_CAP_SAMPLING_TOOLS, PICOMCP_CAP_SAMPLING_CONTEXT}, {"tools", "context"}},
+    {PICOMCP_CAP_ELICITATION, "elicitation", false, {PICOMCP_CAP_ELICITATION_FORM, PICOMCP_CAP_ELICITATION_URL}, {"form", "url"}},
+    {PICOMCP_CAP_TASKS, "tasks", false, {PICOMCP_CAP_TASKS_LIST, PICOMCP_CAP_TASKS_CANCEL}, {"list", "cancel"}},
+    {PICOMCP_CAP_TOOLS, "tools", true, {PICOMCP_CAP_TOOLS_LIST_CHANGED, 0}, {"listChanged", NULL}},
+    {PICOMCP_CAP_RESOURCES, "resources", true, {PICOMCP_CAP_RESOURCES_SUBSCRIBE, PICOMCP_CAP_RESOURCES_LIST_CHANGED}, {"subscribe", "listChanged"}},
+    {PICOMCP_CAP_PROMPTS, "prompts", true, {PICOMCP_CAP_PROMPTS_LIST_CHANGED, 0}, {"listChanged", NULL}},
+    {PICOMCP_CAP_LOGGING, "logging", false, {0, 0}, {NULL, NULL}},
+    {PICOMCP_CAP_COMPLETIONS, "completions", false, {0, 0}, {NULL, NULL}},
+  };
+  picomcp_writer w;
+  size_t i, j, n = 0;
+  picomcp_writer_init(&w, buf, cap);
+  picomcp_writer_begin_object(&w);
+  for (i = 0; i < sizeof members / sizeof members[0]; i++) {
+    if (!(caps & members[i].flag)) continue;
+    picomcp_writer_key(&w, S(members[i].name));
+    picomcp_writer_begin_object(&w);
+    for (j = 0; j < 2; j++) {
+      if (!members[i].inner[j] || !(caps & members[i].inner[j])) continue;
+      picomcp_writer_key(&w, S(members[i].inner_name[j]));
+      if (members[i].booleans) picomcp_writer_bool(&w, true);
+      else { picomcp_writer_begin_object(&w); picomcp_writer_end_object(&w); }
+    }
+    picomcp_writer_end_object(&w);
+  }
+  picomcp_writer_end_object(&w);
+  return picomcp_writer_finish(&w, &n) ? 0 : n;
+}
+
 /* Served sessions: takes every event through the layer into `pending`. */
 static void pump(picomcp_session *s) {
   picomcp_event e;
@@ -440,9 +318,8 @@ static picomcp_session *make_session(picomcp_str spec) {
   static char name[256], version[256], instr[1024], text[64], key[256], caps[PICOMCP_SERVER_CAPABILITIES_MAX];
   picomcp_config cfg;
   picomcp_session *s = NULL;
-  picomcp_str v, e;
+  picomcp_str v;
   int64_t t;
-  size_t i;
   picomcp_config_init(&cfg, has(spec, "role", &v) && str(v, text, sizeof text) > 0 && !strcmp(text, "client") ? PICOMCP_ROLE_CLIENT : PICOMCP_ROLE_SERVER);
   cfg.name = S(has(spec, "name", &v) && str(v, name, sizeof name) >= 0 ? name : "vec");
   cfg.version = S(has(spec, "version", &v) && str(v, version, sizeof version) >= 0 ? version : "0.0.0");
@@ -453,15 +330,7 @@ static picomcp_session *make_session(picomcp_str spec) {
     cfg.capabilities = S(caps);
   }
   if (has(spec, "instructions", &v) && str(v, instr, sizeof instr) >= 0) cfg.instructions = S(instr);
-  if (has(spec, "versions", &v)) {
-    static const char *all[] = {"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"};
-    cfg.versions = 0;
-    for (i = 0; picomcp_json_at(v, i, &e) == PICOMCP_STATUS_OK; i++) {
-      size_t j;
-      str(e, text, sizeof text);
-      for (j = 0; j < 5; j++) if (!strcmp(text, all[j])) cfg.versions |= 1u << j;
-    }
-  }
+  if (has(spec, "versions", &v)) cfg.versions = versions_of(v);
   if (has(spec, "request_timeout_ms", &v) && !picomcp_json_int(v, &t)) cfg.request_timeout_ms = (uint64_t)t;
   if (has(spec, "probe_timeout_ms", &v) && !picomcp_json_int(v, &t)) cfg.probe_timeout_ms = (uint64_t)t;
   if (has(spec, "state_key", &v)) {
@@ -479,33 +348,23 @@ static picomcp_session *make_session(picomcp_str spec) {
   return s;
 }
 
-#define FAIL(...) do { snprintf(why, sizeof why, __VA_ARGS__); goto fail; } while (0)
-
 static int run(const char *path) {
   static char text[4 * LINE], rendered[4 * LINE], name[64];
-  FILE *f = fopen(path, "rb");
-  char *data, *p, *nl;
-  long size;
+  char *data, *p;
+  long size = 0;
   int step = 0, ok = 0, have_error = 0;
   picomcp_session *s = NULL;
   uint64_t now = 0;
   uint32_t last_request = 0, last_outbound = 0, last_input = 0;
   picomcp_status last_error = PICOMCP_STATUS_OK;
   const char *last_name = NULL;
-  if (!f) { printf("not ok - %s: cannot open\n", path); return 0; }
-  fseek(f, 0, SEEK_END); size = ftell(f); fseek(f, 0, SEEK_SET);
-  data = malloc((size_t)size + 1);
-  if (!data || fread(data, 1, (size_t)size, f) != (size_t)size) { fclose(f); free(data); return 0; }
-  fclose(f);
-  data[size] = 0;
+  picomcp_str line;
+  if (!(data = read_file(path, &size))) { snprintf(why, sizeof why, "cannot read"); return report(path, 0, 0); }
   nsent = 0; npending = 0; call_kind = 0; served = 0;
-  for (p = data; p < data + size; p = nl + 1) {
-    picomcp_str line, v, k, x;
+  for (p = data; next_step(&p, data + size, &line);) {
+    picomcp_str v, k, x;
     long n;
     picomcp_status st = PICOMCP_STATUS_OK;
-    if (!(nl = memchr(p, '\n', (size_t)(data + size - p)))) nl = data + size;
-    line = view(p, (size_t)(nl - p));
-    if (line.len == 0 || line.ptr[0] == '#') continue;
     step++;
     if (picomcp_json_member_at(line, 0, &k, &v) || str(k, name, sizeof name) < 0) FAIL("step %d: not a step", step);
     if (s && served && !strncmp(name, "expect_", 7)) pump(s);
@@ -554,6 +413,18 @@ static int run(const char *path) {
       rendered[len] = 0;
       if (name[7] == 'n') FAIL("step %d: event %.600s", step, rendered);
       if (!len || !match(v, view(rendered, len))) FAIL("step %d: event %.600s", step, rendered);
+    } else if (!strcmp(name, "expect_client_capabilities")) {
+      /* What a binding shows a handler: a 2026-07-28 request's own, else the session's. */
+      picomcp_request_info info;
+      uint32_t caps = 0;
+      size_t len;
+      if (picomcp_session_request_info(s, last_request, &info)) FAIL("step %d: no open request", step);
+      if (info.modern) caps = info.client_capabilities;
+      else if (picomcp_session_peer_capabilities(s, &caps)) FAIL("step %d: peer_capabilities failed", step);
+      len = render_caps(caps, rendered, sizeof rendered - 1);
+      rendered[len] = 0;
+      /* Equal: each a subset of the other. */
+      if (!len || !match(v, view(rendered, len)) || !match(view(rendered, len), v)) FAIL("step %d: shown %.600s", step, rendered);
     } else if (!strcmp(name, "respond")) {
       st = picomcp_session_respond(s, last_request, v);
       if (st) FAIL("step %d: respond: %d", step, (int)st);
@@ -593,16 +464,8 @@ static int run(const char *path) {
       st = picomcp_session_answer_input(s, now, last_input, v);
       if (st) FAIL("step %d: answer_input: %d", step, (int)st);
     } else if (!strcmp(name, "notify")) {
-      uint32_t change = PICOMCP_CHANGE_RESOURCE_UPDATED;
-      picomcp_str uri = S(NULL);
-      if (kind(v) == PICOMCP_JSON_TYPE_STRING) {
-        str(v, text, sizeof text);
-        change = !strcmp(text, "tools_list_changed") ? PICOMCP_CHANGE_TOOLS_LIST_CHANGED
-               : !strcmp(text, "prompts_list_changed") ? PICOMCP_CHANGE_PROMPTS_LIST_CHANGED
-               : PICOMCP_CHANGE_RESOURCES_LIST_CHANGED;
-      } else if (has(v, "resource_updated", &x) && str(x, text, sizeof text) >= 0) {
-        uri = S(text);
-      }
+      picomcp_str uri;
+      uint32_t change = change_of(v, text, sizeof text, &uri);
       st = picomcp_session_notify(s, change, uri, NULL);
       if (st) { last_error = st; have_error = 1; }
     } else if (!strcmp(name, "advance_ms")) {
@@ -623,19 +486,12 @@ static int run(const char *path) {
     }
   }
   ok = 1;
-  printf("ok - %s (%d steps)\n", path, step);
 fail:
-  if (!ok) printf("not ok - %s: %s\n", path, why);
+  report(path, ok, step);
   if (s) picomcp_session_deinit(s);
   if (served) picomcp_server_deinit(&server);
   free(data);
   return ok;
 }
 
-int main(int argc, char **argv) {
-  int i, failed = 0;
-  if (argc < 2) { fprintf(stderr, "usage: test_vectors FILE.jsonl...\n"); return 2; }
-  for (i = 1; i < argc; i++) failed += !run(argv[i]);
-  printf("test_vectors: %d files, %d failed\n", argc - 1, failed);
-  return failed ? 1 : 0;
-}
+int main(int argc, char **argv) { return run_files(argc, argv, "test_vectors", run); }

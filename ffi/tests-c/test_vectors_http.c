@@ -4,12 +4,10 @@
  * picomcp_claims_report_json), a pool of sessions served through picomcp_session_poll_served_as
  * with the principal's grant, picomcp_endpoint_collect, then picomcp_endpoint_poll_response /
  * advance until the stream ends or waits. The JSON readers, the subset match and the catalog
- * builder are test_vectors.c's (included, its main renamed).
+ * builder are those of the session runner (vectors_common.h).
  *
  * usage: test_vectors_http FILE.jsonl... */
-#define main session_vectors_main
-#include "test_vectors.c"
-#undef main
+#include "vectors_common.h"
 
 #define POOL 8
 #define BODY (64 * 1024)
@@ -253,16 +251,7 @@ static int make_endpoint(picomcp_str spec) {
     c.response_mode = !strcmp(mode, "json") ? PICOMCP_RESPONSE_MODE_JSON : !strcmp(mode, "sse") ? PICOMCP_RESPONSE_MODE_SSE : PICOMCP_RESPONSE_MODE_AUTO;
   }
   c.get_stream = flag(spec, "get_stream", c.get_stream);
-  if (has(spec, "versions", &v)) {
-    static const char *all[] = {"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"};
-    char name[16];
-    c.versions = 0;
-    for (i = 0; picomcp_json_at(v, i, &e) == PICOMCP_STATUS_OK; i++) {
-      size_t j;
-      str(e, name, sizeof name);
-      for (j = 0; j < 5; j++) if (!strcmp(name, all[j])) c.versions |= 1u << j;
-    }
-  }
+  if (has(spec, "versions", &v)) c.versions = versions_of(v);
   c.slots = has(spec, "slots", &v) && !picomcp_json_int(v, &n) ? (size_t)n : 4;
   c.streams = has(spec, "streams", &v) && !picomcp_json_int(v, &n) ? (size_t)n : 8;
   if (c.slots > POOL) return 0;
@@ -383,28 +372,18 @@ static int check(picomcp_str exp, int step) {
 static int run_http(const char *path) {
   static char name[64], hv[MAX_HEADERS][2][512], target[512], method[16], body[BODY];
   static picomcp_http_header hs[MAX_HEADERS];
-  FILE *f = fopen(path, "rb");
-  char *data, *p, *nl;
-  long size;
+  char *data, *p;
+  long size = 0;
   int step = 0, ok = 0;
   size_t i;
-  if (!f) { printf("not ok - %s: cannot open\n", path); return 0; }
-  fseek(f, 0, SEEK_END); size = ftell(f); fseek(f, 0, SEEK_SET);
-  data = malloc((size_t)size + 1);
-  if (!data || fread(data, 1, (size_t)size, f) != (size_t)size) { fclose(f); free(data); return 0; }
-  fclose(f);
-  data[size] = 0;
+  picomcp_str line;
+  if (!(data = read_file(path, &size))) { snprintf(why, sizeof why, "cannot read"); return report(path, 0, 0); }
   ep = NULL; served = 0; nvars = 0; last_slot = (size_t)-1;
   memset(streams, 0, sizeof streams);
   start = now = 1000;
-  for (p = data; p < data + size; p = nl + 1) {
-    picomcp_str line, v, k, x, e;
-    nl = strchr(p, '\n');
-    if (!nl) nl = data + size;
-    *nl = 0;
-    if (!*p || *p == '#') continue;
+  for (p = data; next_step(&p, data + size, &line);) {
+    picomcp_str v, k, x, e;
     step++;
-    line = view(p, (size_t)(nl - p));
     if (step == 1) {
       if (!has(line, "endpoint", &v) || !make_endpoint(v)) {
         if (!why[0]) snprintf(why, sizeof why, "step 1: no endpoint");
@@ -466,17 +445,9 @@ static int run_http(const char *path) {
         memcpy(last.headers, streams[i].headers, sizeof last.headers); last.nheaders = streams[i].nheaders;
       }
     } else if (!strcmp(name, "notify")) {
-      uint32_t change = PICOMCP_CHANGE_RESOURCE_UPDATED;
-      picomcp_str uri = S(NULL);
+      picomcp_str uri;
+      uint32_t change = change_of(v, target, sizeof target, &uri);
       if (last_slot >= POOL || !pool_s[last_slot]) FAIL("step %d: no session delivered to yet", step);
-      if (kind(v) == PICOMCP_JSON_TYPE_STRING) {
-        str(v, target, sizeof target);
-        change = !strcmp(target, "tools_list_changed") ? PICOMCP_CHANGE_TOOLS_LIST_CHANGED
-               : !strcmp(target, "prompts_list_changed") ? PICOMCP_CHANGE_PROMPTS_LIST_CHANGED
-               : PICOMCP_CHANGE_RESOURCES_LIST_CHANGED;
-      } else if (has(v, "resource_updated", &x) && str(x, target, sizeof target) >= 0) {
-        uri = S(target);
-      }
       if (picomcp_session_notify(pool_s[last_slot], change, uri, NULL)) FAIL("step %d: notify", step);
       picomcp_endpoint_collect(ep, now, last_slot, pool_s[last_slot]);
     } else if (!strcmp(name, "advance_ms")) {
@@ -489,9 +460,8 @@ static int run_http(const char *path) {
     }
   }
   ok = 1;
-  printf("ok - %s (%d steps)\n", path, step);
 fail:
-  if (!ok) printf("not ok - %s: %s\n", path, why);
+  report(path, ok, step);
   for (i = 0; i < POOL; i++) { picomcp_session_free(pool_s[i]); pool_s[i] = NULL; }
   if (ep) picomcp_endpoint_deinit(ep);
   if (served) picomcp_server_deinit(&server);
@@ -499,11 +469,4 @@ fail:
   return ok;
 }
 
-int main(int argc, char **argv) {
-  int i, failed = 0;
-  (void)session_vectors_main;
-  if (argc < 2) { fprintf(stderr, "usage: test_vectors_http FILE.jsonl...\n"); return 2; }
-  for (i = 1; i < argc; i++) failed += !run_http(argv[i]);
-  printf("test_vectors_http: %d files, %d failed\n", argc - 1, failed);
-  return failed ? 1 : 0;
-}
+int main(int argc, char **argv) { return run_files(argc, argv, "test_vectors_http", run_http); }

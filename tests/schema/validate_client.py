@@ -56,7 +56,8 @@ validated against the result type of its embedded request's method, by key
 
 Also failures: a server request (or `input_required` result) that the probe never
 answered, so the response checks cannot pass vacuously. Schema access, type tables and error descriptions come from
-validate.py (imported); no allowlist is applied.
+validate.py's modules (schema_access.py, type_tables.py); a failure that an allowance of
+allowlist.py explains is counted as allowed.
 
 Output: per revision `ok REV: N lines validated (k requests, m notifications, r
 responses)` or `not ok REV: ...` followed by `#` lines (the offending line, the schema
@@ -68,6 +69,7 @@ from __future__ import annotations
 
 import os
 import sys
+from types import SimpleNamespace
 from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -556,7 +558,15 @@ def main(argv: list[str]) -> int:
         return relay(argv[1], argv[3:])
 
     sys.path.insert(0, HERE)
-    import validate as v  # schema access, type tables, error descriptions
+    # Schema access, error descriptions, the type tables and the allowlist: validate.py's modules.
+    import allowlist
+    import schema_access
+    import type_tables
+    v = SimpleNamespace(Schema=schema_access.Schema, REVISIONS=schema_access.REVISIONS,
+                        MODERN=schema_access.MODERN, describe=schema_access.describe,
+                        shorten=schema_access.shorten, ALLOWLIST=allowlist.ALLOWLIST,
+                        CLIENT_RESULT_TYPE=type_tables.CLIENT_RESULT_TYPE,
+                        ERROR_TYPE_BY_CODE=type_tables.ERROR_TYPE_BY_CODE)
 
     server: list[str] = []
     if "--" in argv:

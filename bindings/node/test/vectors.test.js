@@ -150,6 +150,9 @@ function run (file) {
         assert.ok(!e, `${where}: event ${JSON.stringify(e && (layer ? e : eventJson(e)))}`)
         break
       }
+      case 'expect_client_capabilities':
+        assert.deepEqual(s.requestInfo(lastRequest).clientCapabilities, v, where)
+        break
       case 'respond':
         assert.notEqual(lastRequest, null, `${where}: no request`)
         s.respond(lastRequest, v)

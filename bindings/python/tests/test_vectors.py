@@ -264,6 +264,10 @@ class Runner:
         e = self.poll_event()
         assert e is None, "%s: event %s" % (ctx, text(event_json(e)))
 
+    def step_expect_client_capabilities(self, v, ctx) -> None:
+        shown = self.s.request_info(self.last_request)["client_capabilities"]
+        assert equal(v, shown), "%s\n  shown: %s" % (ctx, text(shown))
+
     def step_respond(self, v, ctx) -> None:
         assert self.last_request is not None, "no request"
         self.s.respond(self.last_request, text(v))

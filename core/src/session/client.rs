@@ -92,7 +92,7 @@ impl Core<'_> {
             return self.probe_fallback(ev, now);
         };
         self.life.negotiated(ours);
-        self.peer_caps = Caps::from_json(caps);
+        self.peer_caps = Caps::from_json(caps).in_version(ours);
         ev.push(Entry::Negotiated { version: ours }, &[result.as_raw()]);
         ev.push(Entry::Ready { version: ours }, &[]);
     }
@@ -119,7 +119,8 @@ impl Core<'_> {
         self.peer_caps = result
             .get("capabilities")
             .filter(|c| c.is_object())
-            .map_or(Caps::NONE, Caps::from_json);
+            .map_or(Caps::NONE, Caps::from_json)
+            .in_version(version);
         let _ = self.push(|w| jsonrpc::encode_notification(w, Method::Initialized.as_str(), None));
         ev.push(Entry::Negotiated { version }, &[result.as_raw()]);
         ev.push(Entry::Ready { version }, &[]);

@@ -180,7 +180,8 @@ impl Core<'_> {
         self.peer_caps = params
             .get("capabilities")
             .filter(|c| c.is_object())
-            .map_or(Caps::NONE, Caps::from_json);
+            .map_or(Caps::NONE, Caps::from_json)
+            .in_version(chosen);
         self.life.initialize_answered(chosen);
         let t = ConfigText::of(&self.info, &self.info_spans);
         let r = self.outbox.push_with(|w| {

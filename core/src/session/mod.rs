@@ -328,7 +328,9 @@ impl<'s> Session<'s> {
         self.core.life.era()
     }
 
-    /// The peer's capabilities (empty before the handshake).
+    /// The peer's capabilities (empty before the handshake), masked by the negotiated
+    /// revision ([`Caps::in_version`]): a member the revision does not define (a 2025-03-26
+    /// client's `elicitation`, a 2024-11-05 server's `completions`) is not there.
     pub fn peer_capabilities(&self) -> Caps {
         self.core.peer_caps
     }

@@ -183,7 +183,7 @@ impl Core<'_> {
             Ok(i) => {
                 let slot = self.inbound.slot_mut(i);
                 slot.modern = true;
-                slot.client_caps = Caps::from_json(caps);
+                slot.client_caps = Caps::from_json(caps).in_version(ProtocolVersion::V2026_07_28);
                 slot.log_level = log_level.map_or(0xFF, |l| l as u8);
                 #[cfg(feature = "seal")]
                 {

@@ -599,8 +599,9 @@ pub struct RequestInfo {
     pub method: Method,
     /// Served under 2026-07-28.
     pub modern: bool,
-    /// 2026-07-28: the client capabilities declared on this request (gate input requests
-    /// and features with these). Empty in the legacy era: use
+    /// 2026-07-28: the client capabilities declared on this request, masked by the
+    /// revision ([`Caps::in_version`](crate::protocol::Caps::in_version)); gate input
+    /// requests and features with these. Empty in the legacy era: use
     /// [`Session::peer_capabilities`](super::Session::peer_capabilities).
     pub client_capabilities: crate::protocol::Caps,
     /// 2026-07-28: the `logLevel` the request asked for (no level: no log messages).
