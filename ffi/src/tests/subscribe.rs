@@ -44,7 +44,11 @@ fn is_subscribed_follows_subscribe_and_unsubscribe() {
             &mut count,
         )
     };
-    assert_eq!((st, count), (picomcp_status::Ok, 1), "true means notify sends");
+    assert_eq!(
+        (st, count),
+        (picomcp_status::Ok, 1),
+        "true means notify sends"
+    );
 
     feed(
         sess,
