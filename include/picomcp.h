@@ -4525,6 +4525,20 @@ picomcp_status picomcp_session_notify(struct picomcp_session *session,
                                       size_t *out_count);
 
 /**
+ * `*out_subscribed` = true when the peer subscribed to `uri` (legacy
+ * `resources/subscribe`, or a 2026-07-28 `subscriptions/listen` naming it), so that
+ * `picomcp_session_notify(PICOMCP_CHANGE_RESOURCE_UPDATED, uri)` would send something.
+ * A host that changes a resource on a timer needs the timer only while this holds (and
+ * can otherwise wait for input without a deadline: a blocking read, no `poll`).
+ *
+ * # Safety
+ * `session` must be a live session; `uri` readable; `out_subscribed` writable.
+ */
+picomcp_status picomcp_session_is_subscribed(struct picomcp_session *session,
+                                             struct picomcp_str uri,
+                                             bool *out_subscribed);
+
+/**
  * 2026-07-28: answers the peer's request `id` with "missing required client capability"
  * (-32021). `required_json` is a capabilities object naming what is missing, e.g.
  * `{"elicitation":{}}`. Statuses as `picomcp_session_respond`.

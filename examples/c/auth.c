@@ -4,8 +4,11 @@
  * payload goes to the core as claims (picomcp_claims_report_json). The JWKS URL is --auth-jwks or `jwks_uri` of the
  * issuer's RFC 8414 (then OpenID) metadata, fetched with a blocking HTTP/1.0 GET: loopback http:// only, which is
  * all the demo needs (tests/auth runs its authorization server on 127.0.0.1). Keys are fetched at start and again
- * for an unknown `kid` (at most every 10 s). Memory: fixed buffers; OpenSSL allocates its key objects. */
+ * for an unknown `kid` (at most every 10 s). Memory: fixed buffers; OpenSSL allocates its key objects.
+ * libcrypto is not linked: auth_setup opens it (dlopen) under --auth-issuer only. Linked, the dynamic loader would map
+ * and relocate it in every run, stdio included: about 1.4 MiB of resident memory and most of the start-up time. */
 #define _POSIX_C_SOURCE 200809L
+#include <dlfcn.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +27,37 @@ static uint64_t fetched_ms;
 static const picomcp_str SCOPES[2] = {{"mcp", 3}, {"mcp:admin", 9}}; /* bit i of a grant is SCOPES[i] */
 static picomcp_str server_list[1], supported[1] = {{"mcp", 3}};
 static picomcp_auth_config ac;
+/* The libcrypto functions this file calls, as (return type, name, parameters): reached through `ossl`, filled by
+ * load_crypto. Each pointer's type is checked against OpenSSL's own declaration when compiling (OSSL_LOAD). */
+#define OSSL_FNS(X) \
+  X(BIGNUM *, BN_bin2bn, (const unsigned char *, int, BIGNUM *)) X(void, BN_free, (BIGNUM *)) \
+  X(ECDSA_SIG *, ECDSA_SIG_new, (void)) X(void, ECDSA_SIG_free, (ECDSA_SIG *)) X(int, ECDSA_SIG_set0, (ECDSA_SIG *, BIGNUM *, BIGNUM *)) \
+  X(int, i2d_ECDSA_SIG, (const ECDSA_SIG *, unsigned char **)) \
+  X(EVP_MD_CTX *, EVP_MD_CTX_new, (void)) X(void, EVP_MD_CTX_free, (EVP_MD_CTX *)) X(const EVP_MD *, EVP_sha256, (void)) \
+  X(int, EVP_DigestVerifyInit, (EVP_MD_CTX *, EVP_PKEY_CTX **, const EVP_MD *, ENGINE *, EVP_PKEY *)) \
+  X(int, EVP_DigestVerify, (EVP_MD_CTX *, const unsigned char *, size_t, const unsigned char *, size_t)) \
+  X(EVP_PKEY_CTX *, EVP_PKEY_CTX_new_from_name, (OSSL_LIB_CTX *, const char *, const char *)) X(void, EVP_PKEY_CTX_free, (EVP_PKEY_CTX *)) \
+  X(int, EVP_PKEY_fromdata_init, (EVP_PKEY_CTX *)) X(int, EVP_PKEY_fromdata, (EVP_PKEY_CTX *, EVP_PKEY **, int, OSSL_PARAM *)) \
+  X(void, EVP_PKEY_free, (EVP_PKEY *)) X(OSSL_PARAM_BLD *, OSSL_PARAM_BLD_new, (void)) X(void, OSSL_PARAM_BLD_free, (OSSL_PARAM_BLD *)) \
+  X(int, OSSL_PARAM_BLD_push_BN, (OSSL_PARAM_BLD *, const char *, const BIGNUM *)) \
+  X(int, OSSL_PARAM_BLD_push_utf8_string, (OSSL_PARAM_BLD *, const char *, const char *, size_t)) \
+  X(int, OSSL_PARAM_BLD_push_octet_string, (OSSL_PARAM_BLD *, const char *, const void *, size_t)) \
+  X(OSSL_PARAM *, OSSL_PARAM_BLD_to_param, (OSSL_PARAM_BLD *)) X(void, OSSL_PARAM_free, (OSSL_PARAM *))
+#define OSSL_MEMBER(ret, name, params) ret (*name) params;
+static struct { OSSL_FNS(OSSL_MEMBER) } ossl;
+/* Opens libcrypto and fills `ossl`; NULL, or why not. sizeof(0 ? &f : ossl.f) fails to compile (-Werror) when the
+ * pointer's type differs from OpenSSL's declaration of f, and, never evaluated, references no libcrypto symbol. */
+static const char *load_crypto(void) {
+  static const char *const NAMES[] = {"libcrypto.so." OPENSSL_MSTR(OPENSSL_VERSION_MAJOR), "libcrypto.so"};
+  void *lib = NULL, *sym; size_t i; const char *why;
+  for (i = 0; !lib && i < sizeof NAMES / sizeof *NAMES; i++) lib = dlopen(NAMES[i], RTLD_NOW | RTLD_LOCAL);
+  if (!lib) return (why = dlerror()) ? why : "cannot open libcrypto";
+#define OSSL_LOAD(ret, name, params) (void)sizeof(0 ? &name : ossl.name); \
+  if (!(sym = dlsym(lib, #name))) return "libcrypto lacks " #name; \
+  memcpy(&ossl.name, &sym, sizeof sym);
+  OSSL_FNS(OSSL_LOAD)
+  return NULL;
+}
 /* GET `url` (http://HOST[:PORT]/PATH) into `out` (NUL-terminated body); 0 on a 200. */
 static int get(const char *url, char *out, size_t cap) {
   char host[256], port[8] = "80", req[1400]; const char *h, *path, *colon; struct addrinfo hints, *ai;
@@ -84,25 +118,25 @@ static long jwk_bytes(picomcp_str jwk, const char *key, unsigned char *out, size
 /* The public key of `jwk` for `alg` (RS256: kty RSA; ES256: kty EC, crv P-256), or NULL. */
 static EVP_PKEY *jwk_key(picomcp_str jwk, const char *alg) {
   unsigned char a[600], b[600]; char kty[8], crv[16]; long na, nb; EVP_PKEY *key = NULL; EVP_PKEY_CTX *ctx;
-  OSSL_PARAM_BLD *bld = OSSL_PARAM_BLD_new(); OSSL_PARAM *params = NULL; BIGNUM *n = NULL, *e = NULL; int rsa;
+  OSSL_PARAM_BLD *bld = ossl.OSSL_PARAM_BLD_new(); OSSL_PARAM *params = NULL; BIGNUM *n = NULL, *e = NULL; int rsa;
   if (!bld || member(jwk, "kty", kty, sizeof kty)) goto done;
   rsa = !strcmp(alg, "RS256");
   if (rsa ? strcmp(kty, "RSA") : strcmp(alg, "ES256") || strcmp(kty, "EC") || member(jwk, "crv", crv, sizeof crv) || strcmp(crv, "P-256")) goto done;
   if (rsa) {
     if ((na = jwk_bytes(jwk, "n", a, sizeof a)) <= 0 || (nb = jwk_bytes(jwk, "e", b, sizeof b)) <= 0) goto done;
-    n = BN_bin2bn(a, (int)na, NULL); e = BN_bin2bn(b, (int)nb, NULL);
-    if (!n || !e || !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_N, n) || !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_E, e)) goto done;
+    n = ossl.BN_bin2bn(a, (int)na, NULL); e = ossl.BN_bin2bn(b, (int)nb, NULL);
+    if (!n || !e || !ossl.OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_N, n) || !ossl.OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_E, e)) goto done;
   } else {
     if (jwk_bytes(jwk, "x", a + 1, 32) != 32 || jwk_bytes(jwk, "y", a + 33, 32) != 32) goto done;
     a[0] = 4; /* an uncompressed point: 04 || x || y */
-    if (!OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME, "prime256v1", 0) ||
-        !OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY, a, 65)) goto done;
+    if (!ossl.OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME, "prime256v1", 0) ||
+        !ossl.OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY, a, 65)) goto done;
   }
-  if (!(params = OSSL_PARAM_BLD_to_param(bld)) || !(ctx = EVP_PKEY_CTX_new_from_name(NULL, rsa ? "RSA" : "EC", NULL))) goto done;
-  if (EVP_PKEY_fromdata_init(ctx) <= 0 || EVP_PKEY_fromdata(ctx, &key, EVP_PKEY_PUBLIC_KEY, params) <= 0) key = NULL;
-  EVP_PKEY_CTX_free(ctx);
+  if (!(params = ossl.OSSL_PARAM_BLD_to_param(bld)) || !(ctx = ossl.EVP_PKEY_CTX_new_from_name(NULL, rsa ? "RSA" : "EC", NULL))) goto done;
+  if (ossl.EVP_PKEY_fromdata_init(ctx) <= 0 || ossl.EVP_PKEY_fromdata(ctx, &key, EVP_PKEY_PUBLIC_KEY, params) <= 0) key = NULL;
+  ossl.EVP_PKEY_CTX_free(ctx);
 done:
-  OSSL_PARAM_free(params); OSSL_PARAM_BLD_free(bld); BN_free(n); BN_free(e);
+  ossl.OSSL_PARAM_free(params); ossl.OSSL_PARAM_BLD_free(bld); ossl.BN_free(n); ossl.BN_free(e);
   return key;
 }
 /* The JWK of `kid` (the first key without a kid), or -1. */
@@ -115,18 +149,18 @@ static int find_key(const char *kid, picomcp_str *out) {
 }
 /* Whether `sig` signs `data` under `key` (ES256: the JWS r || s form, made DER for OpenSSL). */
 static bool verify_sig(EVP_PKEY *key, bool es, const unsigned char *data, size_t len, const unsigned char *sig, size_t sig_len) {
-  unsigned char der[80], *p = der; int der_len = 0; bool ok = false; EVP_MD_CTX *md = EVP_MD_CTX_new();
+  unsigned char der[80], *p = der; int der_len = 0; bool ok = false; EVP_MD_CTX *md = ossl.EVP_MD_CTX_new();
   if (es) {
-    ECDSA_SIG *s = ECDSA_SIG_new(); BIGNUM *r, *t;
-    if (!s || sig_len != 64) { ECDSA_SIG_free(s); EVP_MD_CTX_free(md); return false; }
-    r = BN_bin2bn(sig, 32, NULL); t = BN_bin2bn(sig + 32, 32, NULL);
-    if (r && t && ECDSA_SIG_set0(s, r, t)) der_len = i2d_ECDSA_SIG(s, &p); else BN_free(r), BN_free(t);
-    ECDSA_SIG_free(s);
-    if (der_len <= 0) { EVP_MD_CTX_free(md); return false; }
+    ECDSA_SIG *s = ossl.ECDSA_SIG_new(); BIGNUM *r, *t;
+    if (!s || sig_len != 64) { ossl.ECDSA_SIG_free(s); ossl.EVP_MD_CTX_free(md); return false; }
+    r = ossl.BN_bin2bn(sig, 32, NULL); t = ossl.BN_bin2bn(sig + 32, 32, NULL);
+    if (r && t && ossl.ECDSA_SIG_set0(s, r, t)) der_len = ossl.i2d_ECDSA_SIG(s, &p); else ossl.BN_free(r), ossl.BN_free(t);
+    ossl.ECDSA_SIG_free(s);
+    if (der_len <= 0) { ossl.EVP_MD_CTX_free(md); return false; }
     sig = der; sig_len = (size_t)der_len;
   }
-  ok = md && EVP_DigestVerifyInit(md, NULL, EVP_sha256(), NULL, key) == 1 && EVP_DigestVerify(md, sig, sig_len, data, len) == 1;
-  EVP_MD_CTX_free(md);
+  ok = md && ossl.EVP_DigestVerifyInit(md, NULL, ossl.EVP_sha256(), NULL, key) == 1 && ossl.EVP_DigestVerify(md, sig, sig_len, data, len) == 1;
+  ossl.EVP_MD_CTX_free(md);
   return ok;
 }
 /* picomcp_verify_fn: the signature and the issuer; the payload's claims go to the core. */
@@ -144,7 +178,7 @@ static bool verify(void *user, const uint8_t *token, size_t len, picomcp_claims 
   if (find_key(kid, &jwk) && (now_ms() - fetched_ms < 10000 || fetch_keys() || find_key(kid, &jwk))) return false; /* rotated? */
   if (!(key = jwk_key(jwk, alg))) return false;
   ok = verify_sig(key, alg[0] == 'E', token, (size_t)(d2 - t), sig, (size_t)ns);
-  EVP_PKEY_free(key);
+  ossl.EVP_PKEY_free(key);
   h.ptr = (const char *)body; h.len = (size_t)nb;
   if (!ok || picomcp_json_validate(h) || member(h, "iss", iss, sizeof iss) || strcmp(iss, issuer)) return false;
   return picomcp_claims_report_json(claims, body, (size_t)nb) == PICOMCP_STATUS_OK;
@@ -158,7 +192,9 @@ int auth_flag(const char *flag, const char *value) {
   return 0;
 }
 const picomcp_auth_config *auth_setup(const char *addr) {
+  const char *why;
   if (!issuer[0]) return NULL;
+  if ((why = load_crypto())) { fprintf(stderr, "picomcp-demo-c: auth: %s\n", why); exit(1); } /* never serve unprotected */
   if (!resource[0]) snprintf(resource, sizeof resource, "http://%s/mcp", addr);
   if (!required[0]) strcpy(required, "mcp");
   fetch_keys(); /* else at the first token */

@@ -7,11 +7,15 @@
  * key of picomcp_config.state_key (state_key below) and verifies before a retry reaches us (a tampered or foreign
  * state is the core's -32602), so the plain states are our own constants. The questions' params are constants too,
  * and the answers are read from the retry's params (the event's `json`) with picomcp_json_*: no malloc. */
+#define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "demo.h"
 #define LIST_POLL_MS 100 /* how often a 2026-07-28 HTTP session looks for list changes other sessions triggered */
 /* One question of an input_required result: its key, method and params. */
@@ -206,7 +210,7 @@ void mrtr_prompt(uint32_t id, size_t prompt, picomcp_str params) {
  * must share it), else 32 bytes from /dev/urandom (a state sealed by another process then does not verify). */
 const char *state_key(uint8_t key[32]) {
   static const char *bad = "PICOMCP_STATE_KEY must be 64 hex digits (32 bytes)";
-  const char *hex = getenv("PICOMCP_STATE_KEY"); size_t len, i; FILE *f;
+  const char *hex = getenv("PICOMCP_STATE_KEY"); size_t len, i; ssize_t n; int fd;
   if (hex) {
     while (isspace((unsigned char)*hex)) hex++;
     for (len = strlen(hex); len && isspace((unsigned char)hex[len - 1]); len--) {}
@@ -218,7 +222,9 @@ const char *state_key(uint8_t key[32]) {
     }
     return NULL;
   }
-  if (!(f = fopen("/dev/urandom", "rb"))) return "cannot open /dev/urandom for the state key";
-  len = fread(key, 1, 32, f); fclose(f);
+  /* open(2) and read(2) rather than stdio, whose FILE would allocate and fill a 4 KiB buffer at every start. */
+  if ((fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)) < 0) return "cannot open /dev/urandom for the state key";
+  for (len = 0; len < 32 && ((n = read(fd, key + len, 32 - len)) > 0 || (n < 0 && errno == EINTR));) len += n > 0 ? (size_t)n : 0;
+  close(fd);
   return len == 32 ? NULL : "cannot read /dev/urandom for the state key";
 }

@@ -251,9 +251,10 @@ uint64_t run_timers(uint64_t now) {
 }
 #define WATCH_MS 3000 /* how often test://watched-resource "changes" */
 /* test://watched-resource changes every WATCH_MS: the core tells whoever subscribed to it (nobody: nothing is
- * sent); list changes other sessions triggered are announced (mrtr.c). Returns when to look again. */
+ * sent); list changes other sessions triggered are announced (mrtr.c). Returns when to look again: the next change
+ * only while somebody is subscribed, so that an idle stdio loop reads without a deadline (no poll(2) per message). */
 uint64_t run_watch(uint64_t now) {
-  uint64_t lists = lists_catch_up(now);
+  uint64_t lists = lists_catch_up(now), next; bool watched = false;
   if (!cur->next_watch) cur->next_watch = now + WATCH_MS;
   if (now >= cur->next_watch) {
     if (picomcp_session_notify(sess, PICOMCP_CHANGE_RESOURCE_UPDATED, S("test://watched-resource"), NULL) == PICOMCP_STATUS_QUEUE_FULL)
@@ -261,7 +262,9 @@ uint64_t run_watch(uint64_t now) {
     cur->next_watch = now + WATCH_MS;
     flush();
   }
-  return lists < cur->next_watch ? lists : cur->next_watch;
+  picomcp_session_is_subscribed(sess, S("test://watched-resource"), &watched);
+  next = watched ? cur->next_watch : PICOMCP_NO_DEADLINE;
+  return lists < next ? lists : next;
 }
 static void call_prompt(uint32_t id, const picomcp_call *c, picomcp_str params) {
   static char a1[4096], a2[4096], text[8300];
@@ -377,7 +380,7 @@ int main(int argc, char **argv) {
   diag(2, "picomcp-demo-c %s on stdio, max line %zu bytes, session %zu bytes", PICOMCP_LIB_VERSION_STRING, max_line, size);
   /* After EOF, running sleeps still answer. in[in_off..in_len]: read, not yet taken. */
   while (!eof || in_off < in_len || run_timers(0) != PICOMCP_NO_DEADLINE) {
-    uint64_t now, deadline = PICOMCP_NO_DEADLINE, due; struct pollfd pfd;
+    uint64_t now, deadline = PICOMCP_NO_DEADLINE, due, watch; struct pollfd pfd;
     /* Fewer bytes taken: queues full (drain, offer again); none: it waits for us (a batch whose sleep
      * still runs), so the rest waits for the timers; closed: the rest is dropped. */
     while (in_off < in_len) {
@@ -386,7 +389,7 @@ int main(int argc, char **argv) {
       if (!taken) { picomcp_session_phase(sess, &phase); if (phase == PICOMCP_PHASE_CLOSED) in_off = in_len; break; }
     }
     now = now_ms(); due = run_timers(0);
-    if (!eof && run_watch(now) < due) due = cur->next_watch; /* while the client is there */
+    if (!eof && (watch = run_watch(now)) < due) due = watch; /* while the client is there */
     picomcp_session_poll_timeout(sess, &deadline); if (due < deadline) deadline = due;
     /* Read only when the session took everything read so far; with nothing scheduled, a blocking read (no poll). */
     pfd.fd = eof || in_off < in_len ? -1 : STDIN_FILENO; pfd.events = POLLIN; pfd.revents = pfd.fd >= 0 && deadline == PICOMCP_NO_DEADLINE ? POLLIN : 0;

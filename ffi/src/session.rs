@@ -1258,6 +1258,30 @@ pub unsafe extern "C" fn picomcp_session_notify(
     }
 }
 
+/// `*out_subscribed` = true when the peer subscribed to `uri` (legacy
+/// `resources/subscribe`, or a 2026-07-28 `subscriptions/listen` naming it), so that
+/// `picomcp_session_notify(PICOMCP_CHANGE_RESOURCE_UPDATED, uri)` would send something.
+/// A host that changes a resource on a timer needs the timer only while this holds (and
+/// can otherwise wait for input without a deadline: a blocking read, no `poll`).
+///
+/// # Safety
+/// `session` must be a live session; `uri` readable; `out_subscribed` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn picomcp_session_is_subscribed(
+    session: *mut picomcp_session,
+    uri: picomcp_str,
+    out_subscribed: *mut bool,
+) -> picomcp_status {
+    // SAFETY: caller contract.
+    unsafe {
+        with_session_views(session, |b| {
+            let uri = str_arg(uri)?;
+            *out(out_subscribed)? = b.session.is_subscribed(uri);
+            Ok(())
+        })
+    }
+}
+
 /// 2026-07-28: answers the peer's request `id` with "missing required client capability"
 /// (-32021). `required_json` is a capabilities object naming what is missing, e.g.
 /// `{"elicitation":{}}`. Statuses as `picomcp_session_respond`.

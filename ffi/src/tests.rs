@@ -7,6 +7,7 @@ mod auth;
 mod generate;
 mod http;
 mod server;
+mod subscribe;
 
 use core::ptr;
 
