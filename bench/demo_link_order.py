@@ -21,6 +21,7 @@ lld; the RSS then grows slowly until this script is rerun.
 
 Takes ~1 minute (valgrind). Needs valgrind and mcpload (bench/run.sh installs it).
 """
+import bisect
 import os
 import re
 import subprocess
@@ -66,16 +67,50 @@ def main():
                     if m:
                         names.add(m.group(1))
     nm = subprocess.run(["nm", "--defined-only", DEMO], capture_output=True, text=True, check=True)
-    addr = {}
+    addr, data = {}, []
     for line in nm.stdout.splitlines():
         parts = line.split(" ", 2)
         if len(parts) == 3 and parts[1] in "tT":
             addr[parts[2]] = int(parts[0], 16)
+        elif len(parts) == 3 and parts[1] in "rR":
+            data.append((int(parts[0], 16), parts[2]))
     hot = sorted((addr[n], n) for n in names if n in addr)
+    consts = read_constants(addr["_start"], sorted(data))
     with open(OUT, "w") as f:
         f.write(HEADER)
         f.writelines(n + "\n" for _, n in hot)
-    print(f"demo_link_order: {len(hot)} functions -> {os.path.relpath(OUT, ROOT)}")
+        f.writelines(n + "\n" for n in consts)
+    print(f"demo_link_order: {len(hot)} functions, {len(consts)} constants -> {os.path.relpath(OUT, ROOT)}")
+
+
+def read_constants(start, data):
+    """The .rodata symbols a short echo run reads (valgrind lackey traces every load; the
+    loader maps this position-independent binary at 0x108000 under valgrind)."""
+    ro = subprocess.run(["readelf", "-SW", DEMO], capture_output=True, text=True, check=True).stdout
+    m = re.search(r"\.rodata\s+PROGBITS\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)", ro)
+    lo, hi = int(m.group(1), 16), int(m.group(1), 16) + int(m.group(2), 16)
+    base = 0x108000
+    seen, ran_start = set(), False
+    keys = [a for a, _ in data]
+    with tempfile.NamedTemporaryFile("r") as trace:
+        # The trace goes to the server's stderr, which mcpload writes to a file.
+        subprocess.run([MCPLOAD, "-k", "echo", "-s", "1k", "-w", "64", "-n", "300", "--warmup", "10",
+                        "--timeout", "300", "--stderr", trace.name, "--",
+                        "valgrind", "--tool=lackey", "--trace-mem=yes", DEMO],
+                       check=True, stdout=subprocess.DEVNULL)
+        trace.seek(0)
+        for line in trace:
+            if line.startswith("I") and not ran_start:
+                ran_start = int(line[3:].split(",")[0], 16) == base + start
+            elif line[:2] in (" L", " M"):
+                off = int(line[3:].split(",")[0], 16) - base
+                if lo <= off < hi:
+                    i = bisect.bisect_right(keys, off) - 1
+                    if i >= 0:
+                        seen.add(data[i][1])
+    if not ran_start:
+        sys.exit("demo_link_order: the demo did not load at 0x108000 under valgrind")
+    return sorted(seen)
 
 
 if __name__ == "__main__":
