@@ -78,18 +78,44 @@ enum Chunk {
 }
 
 type SharedReader = Arc<Mutex<Box<dyn Read + Send>>>;
+type Helper = (SyncSender<Vec<u8>>, Receiver<Chunk>);
+
+/// Starts the thread that reads into lent buffers and gives them back. If it cannot be
+/// started, its channels are closed at once, which the driver takes as end of input.
+fn spawn_reader(shared: SharedReader) -> Helper {
+    let (lend, lent) = sync_channel::<Vec<u8>>(1);
+    let (give_back, returned) = sync_channel::<Chunk>(1);
+    std::thread::Builder::new()
+        .name("picomcp-reader".into())
+        .spawn(move || {
+            while let Ok(mut buf) = lent.recv() {
+                let msg = match read_once(&shared, &mut buf) {
+                    Chunk::Data(_, n) => Chunk::Data(buf, n),
+                    other => other,
+                };
+                let stop = !matches!(msg, Chunk::Data(..));
+                if give_back.send(msg).is_err() || stop {
+                    return;
+                }
+            }
+        })
+        .ok();
+    (lend, returned)
+}
 
 /// Runs a session over a reader and a writer. See the [module docs](self).
 ///
 /// Reading happens on this thread when nothing is scheduled (the lowest latency: one
 /// wake-up per message); when a deadline is pending, one read is handed to a helper
-/// thread so that the wait can time out. Output is written when the driver is about to
-/// wait, so pipelined requests are answered with one write.
+/// thread so that the wait can time out. The helper starts on the first such wait, so a
+/// program that never schedules anything runs one thread (and maps no second stack).
+/// Output is written when the driver is about to wait, so pipelined requests are
+/// answered with one write.
 pub struct Driver<W: Write> {
     writer: W,
     reader: SharedReader,
-    lend: SyncSender<Vec<u8>>,
-    returned: Receiver<Chunk>,
+    /// The helper thread's channels (buffers lent to it, chunks it read), once started.
+    helper: Option<Helper>,
     /// Our read buffer, unless it is lent to the helper thread.
     buf: Option<Vec<u8>>,
     /// Bytes of `buf` read and not yet fed: `(len, pos)`.
@@ -128,29 +154,10 @@ impl<W: Write> Driver<W> {
     /// A driver reading `reader` and writing `writer`.
     pub fn new<R: Read + Send + 'static>(reader: R, writer: W, max_line: usize) -> Self {
         let reader: SharedReader = Arc::new(Mutex::new(Box::new(reader)));
-        let (lend, lent) = sync_channel::<Vec<u8>>(1);
-        let (give_back, returned) = sync_channel::<Chunk>(1);
-        let shared = Arc::clone(&reader);
-        std::thread::Builder::new()
-            .name("picomcp-reader".into())
-            .spawn(move || {
-                while let Ok(mut buf) = lent.recv() {
-                    let msg = match read_once(&shared, &mut buf) {
-                        Chunk::Data(_, n) => Chunk::Data(buf, n),
-                        other => other,
-                    };
-                    let stop = !matches!(msg, Chunk::Data(..));
-                    if give_back.send(msg).is_err() || stop {
-                        return;
-                    }
-                }
-            })
-            .ok();
         Driver {
             writer,
             reader,
-            lend,
-            returned,
+            helper: None,
             buf: Some(std::vec![0u8; CHUNK]),
             pending: (0, 0),
             scratch: std::vec![0u8; max_line + 64],
@@ -158,6 +165,13 @@ impl<W: Write> Driver<W> {
             eof: false,
             broken: false,
         }
+    }
+
+    /// The helper thread's channels, starting it on first use.
+    fn helper(&mut self) -> &Helper {
+        let reader = &self.reader;
+        self.helper
+            .get_or_insert_with(|| spawn_reader(Arc::clone(reader)))
     }
 
     /// Milliseconds since the driver was created (the session's clock).
@@ -286,13 +300,14 @@ impl<W: Write> Driver<W> {
                 // A deadline: lend the buffer to the helper thread and wait with a timeout.
                 (maybe_buf, Some(d)) => {
                     if let Some(buf) = maybe_buf
-                        && self.lend.send(buf).is_err()
+                        && self.helper().0.send(buf).is_err()
                     {
                         self.eof = true;
                         continue;
                     }
                     match self
-                        .returned
+                        .helper()
+                        .1
                         .recv_timeout(core::time::Duration::from_millis(d.saturating_sub(now)))
                     {
                         Ok(m) => m,
@@ -301,7 +316,7 @@ impl<W: Write> Driver<W> {
                     }
                 }
                 // The helper thread still has the buffer: wait for it.
-                (None, None) => self.returned.recv().unwrap_or(Chunk::Eof),
+                (None, None) => self.helper().1.recv().unwrap_or(Chunk::Eof),
             };
             match msg {
                 Chunk::Data(buf, n) => {
@@ -317,5 +332,58 @@ impl<W: Write> Driver<W> {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use picomcp::json::Json;
+    use picomcp::session::{Config, Storage};
+
+    /// The helper thread is not started until a wait has a deadline; from then on reads
+    /// go through it, and input that arrives after a timed-out wait is still delivered.
+    #[test]
+    fn the_reader_thread_starts_on_the_first_wait_with_a_deadline() {
+        let (input, mut client) = io::pipe().unwrap();
+        let caps = Json::new(r#"{"tools":{}}"#).unwrap();
+        let config = Config::server("t", "0.1.0", caps);
+        let storage = Storage::owned(config.limits.max_line, 4, 2, config.info_len());
+        let mut session = Session::new(&config, storage, 0).unwrap();
+        let mut driver = Driver::new(input, Vec::new(), config.limits.max_line);
+        assert!(driver.helper.is_none(), "no thread before it is needed");
+
+        let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+        client.write_all(format!("{init}\n").as_bytes()).unwrap();
+        // Nothing more comes: a wait with a deadline ends in a wake-up, through the helper.
+        loop {
+            let now = driver.now();
+            match driver.next(&mut session, Some(now + 20)).unwrap() {
+                Step::Wake { .. } => break,
+                Step::Event { .. } => {}
+                Step::Closed => panic!("closed before end of input"),
+            }
+        }
+        assert!(
+            driver.helper.is_some(),
+            "the helper reads when a wait can time out"
+        );
+
+        // Input sent after the timed-out wait is read by the helper's pending read.
+        let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+        client.write_all(format!("{ping}\n").as_bytes()).unwrap();
+        drop(client);
+        loop {
+            let now = driver.now();
+            if let Step::Closed = driver.next(&mut session, Some(now + 20)).unwrap() {
+                break;
+            }
+        }
+        let out = String::from_utf8(driver.writer_mut().clone()).unwrap();
+        assert!(out.contains(r#""id":1"#), "initialize answered: {out}");
+        assert!(
+            out.contains(r#""id":2,"result":{}"#),
+            "ping answered: {out}"
+        );
     }
 }
