@@ -8,15 +8,16 @@
 use napi_derive::napi;
 use picomcp::json::{Json, JsonKind};
 use picomcp::server::{
-    CAPABILITIES_MAX, Call, Catalog, CompleteTarget, Completion, Handled, Prompt, PromptArgument,
-    ReadTarget, Resource, ResourceTemplate, ResultError, Retry, Server, Tool, ToolResult,
+    CAPABILITIES_MAX, Call, Catalog, CompleteTarget, Completion, Content, Handled, Prompt,
+    PromptArgument, ReadTarget, Resource, ResourceTemplate, ResultError, Retry, Server, Text, Tool,
+    ToolResult,
 };
 use picomcp::session::{Event as CoreEvent, EventId, InboundId};
 
 use crate::answer;
 use crate::arena::Strings;
 use crate::catalog;
-use crate::event::Event;
+use crate::event::{Event, JsonText};
 use crate::session::{NativeSession, err, respond, variant};
 
 /// The tables the catalog lives in (what `Catalog` borrows).
@@ -75,6 +76,14 @@ fn retry(mut e: Event, params: Json<'_>) -> Event {
         Err(message) => e.retry_error = Some(message.into()),
     }
     e
+}
+
+/// What a caller with `scopes` may see and call (`None`: everything).
+fn access<'a>(scopes: &Option<Vec<String>>, names: &'a [&'a str]) -> picomcp::server::Access<'a> {
+    match scopes {
+        None => picomcp::server::Access::ALL,
+        Some(_) => picomcp::server::Access::new(names, u64::MAX),
+    }
 }
 
 /// The JSON object of an answer (text from JavaScript).
@@ -181,10 +190,45 @@ impl NativeServer {
         scopes: Option<Vec<String>>,
     ) -> Option<Event> {
         let names: Vec<&str> = scopes.iter().flatten().map(String::as_str).collect();
-        let access = match &scopes {
-            None => picomcp::server::Access::ALL,
-            Some(_) => picomcp::server::Access::new(&names, u64::MAX),
-        };
+        self.next(session, access(&scopes, &names))
+    }
+
+    /// Every event `pollEvent` would give now, in order, as the JSON text of an array
+    /// (null when there is none): one crossing and one `JSON.parse` for a whole chunk of
+    /// input. Each event is the object `ServerLayer.pollEvent` returns (the `…Json` fields
+    /// as JSON values under their names without `Json`). The batch ends early after an
+    /// `answered` event once the transmit queue holds more than `maxLine` bytes, so that
+    /// the next answer always fits: write out `pollTransmit()` and poll again.
+    #[napi]
+    pub fn poll_events(
+        &self,
+        session: &mut NativeSession,
+        scopes: Option<Vec<String>>,
+    ) -> Option<String> {
+        let names: Vec<&str> = scopes.iter().flatten().map(String::as_str).collect();
+        let access = access(&scopes, &names);
+        let max_line = session.core.limits().max_line;
+        let mut out = JsonText(String::new());
+        while let Some(ev) = self.next(session, access) {
+            out.0.push(if out.0.is_empty() { '[' } else { ',' });
+            ev.write_json(&mut out);
+            if ev.kind == "answered" && session.core.pending_transmit().len() > max_line {
+                break;
+            }
+        }
+        if out.0.is_empty() {
+            return None;
+        }
+        out.0.push(']');
+        Some(out.0)
+    }
+
+    /// `poll_event`'s body.
+    fn next(
+        &self,
+        session: &mut NativeSession,
+        access: picomcp::server::Access<'_>,
+    ) -> Option<Event> {
         let (event, mut cmds) = session.core.poll_event_split()?;
         let (id, method, params) = match &event {
             CoreEvent::Request { id, method, params } => (Some(*id), Some(*method), *params),
@@ -315,6 +359,29 @@ impl NativeServer {
         let mut cmds = session.core.commands();
         self.server
             .respond_tool(&mut cmds, InboundId::from_bits(id), tool as usize, &result)
+            .map_err(result_error)
+    }
+
+    /// Answers the `call` event `id` of tool `tool` with one text block holding `text`:
+    /// the result `respondTool` makes of `{content: [{type: "text", text}]}` (what a
+    /// tool that returns a string gives), without the round trip through JSON text.
+    #[napi]
+    pub fn respond_tool_text(
+        &self,
+        session: &mut NativeSession,
+        id: u32,
+        tool: u32,
+        text: String,
+    ) -> napi::Result<()> {
+        let blocks = [Content::Text(Text::Plain(&text))];
+        let mut cmds = session.core.commands();
+        self.server
+            .respond_tool(
+                &mut cmds,
+                InboundId::from_bits(id),
+                tool as usize,
+                &ToolResult::content(&blocks),
+            )
             .map_err(result_error)
     }
 
