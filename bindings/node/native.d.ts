@@ -93,7 +93,10 @@ export declare class NativeServer {
    * Every event `pollEvent` would give now, in order, as the JSON text of an array
    * (null when there is none): one crossing and one `JSON.parse` for a whole chunk of
    * input. Each event is the object `ServerLayer.pollEvent` returns (the `…Json` fields
-   * as JSON values under their names without `Json`). The batch ends early after an
+   * as JSON values under their names without `Json`), except that a call whose
+   * `arguments` are its `params.arguments` leaves them out, so that they are not sent
+   * twice: the last element of the array is the list of those events' indexes (the
+   * JavaScript wrapper puts `arguments` back). The batch ends early after an
    * `answered` event once the transmit queue holds more than `maxLine` bytes, so that
    * the next answer always fits: write out `pollTransmit()` and poll again.
    */

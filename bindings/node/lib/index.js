@@ -185,7 +185,16 @@ class ServerLayer {
    * an `answered` event when the transmit queue is getting full: write out
    * `pollTransmit()` and poll again.
    */
-  pollEvents (session, scopes = null) { const t = this.native.pollEvents(session.native, scopes ?? null); return t === null ? null : JSON.parse(t) }
+  pollEvents (session, scopes = null) {
+    const t = this.native.pollEvents(session.native, scopes ?? null)
+    if (t === null) return null
+    // The last element lists the calls whose `arguments` are their `params.arguments`
+    // (sent once): put them back.
+    const evs = JSON.parse(t)
+    const same = evs.pop()
+    for (let i = 0; i < same.length; i++) { const ev = evs[same[i]]; ev.arguments = ev.params.arguments }
+    return evs
+  }
   /**
    * Answers a tool call: `{content?, structuredContent?, isError?, _meta?}`. Structured
    * content is checked against the tool's `outputSchema` and, without `content`, also

@@ -652,10 +652,17 @@ class Server {
     switch (ev.call) {
       case 'tool': {
         const tool = tables.tools[ev.index]
-        const args = ev.arguments || {}
-        // The defaults of arguments left out, as the inputSchema gives them.
+        let args = ev.arguments || {}
+        // The defaults of arguments left out, as the inputSchema gives them (on a copy:
+        // `args` may be `ctx.params.arguments` itself).
         const defaults = ev.defaults
-        if (defaults) for (const k in defaults) if (!Object.hasOwn(args, k)) args[k] = defaults[k]
+        if (defaults) {
+          for (const k in defaults) {
+            if (Object.hasOwn(args, k)) continue
+            if (args === ev.arguments) args = { ...args }
+            args[k] = defaults[k]
+          }
+        }
         // A thrown error is a failed call the model sees (isError), not a JSON-RPC error;
         // its stack goes to stderr. McpError and ctx.ask's question go on to _failed.
         const failed = (e) => {

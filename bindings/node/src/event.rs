@@ -200,6 +200,25 @@ impl JsonText {
         }
     }
 
+    fn int_member(&mut self, name: &str, v: Option<u32>) {
+        if let Some(v) = v {
+            self.key(name);
+            let mut digits = [0u8; 10];
+            let mut n = v;
+            let mut i = digits.len();
+            loop {
+                i -= 1;
+                digits[i] = b'0' + (n % 10) as u8;
+                n /= 10;
+                if n == 0 {
+                    break;
+                }
+            }
+            // ASCII digits only.
+            self.0.extend(digits[i..].iter().map(|&d| d as char));
+        }
+    }
+
     fn number_member(&mut self, name: &str, v: Option<f64>) {
         if let Some(v) = v {
             self.key(name);
@@ -218,11 +237,13 @@ impl Event {
     /// object: the `…Json` fields under their names without `Json`, as JSON values, the
     /// absent ones left out. One `JSON.parse` in JavaScript then builds the whole event
     /// (rather than one property and one string per field through napi).
-    pub(crate) fn write_json(&self, out: &mut JsonText) {
+    /// `skip_arguments`: leave `arguments` out (they are the params' member, see
+    /// `NativeServer::poll_events`).
+    pub(crate) fn write_json(&self, out: &mut JsonText, skip_arguments: bool) {
         out.0.push('{');
         out.key("kind");
         out.string(&self.kind);
-        out.number_member("id", self.id.map(f64::from));
+        out.int_member("id", self.id);
         out.str_member("method", &self.method);
         out.raw_member("params", &self.params_json);
         out.raw_member("result", &self.result_json);
@@ -249,12 +270,14 @@ impl Event {
             out.string(&d.new);
             out.0.push('}');
         }
-        out.number_member("unpinned", self.unpinned.map(f64::from));
-        out.number_member("unreported", self.unreported.map(f64::from));
+        out.int_member("unpinned", self.unpinned);
+        out.int_member("unreported", self.unreported);
         out.str_member("call", &self.call);
-        out.number_member("index", self.index.map(f64::from));
+        out.int_member("index", self.index);
         out.str_member("target", &self.target);
-        out.raw_member("arguments", &self.arguments_json);
+        if !skip_arguments {
+            out.raw_member("arguments", &self.arguments_json);
+        }
         out.raw_member("meta", &self.meta_json);
         out.raw_member("defaults", &self.defaults_json);
         out.str_member("uri", &self.uri);

@@ -190,13 +190,16 @@ impl NativeServer {
         scopes: Option<Vec<String>>,
     ) -> Option<Event> {
         let names: Vec<&str> = scopes.iter().flatten().map(String::as_str).collect();
-        self.next(session, access(&scopes, &names))
+        self.next(session, access(&scopes, &names)).map(|(e, _)| e)
     }
 
     /// Every event `pollEvent` would give now, in order, as the JSON text of an array
     /// (null when there is none): one crossing and one `JSON.parse` for a whole chunk of
     /// input. Each event is the object `ServerLayer.pollEvent` returns (the `…Json` fields
-    /// as JSON values under their names without `Json`). The batch ends early after an
+    /// as JSON values under their names without `Json`), except that a call whose
+    /// `arguments` are its `params.arguments` leaves them out, so that they are not sent
+    /// twice: the last element of the array is the list of those events' indexes (the
+    /// JavaScript wrapper puts `arguments` back). The batch ends early after an
     /// `answered` event once the transmit queue holds more than `maxLine` bytes, so that
     /// the next answer always fits: write out `pollTransmit()` and poll again.
     #[napi]
@@ -209,50 +212,73 @@ impl NativeServer {
         let access = access(&scopes, &names);
         let max_line = session.core.limits().max_line;
         let mut out = JsonText(String::new());
-        while let Some(ev) = self.next(session, access) {
-            out.0.push(if out.0.is_empty() { '[' } else { ',' });
-            ev.write_json(&mut out);
+        let mut same = String::from("[");
+        let mut n = 0u32;
+        while let Some((ev, in_params)) = self.next(session, access) {
+            out.0.push(if n == 0 { '[' } else { ',' });
+            ev.write_json(&mut out, in_params);
+            if in_params {
+                if same.len() > 1 {
+                    same.push(',');
+                }
+                same.push_str(&n.to_string());
+            }
+            n += 1;
             if ev.kind == "answered" && session.core.pending_transmit().len() > max_line {
                 break;
             }
         }
-        if out.0.is_empty() {
+        if n == 0 {
             return None;
         }
-        out.0.push(']');
+        out.0.push(',');
+        out.0.push_str(&same);
+        out.0.push_str("]]");
         Some(out.0)
     }
 
-    /// `poll_event`'s body.
+    /// `poll_event`'s body; true when the event is a call whose `arguments` are its
+    /// params' member `arguments`.
     fn next(
         &self,
         session: &mut NativeSession,
         access: picomcp::server::Access<'_>,
-    ) -> Option<Event> {
+    ) -> Option<(Event, bool)> {
         let (event, mut cmds) = session.core.poll_event_split()?;
         let (id, method, params) = match &event {
             CoreEvent::Request { id, method, params } => (Some(*id), Some(*method), *params),
             _ => (None, None, None),
         };
+        let mut in_params = false;
         let ev = match self.server.handle_as(event, &mut cmds, access) {
-            Handled::Event(e) => return Some(Event::copy(e)),
+            Handled::Event(e) => return Some((Event::copy(e), false)),
             Handled::Answered => Event {
                 kind: "answered".into(),
                 ..Event::default()
             },
-            Handled::Call(c) => self.call(&c),
+            Handled::Call(c) => {
+                let args = match &c {
+                    Call::Tool(t) => Some(t.arguments),
+                    Call::Prompt(p) => Some(p.arguments),
+                    _ => None,
+                };
+                let member = params.and_then(|p| p.get("arguments"));
+                in_params = matches!((args, member), (Some(a), Some(m)) if core::ptr::eq(a.as_raw(), m.as_raw()));
+                self.call(&c)
+            }
         };
         let modern = |i: InboundId| cmds.request_info(i).is_some_and(|r| r.modern);
         let ev = match (id, params) {
             (Some(i), Some(p)) if ev.kind == "call" && modern(i) => retry(ev, p),
             _ => ev,
         };
-        Some(Event {
+        let ev = Event {
             id: id.map(|i| EventId::Inbound(i).to_bits()),
             method: method.map(|m| m.as_str().into()),
             params_json: params.map(|p| p.as_raw().into()),
             ..ev
-        })
+        };
+        Some((ev, in_params))
     }
 
     fn call(&self, c: &Call<'_>) -> Event {
