@@ -5,6 +5,9 @@
 //! the answers; this file only owns the definitions, copies calls out as events and reads
 //! the answers from their JSON.
 
+use std::cell::RefCell;
+
+use napi::{Env, JsString};
 use napi_derive::napi;
 use picomcp::json::{Json, JsonKind};
 use picomcp::server::{
@@ -43,6 +46,10 @@ pub struct NativeServer {
     _tables: Tables,
     _strings: Box<Strings>,
     _text: Box<str>,
+    /// `pollEvents`' text, kept between calls: its capacity stays, so a busy server does
+    /// not allocate (and free) a buffer the size of a chunk of input for every chunk,
+    /// which leaves the allocator's heap fragmented and the process larger.
+    batch: RefCell<String>,
 }
 
 /// A borrow as `'static`.
@@ -163,6 +170,7 @@ impl NativeServer {
             _tables: tables,
             _strings: strings,
             _text: text,
+            batch: RefCell::new(String::new()),
         })
     }
 
@@ -202,16 +210,19 @@ impl NativeServer {
     /// JavaScript wrapper puts `arguments` back). The batch ends early after an
     /// `answered` event once the transmit queue holds more than `maxLine` bytes, so that
     /// the next answer always fits: write out `pollTransmit()` and poll again.
-    #[napi]
-    pub fn poll_events(
+    #[napi(ts_return_type = "string | null")]
+    pub fn poll_events<'e>(
         &self,
+        env: &'e Env,
         session: &mut NativeSession,
         scopes: Option<Vec<String>>,
-    ) -> Option<String> {
+    ) -> napi::Result<Option<JsString<'e>>> {
         let names: Vec<&str> = scopes.iter().flatten().map(String::as_str).collect();
         let access = access(&scopes, &names);
         let max_line = session.core.limits().max_line;
-        let mut out = JsonText(String::new());
+        let mut batch = self.batch.borrow_mut();
+        batch.clear();
+        let mut out = JsonText(core::mem::take(&mut *batch));
         let mut same = String::from("[");
         let mut n = 0u32;
         while let Some((ev, in_params)) = self.next(session, access) {
@@ -228,13 +239,16 @@ impl NativeServer {
                 break;
             }
         }
-        if n == 0 {
-            return None;
+        if n > 0 {
+            out.0.push(',');
+            out.0.push_str(&same);
+            out.0.push_str("]]");
         }
-        out.0.push(',');
-        out.0.push_str(&same);
-        out.0.push_str("]]");
-        Some(out.0)
+        *batch = out.0;
+        if n == 0 {
+            return Ok(None);
+        }
+        env.create_string(batch.as_str()).map(Some)
     }
 
     /// `poll_event`'s body; true when the event is a call whose `arguments` are its
