@@ -438,6 +438,12 @@ export interface PrincipalJs {
 /** The protocol revisions the core knows, oldest first. */
 export declare function protocolVersions(): Array<string>
 
+/**
+ * `n` bytes from the operating system's random number generator (for keys: the
+ * `Server` helper's default `requestState` key), without loading `node:crypto`.
+ */
+export declare function randomBytes(n: number): Buffer
+
 /** What the session knows of the peer's open request. */
 export interface RequestInfo {
   method: string

@@ -25,7 +25,8 @@
  * Definitions are checked when registered (by the core); a wrong one (a name used
  * twice, say) throws there.
  */
-const { randomBytes } = require('node:crypto')
+// Keys come from the addon (the system's generator): `node:crypto` is not loaded for stdio.
+const { randomBytes } = require('./addon.js').load()
 const { RespondError, ResultError, ConfigError } = require('./errors.js')
 const { toolResult, contents, messages } = require('./results.js')
 const { describe, typedVars, isShape } = require('./schema.js')
