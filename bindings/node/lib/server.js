@@ -486,6 +486,7 @@ class Server {
       const taken = this.session.handleBytes(now(), data)
       data = data.subarray(taken)
       this._pump()
+      if (!data.length) break
       // A closed session takes nothing more: drop the rest (EOF still ends the run).
       if (this.session.phase === 'closed') { data = data.subarray(data.length); break }
       // Nothing taken: the session waits for us (a 2025-03-26 batch whose members are
