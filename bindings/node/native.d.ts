@@ -90,12 +90,30 @@ export declare class NativeServer {
    */
   pollEvent(session: NativeSession, scopes?: Array<string> | undefined | null): Event | null
   /**
+   * Every event `pollEvent` would give now, in order, as the JSON text of an array
+   * (null when there is none): one crossing and one `JSON.parse` for a whole chunk of
+   * input. Each event is the object `ServerLayer.pollEvent` returns (the `…Json` fields
+   * as JSON values under their names without `Json`), except that a call whose
+   * `arguments` are its `params.arguments` leaves them out, so that they are not sent
+   * twice: the last element of the array is the list of those events' indexes (the
+   * JavaScript wrapper puts `arguments` back). The batch ends early after an
+   * `answered` event once the transmit queue holds more than `maxLine` bytes, so that
+   * the next answer always fits: write out `pollTransmit()` and poll again.
+   */
+  pollEvents(session: NativeSession, scopes?: Array<string> | undefined | null): string | null
+  /**
    * Answers the `call` event `id` of tool `tool` with a result
    * `{content?, structuredContent?, isError?, _meta?}` (JSON text): structured content
    * is checked against the tool's `outputSchema` and, without `content`, also written
    * as a JSON text block. A refused answer throws a `ResultError` (nothing was sent).
    */
   respondTool(session: NativeSession, id: number, tool: number, resultJson: string): void
+  /**
+   * Answers the `call` event `id` of tool `tool` with one text block holding `text`:
+   * the result `respondTool` makes of `{content: [{type: "text", text}]}` (what a
+   * tool that returns a string gives), without the round trip through JSON text.
+   */
+  respondToolText(session: NativeSession, id: number, tool: number, text: string): void
   /**
    * Answers a `read` call with resource contents: an array of
    * `{uri, mimeType?, text | blob}` (JSON text).
@@ -419,6 +437,12 @@ export interface PrincipalJs {
 
 /** The protocol revisions the core knows, oldest first. */
 export declare function protocolVersions(): Array<string>
+
+/**
+ * `n` bytes from the operating system's random number generator (for keys: the
+ * `Server` helper's default `requestState` key), without loading `node:crypto`.
+ */
+export declare function randomBytes(n: number): Buffer
 
 /** What the session knows of the peer's open request. */
 export interface RequestInfo {

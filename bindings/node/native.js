@@ -841,5 +841,6 @@ module.exports.NativeSession = nativeBinding.NativeSession
 module.exports.featureNames = nativeBinding.featureNames
 module.exports.features = nativeBinding.features
 module.exports.protocolVersions = nativeBinding.protocolVersions
+module.exports.randomBytes = nativeBinding.randomBytes
 module.exports.retryAnswered = nativeBinding.retryAnswered
 module.exports.rootsContain = nativeBinding.rootsContain

@@ -10,7 +10,7 @@
 //   node examples/node/demo_server.mjs [--max-line BYTES] [--log-level LEVEL] [--http 127.0.0.1:PORT]
 //
 // Set up with bindings/node/build.sh.
-import picomcp from '../../bindings/node/lib/index.js'
+import picomcp from '../../bindings/node/lib/index.mjs'
 
 const { Server, ToolError, McpError, SendError, version } = picomcp
 

@@ -68,8 +68,6 @@ class Context {
     this.requestState = call.requestState ?? null
     this._responses = call.inputResponses ?? null
     this._retryError = call.retryError ?? null
-    /** The negotiated protocol revision. */
-    this.version = server.session.version
     /**
      * The verified caller over HTTP with `httpHandler({ auth })`: `{ subject, clientId,
      * scopes, expiresAt }`; null otherwise. Never the token.
@@ -77,6 +75,9 @@ class Context {
     this.principal = server._principal ?? null
     this._controller = null // made on first use: most handlers never look at it
   }
+
+  /** The negotiated protocol revision. */
+  get version () { return this.server.session.version }
 
   get controller () { return this._controller || (this._controller = new AbortController()) }
   /** Aborts when the client cancels this request. */

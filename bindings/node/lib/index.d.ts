@@ -562,8 +562,16 @@ export declare class ServerLayer {
   /** The session's next event through the layer (`call`, `answered`, or the session's own), or null. */
   /** `scopes`: the caller's grant (HTTP with auth): lists hide, calls refuse, the rest. */
   pollEvent(session: Session, scopes?: string[] | null): Event | null
+  /**
+   * Every event `pollEvent` would give now, in order, or null: one call for a chunk of
+   * input. May end early after an `answered` event (the transmit queue is getting full):
+   * write out `pollTransmit()` and poll again.
+   */
+  pollEvents(session: Session, scopes?: string[] | null): Event[] | null
   /** Answers a tool call; a refused result throws ResultError (nothing sent). */
   respondTool(session: Session, id: number, tool: number, result: ToolAnswer): void
+  /** Answers a tool call with one text block (`respondTool` with `{content: [{type: 'text', text}]}`). */
+  respondToolText(session: Session, id: number, tool: number, text: string): void
   /** Answers a read: `{uri, mimeType?, text | blob}` items. */
   respondRead(session: Session, id: number, contents: JsonObject[]): void
   /** Answers a prompt: `{role, content}` messages (the description is the definition's). */
@@ -820,7 +828,7 @@ export declare class Context {
   readonly method: string
   readonly params: JsonObject
   /** The negotiated protocol revision. */
-  readonly version: ProtocolVersion | null
+  get version(): ProtocolVersion | null
   /** The verified caller over HTTP with `httpHandler({ auth })`; null otherwise. */
   readonly principal: Principal | null
   /**

@@ -180,11 +180,32 @@ class ServerLayer {
   /** The session's next event through the layer, or null. */
   pollEvent (session, scopes = null) { const e = this.native.pollEvent(session.native, scopes ?? null); return e ? toEvent(e) : null }
   /**
+   * Every event `pollEvent` would give now, in order (an array, or null when there is
+   * none): one call and one `JSON.parse` for a whole chunk of input. It may end early after
+   * an `answered` event when the transmit queue is getting full: write out
+   * `pollTransmit()` and poll again.
+   */
+  pollEvents (session, scopes = null) {
+    const t = this.native.pollEvents(session.native, scopes ?? null)
+    if (t === null) return null
+    // The last element lists the calls whose `arguments` are their `params.arguments`
+    // (sent once): put them back.
+    const evs = JSON.parse(t)
+    const same = evs.pop()
+    for (let i = 0; i < same.length; i++) { const ev = evs[same[i]]; ev.arguments = ev.params.arguments }
+    return evs
+  }
+  /**
    * Answers a tool call: `{content?, structuredContent?, isError?, _meta?}`. Structured
    * content is checked against the tool's `outputSchema` and, without `content`, also
    * written as a JSON text block.
    */
   respondTool (session, id, tool, result) { call(() => this.native.respondTool(session.native, id, tool, stringify(result))) }
+  /** Answers a tool call with one text block: `respondTool(..., {content: [{type: 'text', text}]})`, quicker. */
+  respondToolText (session, id, tool, text) {
+    if (typeof text !== 'string') throw new TypeError('respondToolText: text must be a string')
+    call(() => this.native.respondToolText(session.native, id, tool, text))
+  }
   /** Answers a read: an array of `{uri, mimeType?, text | blob}`. */
   respondRead (session, id, contents) { call(() => this.native.respondRead(session.native, id, stringify(contents))) }
   /** Answers a prompt: an array of `{role, content}` (the description is the definition's). */

@@ -25,7 +25,8 @@
  * Definitions are checked when registered (by the core); a wrong one (a name used
  * twice, say) throws there.
  */
-const { randomBytes } = require('node:crypto')
+// Keys come from the addon (the system's generator): `node:crypto` is not loaded for stdio.
+const { randomBytes } = require('./addon.js').load()
 const { RespondError, ResultError, ConfigError } = require('./errors.js')
 const { toolResult, contents, messages } = require('./results.js')
 const { describe, typedVars, isShape } = require('./schema.js')
@@ -40,6 +41,28 @@ const LEVELS = ['error', 'warn', 'info', 'debug']
 const now = () => Math.floor(performance.now())
 
 const toolError = (message) => ({ content: [{ type: 'text', text: message }], isError: true })
+/** A tool's return value as what `answer` takes: a string stays (one text block), else `toolResult`. */
+const shaped = (v) => (typeof v === 'string' ? v : toolResult(v))
+
+/**
+ * The calls of a batch of events that the client cancelled later in the same batch
+ * (their indexes), or null: the core has finished them already, so no handler runs (as
+ * if the cancellation had come first). Calls are matched to the nearest later
+ * `cancelled` of their id (a slot's id may be used again after it).
+ */
+function dropped (evs) {
+  let any = false
+  for (let i = 0; i < evs.length; i++) if (evs[i].kind === 'cancelled') { any = true; break }
+  if (!any) return null
+  const later = new Set()
+  const skip = new Set()
+  for (let i = evs.length - 1; i >= 0; i--) {
+    const ev = evs[i]
+    if (ev.kind === 'cancelled') later.add(ev.id)
+    else if (ev.kind === 'call' && later.delete(ev.id)) skip.add(i)
+  }
+  return skip
+}
 
 /** The definition of `d` that the layer reads: the members it lists, as given. */
 function pick (d, keys) {
@@ -463,6 +486,7 @@ class Server {
       const taken = this.session.handleBytes(now(), data)
       data = data.subarray(taken)
       this._pump()
+      if (!data.length) break
       // A closed session takes nothing more: drop the rest (EOF still ends the run).
       if (this.session.phase === 'closed') { data = data.subarray(data.length); break }
       // Nothing taken: the session waits for us (a 2025-03-26 batch whose members are
@@ -511,9 +535,14 @@ class Server {
    * pump both wait for its end: one write (and one timer) for all the answers of a chunk
    * of input, instead of one per answer.
    */
-  _flush () {
+  _flush (force = false) {
+    // Inside a pump the output waits for its end (one write for the whole chunk), unless
+    // the transmit queue is full (`force`): then it is taken now.
+    if (this.batching) {
+      if (force) this._write()
+      return
+    }
     this._write()
-    if (this.batching) return
     clearTimeout(this.timer)
     const due = this.session.pollTimeout()
     if (due !== null && !this.ended) {
@@ -548,7 +577,7 @@ class Server {
       result = fn()
     } catch (e) {
       if (e.name !== 'QueueFull') throw e
-      this._flush()
+      this._flush(true)
       result = fn()
     }
     this._flush()
@@ -557,17 +586,24 @@ class Server {
 
   /**
    * Takes every event through the core's layer (dispatching calls), then writes what is
-   * queued. What the layer answered itself is written out at once, so that the transmit
-   * queue holds one answer at a time.
+   * queued, once. The events come in batches (`pollEvents`: one call for a chunk of
+   * input); a batch ends early when what the layer answered itself fills the transmit
+   * queue, which is taken out before the next batch.
    */
   _pump () {
     const { layer } = this._layer()
     const outer = !this.batching
     this.batching = true
     try {
-      for (let ev = layer.pollEvent(this.session, this._scopes); ev; ev = layer.pollEvent(this.session, this._scopes)) {
-        if (ev.kind === 'answered') this._write()
-        else this._onEvent(ev)
+      for (let evs = layer.pollEvents(this.session, this._scopes); evs; evs = layer.pollEvents(this.session, this._scopes)) {
+        const skip = dropped(evs)
+        let answered = false
+        for (let i = 0; i < evs.length; i++) {
+          const ev = evs[i]
+          if (ev.kind === 'answered') answered = true
+          else if (skip === null || !skip.has(i)) this._onEvent(ev)
+        }
+        if (answered) this._write()
       }
     } finally {
       if (outer) this.batching = false
@@ -618,9 +654,17 @@ class Server {
     switch (ev.call) {
       case 'tool': {
         const tool = tables.tools[ev.index]
-        const args = ev.arguments || {}
-        // The defaults of arguments left out, as the inputSchema gives them.
-        for (const [k, v] of Object.entries(ev.defaults || {})) if (!Object.hasOwn(args, k)) args[k] = v
+        let args = ev.arguments || {}
+        // The defaults of arguments left out, as the inputSchema gives them (on a copy:
+        // `args` may be `ctx.params.arguments` itself).
+        const defaults = ev.defaults
+        if (defaults) {
+          for (const k in defaults) {
+            if (Object.hasOwn(args, k)) continue
+            if (args === ev.arguments) args = { ...args }
+            args[k] = defaults[k]
+          }
+        }
         // A thrown error is a failed call the model sees (isError), not a JSON-RPC error;
         // its stack goes to stderr. McpError and ctx.ask's question go on to _failed.
         const failed = (e) => {
@@ -642,12 +686,14 @@ class Server {
           } catch (e) {
             return failed(e)
           }
-          if (out instanceof Promise) return out.then(toolResult, failed)
-          return toolResult(out)
+          if (out instanceof Promise) return out.then(shaped, failed)
+          return shaped(out)
         }
+        // A string (the common case) goes to the core as it is: one text block.
         answer = (result) => {
           try {
-            layer.respondTool(session, ev.id, ev.index, result)
+            if (typeof result === 'string') layer.respondToolText(session, ev.id, ev.index, result)
+            else layer.respondTool(session, ev.id, ev.index, result)
           } catch (e) {
             if (!(e instanceof ResultError) && !(e instanceof TypeError)) throw e
             // The handler's result is not one the tool may give: the model sees why.

@@ -143,3 +143,163 @@ impl Event {
         }
     }
 }
+
+/// JSON text of an event, written by hand: members are JSON text already (`…_json`
+/// fields, placed as they are) or short strings and numbers (escaped here).
+pub(crate) struct JsonText(pub(crate) String);
+
+impl JsonText {
+    fn key(&mut self, name: &str) {
+        let s = &mut self.0;
+        if !s.ends_with('{') {
+            s.push(',');
+        }
+        s.push('"');
+        s.push_str(name);
+        s.push_str("\":");
+    }
+
+    /// A string value, escaped.
+    pub(crate) fn string(&mut self, v: &str) {
+        let s = &mut self.0;
+        s.push('"');
+        let mut start = 0;
+        for (i, c) in v.bytes().enumerate() {
+            let esc = match c {
+                b'"' => "\\\"",
+                b'\\' => "\\\\",
+                b'\n' => "\\n",
+                b'\r' => "\\r",
+                b'\t' => "\\t",
+                0..=0x1f => "",
+                _ => continue,
+            };
+            s.push_str(&v[start..i]);
+            if esc.is_empty() {
+                s.push_str(&format!("\\u{c:04x}"));
+            } else {
+                s.push_str(esc);
+            }
+            start = i + 1;
+        }
+        s.push_str(&v[start..]);
+        s.push('"');
+    }
+
+    fn str_member(&mut self, name: &str, v: &Option<String>) {
+        if let Some(v) = v {
+            self.key(name);
+            self.string(v);
+        }
+    }
+
+    fn raw_member(&mut self, name: &str, v: &Option<String>) {
+        if let Some(v) = v {
+            self.key(name);
+            self.0.push_str(v);
+        }
+    }
+
+    fn int_member(&mut self, name: &str, v: Option<u32>) {
+        if let Some(v) = v {
+            self.key(name);
+            let mut digits = [0u8; 10];
+            let mut n = v;
+            let mut i = digits.len();
+            loop {
+                i -= 1;
+                digits[i] = b'0' + (n % 10) as u8;
+                n /= 10;
+                if n == 0 {
+                    break;
+                }
+            }
+            // ASCII digits only.
+            self.0.extend(digits[i..].iter().map(|&d| d as char));
+        }
+    }
+
+    fn number_member(&mut self, name: &str, v: Option<f64>) {
+        if let Some(v) = v {
+            self.key(name);
+            // The core reads numbers from JSON: always finite; null otherwise.
+            if v.is_finite() {
+                self.0.push_str(&v.to_string());
+            } else {
+                self.0.push_str("null");
+            }
+        }
+    }
+}
+
+impl Event {
+    /// The event as one JSON object with the members `lib/index.js` makes of the native
+    /// object: the `…Json` fields under their names without `Json`, as JSON values, the
+    /// absent ones left out. One `JSON.parse` in JavaScript then builds the whole event
+    /// (rather than one property and one string per field through napi).
+    /// `skip_arguments`: leave `arguments` out (they are the params' member, see
+    /// `NativeServer::poll_events`).
+    pub(crate) fn write_json(&self, out: &mut JsonText, skip_arguments: bool) {
+        out.0.push('{');
+        out.key("kind");
+        out.string(&self.kind);
+        out.int_member("id", self.id);
+        out.str_member("method", &self.method);
+        out.raw_member("params", &self.params_json);
+        out.raw_member("result", &self.result_json);
+        if let Some(code) = self.code {
+            out.key("code");
+            out.0.push_str(&code.to_string());
+        }
+        out.str_member("message", &self.message);
+        out.raw_member("data", &self.data_json);
+        out.str_member("reason", &self.reason);
+        out.number_member("progress", self.progress);
+        out.number_member("total", self.total);
+        out.str_member("version", &self.version);
+        out.raw_member("peer", &self.peer_json);
+        out.raw_member("requests", &self.requests_json);
+        out.str_member("name", &self.name);
+        out.str_member("text", &self.text);
+        out.str_member("tool", &self.tool);
+        if let Some(d) = &self.digests {
+            out.key("digests");
+            out.0.push_str("{\"old\":");
+            out.string(&d.old);
+            out.0.push_str(",\"new\":");
+            out.string(&d.new);
+            out.0.push('}');
+        }
+        out.int_member("unpinned", self.unpinned);
+        out.int_member("unreported", self.unreported);
+        out.str_member("call", &self.call);
+        out.int_member("index", self.index);
+        out.str_member("target", &self.target);
+        if !skip_arguments {
+            out.raw_member("arguments", &self.arguments_json);
+        }
+        out.raw_member("meta", &self.meta_json);
+        out.raw_member("defaults", &self.defaults_json);
+        out.str_member("uri", &self.uri);
+        if let Some(vars) = &self.vars {
+            out.key("vars");
+            out.0.push('{');
+            for (i, (k, v)) in vars.iter().enumerate() {
+                if i > 0 {
+                    out.0.push(',');
+                }
+                out.string(k);
+                out.0.push(':');
+                out.string(v);
+            }
+            out.0.push('}');
+        }
+        out.str_member("argument", &self.argument);
+        out.str_member("value", &self.value);
+        out.raw_member("context", &self.context_json);
+        out.raw_member("inputResponses", &self.input_responses_json);
+        out.str_member("requestState", &self.request_state);
+        out.str_member("retryError", &self.retry_error);
+        out.0.push('}');
+    }
+}

@@ -22,6 +22,16 @@ pub use event::Event;
 pub use server::NativeServer;
 pub use session::{NativeSession, SessionOptions};
 
+/// `n` bytes from the operating system's random number generator (for keys: the
+/// `Server` helper's default `requestState` key), without loading `node:crypto`.
+#[napi_derive::napi]
+pub fn random_bytes(n: u32) -> napi::Result<napi::bindgen_prelude::Buffer> {
+    let mut buf = vec![0u8; n as usize];
+    getrandom::fill(&mut buf)
+        .map_err(|e| napi::Error::from_reason(format!("no randomness from the system: {e}")))?;
+    Ok(buf.into())
+}
+
 /// The protocol revisions the core knows, oldest first.
 #[napi_derive::napi]
 pub fn protocol_versions() -> Vec<&'static str> {

@@ -5,18 +5,22 @@
 //! the answers; this file only owns the definitions, copies calls out as events and reads
 //! the answers from their JSON.
 
+use std::cell::RefCell;
+
+use napi::{Env, JsString};
 use napi_derive::napi;
 use picomcp::json::{Json, JsonKind};
 use picomcp::server::{
-    CAPABILITIES_MAX, Call, Catalog, CompleteTarget, Completion, Handled, Prompt, PromptArgument,
-    ReadTarget, Resource, ResourceTemplate, ResultError, Retry, Server, Tool, ToolResult,
+    CAPABILITIES_MAX, Call, Catalog, CompleteTarget, Completion, Content, Handled, Prompt,
+    PromptArgument, ReadTarget, Resource, ResourceTemplate, ResultError, Retry, Server, Text, Tool,
+    ToolResult,
 };
 use picomcp::session::{Event as CoreEvent, EventId, InboundId};
 
 use crate::answer;
 use crate::arena::Strings;
 use crate::catalog;
-use crate::event::Event;
+use crate::event::{Event, JsonText};
 use crate::session::{NativeSession, err, respond, variant};
 
 /// The tables the catalog lives in (what `Catalog` borrows).
@@ -42,6 +46,10 @@ pub struct NativeServer {
     _tables: Tables,
     _strings: Box<Strings>,
     _text: Box<str>,
+    /// `pollEvents`' text, kept between calls: its capacity stays, so a busy server does
+    /// not allocate (and free) a buffer the size of a chunk of input for every chunk,
+    /// which leaves the allocator's heap fragmented and the process larger.
+    batch: RefCell<String>,
 }
 
 /// A borrow as `'static`.
@@ -75,6 +83,14 @@ fn retry(mut e: Event, params: Json<'_>) -> Event {
         Err(message) => e.retry_error = Some(message.into()),
     }
     e
+}
+
+/// What a caller with `scopes` may see and call (`None`: everything).
+fn access<'a>(scopes: &Option<Vec<String>>, names: &'a [&'a str]) -> picomcp::server::Access<'a> {
+    match scopes {
+        None => picomcp::server::Access::ALL,
+        Some(_) => picomcp::server::Access::new(names, u64::MAX),
+    }
 }
 
 /// The JSON object of an answer (text from JavaScript).
@@ -154,6 +170,7 @@ impl NativeServer {
             _tables: tables,
             _strings: strings,
             _text: text,
+            batch: RefCell::new(String::new()),
         })
     }
 
@@ -181,34 +198,101 @@ impl NativeServer {
         scopes: Option<Vec<String>>,
     ) -> Option<Event> {
         let names: Vec<&str> = scopes.iter().flatten().map(String::as_str).collect();
-        let access = match &scopes {
-            None => picomcp::server::Access::ALL,
-            Some(_) => picomcp::server::Access::new(&names, u64::MAX),
-        };
+        self.next(session, access(&scopes, &names)).map(|(e, _)| e)
+    }
+
+    /// Every event `pollEvent` would give now, in order, as the JSON text of an array
+    /// (null when there is none): one crossing and one `JSON.parse` for a whole chunk of
+    /// input. Each event is the object `ServerLayer.pollEvent` returns (the `…Json` fields
+    /// as JSON values under their names without `Json`), except that a call whose
+    /// `arguments` are its `params.arguments` leaves them out, so that they are not sent
+    /// twice: the last element of the array is the list of those events' indexes (the
+    /// JavaScript wrapper puts `arguments` back). The batch ends early after an
+    /// `answered` event once the transmit queue holds more than `maxLine` bytes, so that
+    /// the next answer always fits: write out `pollTransmit()` and poll again.
+    #[napi(ts_return_type = "string | null")]
+    pub fn poll_events<'e>(
+        &self,
+        env: &'e Env,
+        session: &mut NativeSession,
+        scopes: Option<Vec<String>>,
+    ) -> napi::Result<Option<JsString<'e>>> {
+        let names: Vec<&str> = scopes.iter().flatten().map(String::as_str).collect();
+        let access = access(&scopes, &names);
+        let max_line = session.core.limits().max_line;
+        let mut batch = self.batch.borrow_mut();
+        batch.clear();
+        let mut out = JsonText(core::mem::take(&mut *batch));
+        let mut same = String::from("[");
+        let mut n = 0u32;
+        while let Some((ev, in_params)) = self.next(session, access) {
+            out.0.push(if n == 0 { '[' } else { ',' });
+            ev.write_json(&mut out, in_params);
+            if in_params {
+                if same.len() > 1 {
+                    same.push(',');
+                }
+                same.push_str(&n.to_string());
+            }
+            n += 1;
+            if ev.kind == "answered" && session.core.pending_transmit().len() > max_line {
+                break;
+            }
+        }
+        if n > 0 {
+            out.0.push(',');
+            out.0.push_str(&same);
+            out.0.push_str("]]");
+        }
+        *batch = out.0;
+        if n == 0 {
+            return Ok(None);
+        }
+        env.create_string(batch.as_str()).map(Some)
+    }
+
+    /// `poll_event`'s body; true when the event is a call whose `arguments` are its
+    /// params' member `arguments`.
+    fn next(
+        &self,
+        session: &mut NativeSession,
+        access: picomcp::server::Access<'_>,
+    ) -> Option<(Event, bool)> {
         let (event, mut cmds) = session.core.poll_event_split()?;
         let (id, method, params) = match &event {
             CoreEvent::Request { id, method, params } => (Some(*id), Some(*method), *params),
             _ => (None, None, None),
         };
+        let mut in_params = false;
         let ev = match self.server.handle_as(event, &mut cmds, access) {
-            Handled::Event(e) => return Some(Event::copy(e)),
+            Handled::Event(e) => return Some((Event::copy(e), false)),
             Handled::Answered => Event {
                 kind: "answered".into(),
                 ..Event::default()
             },
-            Handled::Call(c) => self.call(&c),
+            Handled::Call(c) => {
+                let args = match &c {
+                    Call::Tool(t) => Some(t.arguments),
+                    Call::Prompt(p) => Some(p.arguments),
+                    _ => None,
+                };
+                let member = params.and_then(|p| p.get("arguments"));
+                in_params = matches!((args, member), (Some(a), Some(m)) if core::ptr::eq(a.as_raw(), m.as_raw()));
+                self.call(&c)
+            }
         };
         let modern = |i: InboundId| cmds.request_info(i).is_some_and(|r| r.modern);
         let ev = match (id, params) {
             (Some(i), Some(p)) if ev.kind == "call" && modern(i) => retry(ev, p),
             _ => ev,
         };
-        Some(Event {
+        let ev = Event {
             id: id.map(|i| EventId::Inbound(i).to_bits()),
             method: method.map(|m| m.as_str().into()),
             params_json: params.map(|p| p.as_raw().into()),
             ..ev
-        })
+        };
+        Some((ev, in_params))
     }
 
     fn call(&self, c: &Call<'_>) -> Event {
@@ -315,6 +399,29 @@ impl NativeServer {
         let mut cmds = session.core.commands();
         self.server
             .respond_tool(&mut cmds, InboundId::from_bits(id), tool as usize, &result)
+            .map_err(result_error)
+    }
+
+    /// Answers the `call` event `id` of tool `tool` with one text block holding `text`:
+    /// the result `respondTool` makes of `{content: [{type: "text", text}]}` (what a
+    /// tool that returns a string gives), without the round trip through JSON text.
+    #[napi]
+    pub fn respond_tool_text(
+        &self,
+        session: &mut NativeSession,
+        id: u32,
+        tool: u32,
+        text: String,
+    ) -> napi::Result<()> {
+        let blocks = [Content::Text(Text::Plain(&text))];
+        let mut cmds = session.core.commands();
+        self.server
+            .respond_tool(
+                &mut cmds,
+                InboundId::from_bits(id),
+                tool as usize,
+                &ToolResult::content(&blocks),
+            )
             .map_err(result_error)
     }
 

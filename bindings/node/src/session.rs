@@ -1,6 +1,7 @@
 //! `NativeSession`: the core session, owned by a JavaScript object.
 
-use napi::bindgen_prelude::Buffer;
+use napi::Env;
+use napi::bindgen_prelude::{Buffer, BufferSlice};
 use napi_derive::napi;
 use picomcp::Limits;
 use picomcp::error::ErrorCode;
@@ -284,10 +285,13 @@ impl NativeSession {
     /// Everything queued for the peer as framed lines (empty when nothing is queued);
     /// the bytes are taken.
     #[napi]
-    pub fn poll_transmit(&mut self) -> Buffer {
-        let out = self.core.pending_transmit().to_vec();
-        self.core.advance_transmit(out.len());
-        out.into()
+    pub fn poll_transmit<'e>(&mut self, env: &'e Env) -> napi::Result<BufferSlice<'e>> {
+        // Copied straight into a buffer Node owns (no intermediate vector).
+        let pending = self.core.pending_transmit();
+        let n = pending.len();
+        let out = BufferSlice::copy_from(env, pending)?;
+        self.core.advance_transmit(n);
+        Ok(out)
     }
 
     /// The next event, or null.

@@ -114,3 +114,37 @@ test('catalogs: the shape is a TypeError, a definition the core refuses a Config
   assert.equal(request(h, 2, 'tools/call', { name: 'caf\u00e9 "x"' }).call, 'tool')
   assert.deepEqual(new ServerLayer({ tools: [{ name: 't' }] }, { listChanged: false, logging: false }).capabilities, { tools: {} })
 })
+
+test('pollEvents: the events pollEvent gives, in one batch; respondToolText answers as respondTool with one text block', () => {
+  const a = served()
+  const b = served()
+  const lines = [
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'h\u00e9 "q" \\ \n\t\u0001 \u2028 😀' }, _meta: { progressToken: 'p' } } },
+    { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
+    { jsonrpc: '2.0', id: 3, method: 'resources/read', params: { uri: 'test://item/a%20b' } },
+    { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'echo', arguments: {} } },
+    { jsonrpc: '2.0', id: 5, method: 'completion/complete', params: { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: 'A"d' } } },
+    { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, reason: 'no "longer"\n needed' } },
+    { jsonrpc: '2.0', id: 6, method: 'tasks/list' }
+  ]
+  const bytes = lines.map((m) => JSON.stringify(m) + '\n').join('') + '{"broken\n'
+  a.s.handleBytes(0, bytes)
+  b.s.handleBytes(0, bytes)
+  const one = []
+  for (let ev = a.layer.pollEvent(a.s); ev; ev = a.layer.pollEvent(a.s)) one.push(ev)
+  const batch = b.layer.pollEvents(b.s)
+  assert.ok(one.length >= 7)
+  assert.deepEqual(batch, one)
+  assert.equal(b.layer.pollEvents(b.s), null)
+  assert.equal(b.s.pollTransmit().toString(), a.s.pollTransmit().toString())
+  // The same text answered both ways gives the same bytes.
+  const text = 'h\u00e9 "q" \\ \n\t\u0001 \u2028 😀'
+  const c1 = request(a, 7, 'tools/call', { name: 'echo', arguments: { text } })
+  const c2 = request(b, 7, 'tools/call', { name: 'echo', arguments: { text } })
+  a.layer.respondTool(a.s, c1.id, c1.index, { content: [{ type: 'text', text }] })
+  b.layer.respondToolText(b.s, c2.id, c2.index, text)
+  const sent = b.s.pollTransmit().toString()
+  assert.equal(sent, a.s.pollTransmit().toString())
+  assert.deepEqual(JSON.parse(sent).result, { content: [{ type: 'text', text }] })
+  assert.throws(() => b.layer.respondToolText(b.s, c2.id, c2.index, 5), TypeError)
+})
