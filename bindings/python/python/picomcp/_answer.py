@@ -21,11 +21,13 @@ class _Answer:
     """A handler's return value, converted and handed to the core layer, which shapes the
     result for the negotiated revision."""
 
-    def __init__(self, server: Server, tables: _Tables, call: Call) -> None:
+    def __init__(self, server: Server, tables: _Tables, call: Call,
+                 ctx: Context | None = None) -> None:
         self.server = server
         self.layer = tables.layer
         self.call = call
         self.tables = tables
+        self.ctx = ctx  # the call's context (a worker thread reads no session state)
 
     def _send(self, fn: Callable, *args, **kwargs) -> None:
         s = self.server
@@ -77,8 +79,8 @@ class _Answer:
         try:
             content, structured, is_error, meta = _results.tool_result(out, tool.mime_type)
         except Exception as e:  # a value with no JSON form
-            self.server._failed(Context(self.server, self.call.id, self.call.method, {}),
-                                e, self.tool, True)
+            ctx = self.ctx or Context(self.server, self.call.id, self.call.method, {})
+            self.server._failed(ctx, e, self.tool, True)
             return
         self._send(self.layer.respond_tool, self.call.index, content, structured,
                    is_error=is_error, meta=meta)
