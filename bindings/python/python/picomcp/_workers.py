@@ -11,12 +11,14 @@ server exits does not keep the process alive.
 What happens to a finished call depends on how the server writes its output:
 
 - ``answer`` given (stdio, whose output a thread may write): the thread answers the call
-  itself (``answer(item, ok, value)``) and writes out every answer of the run at once
-  (``flush()``) when the queue is empty, with no trip through the event loop. While more
-  calls wait after an answer, the loop is asked once (``call_soon_threadsafe``) to write
-  out what is queued and to look at the pool: it runs as soon as the thread lets go of
-  the GIL, so a handler that blocks holds up neither the answers given before it nor the
-  calls queued after it (another thread takes those).
+  itself (``answer(item, ok, value)``) and writes out the answers at once
+  (``flush(True)``) when the queue is empty or ``FLUSH_EVERY`` are waiting (the loop may
+  keep the queue full), with no trip through the event loop. While
+  threads work, the loop looks at the pool every ``LOOK_S`` seconds (a timer of its own,
+  no wake-up from the threads): it writes out the answers given so far (``flush(False)``:
+  unless a thread is writing) and, when calls wait and no call ended since the last
+  look, wakes or starts another thread. So a handler that blocks holds up neither the
+  answers given before it nor the calls queued after it for long.
 - otherwise (HTTP, whose output belongs to the loop): finished calls go back to the event
   loop in batches, ``deliver([(item, ok, value or exception), ...])``: one wake-up for
   however many finished meanwhile.
@@ -40,33 +42,48 @@ class _Thread:
         self.busy = False  # inside a handler
 
 
+#: How often the loop looks at a pool at work (seconds).
+LOOK_S = 0.002
+#: A thread writes out its answers at least every so many calls.
+FLUSH_EVERY = 32
+
+
 class Workers:
     def __init__(self, loop: asyncio.AbstractEventLoop, max_workers: int,
                  deliver: Callable[[list], None] | None = None, *,
                  answer: Callable[[Any, bool, Any], None] | None = None,
-                 flush: Callable[[], None] | None = None) -> None:
+                 flush: Callable[[bool], None] | None = None) -> None:
         self._loop = loop
         self._max = max_workers
         self._deliver = deliver  # deliver([(item, ok, value or exception), ...]), on the loop
         self._answer = answer    # answer(item, ok, value), on the worker thread
-        self._flush = flush      # writes out the answers given, on the worker thread
+        self._flush = flush      # writes out the answers given (flush(wait for the writer))
         self._cond = threading.Condition(threading.Lock())
         self._pending: collections.deque = collections.deque()
         self._done: collections.deque = collections.deque()
         self._threads: list[_Thread] = []  # started and not stopped
         self._idle = 0     # waiting for work
-        self._scheduled = False  # a drain (deliver) or a look (answer) is on its way
+        self._scheduled = False  # a drain is on its way (deliver)
         self._stopped = False
+        self._look_armed = False  # the loop's look timer (answer)
+        self._ended = 0  # calls ended (answer), approximate: only compared between looks
+        self._ended_seen = 0
 
     def submit(self, item: Any, fn: Callable[[], Any]) -> None:
         """Queues a call; ``kick()`` hands the queue to a thread (once per read)."""
         self._pending.append((item, fn))
 
     def kick(self) -> None:
-        """Wakes a thread for the queued calls: an idle one, or a new one when every
-        thread is inside a handler (and the pool has room)."""
+        """On the loop: wakes a thread for the queued calls: an idle one, or a new one
+        when every thread is inside a handler (and the pool has room)."""
         if not self._pending:
             return
+        if self._answer is not None and not self._look_armed:
+            self._look_armed = True
+            self._loop.call_later(LOOK_S, self._look)
+        self._wake_one()
+
+    def _wake_one(self) -> None:
         with self._cond:
             if self._idle:
                 self._cond.notify()
@@ -82,6 +99,7 @@ class Workers:
     def _run(self, me: _Thread) -> None:
         cond, pending = self._cond, self._pending
         direct = self._answer is not None
+        unflushed = 0
         while True:
             with cond:
                 while not pending and not self._stopped:
@@ -106,9 +124,11 @@ class Workers:
                     if self._stopped:
                         break  # the server stopped serving: nobody reads the answer
                     self._answer(*out)  # type: ignore[misc]
-                    if pending and not self._scheduled:
-                        self._scheduled = True
-                        self._call_loop(self._look)
+                    self._ended += 1
+                    unflushed += 1
+                    if unflushed >= FLUSH_EVERY:
+                        unflushed = 0
+                        self._flush(True)  # type: ignore[misc]
                 else:
                     with cond:
                         self._done.append(out)
@@ -117,7 +137,8 @@ class Workers:
                     if wake:
                         self._call_loop(self._drain)
             if direct and not self._stopped:
-                self._flush()  # type: ignore[misc]
+                unflushed = 0
+                self._flush(True)  # type: ignore[misc]
 
     def _call_loop(self, fn: Callable[[], None]) -> None:
         try:
@@ -126,13 +147,21 @@ class Workers:
             pass
 
     def _look(self) -> None:
-        """On the loop, while a thread runs queued calls: writes out the answers given so
-        far and wakes (or starts) another thread when every thread is inside a handler."""
-        self._scheduled = False
+        """On the loop, every ``LOOK_S`` while threads work: writes out the answers given
+        so far, and when calls wait and none ended since the last look (the threads are
+        blocked in handlers), wakes an idle thread or starts one."""
+        self._look_armed = False
         if self._stopped:
             return
-        self._flush()  # type: ignore[misc]
-        self.kick()
+        self._flush(False)  # type: ignore[misc]
+        ended = self._ended
+        stuck = ended == self._ended_seen
+        self._ended_seen = ended
+        if self._pending and stuck:
+            self._wake_one()
+        if self._pending or any(t.busy for t in self._threads):
+            self._look_armed = True
+            self._loop.call_later(LOOK_S, self._look)
 
     def _drain(self) -> None:
         with self._cond:

@@ -622,11 +622,14 @@ class Server:
             self._pump()
         return task.done()
 
-    def _flush(self) -> None:
+    def _flush(self, wait: bool = True) -> None:
         """Writes out what the session queued. Under ``_out_lock``: a worker thread may
         write answers meanwhile, and what one takes from the queue goes out whole before
-        what the next takes."""
-        with self._out_lock:
+        what the next takes. ``wait=False``: nothing when another thread is writing (it
+        takes what is queued once it is done)."""
+        if not self._out_lock.acquire(wait):
+            return
+        try:
             out = self.session.poll_transmit()
             view = memoryview(out)
             while view and self._out_fd >= 0:
@@ -636,6 +639,8 @@ class Server:
                     self.diag("warn", "the client closed stdout; dropping output")
                     return
                 view = view[n:]
+        finally:
+            self._out_lock.release()
 
     def _on_loop_command(self, fn: Callable, *args):
         """``_command`` from any thread: a worker thread hands it to the loop (fire and
@@ -872,10 +877,11 @@ class Server:
         finally:
             self._jobs.pop(ctx.request_id, None)
 
-    def _job_flush(self) -> None:
-        """A worker thread ran every queued call: their answers go out in one write, and
-        the loop, when it waits for the last call, is woken."""
-        self._flush()
+    def _job_flush(self, wait: bool) -> None:
+        """A worker thread ran every queued call (or the loop looks at the pool): the
+        answers go out in one write, and the loop, when it waits for the last call, is
+        woken."""
+        self._flush(wait)
         if self._await_jobs and not self._jobs:
             try:
                 self._loop.call_soon_threadsafe(self._wake.set)
