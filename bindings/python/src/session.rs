@@ -360,12 +360,10 @@ impl Session {
         let (depth, codec) = depth_codec(slf)?;
         let text = data.map(|d| codec.value_text(slf.py(), d)).transpose()?;
         let data = text.as_deref().map(|t| validate(t, depth)).transpose()?;
-        let done = lock(slf)?.core.respond_error(
-            InboundId::from_bits(id),
-            ErrorCode(code),
-            message,
-            data,
-        );
+        let done =
+            lock(slf)?
+                .core
+                .respond_error(InboundId::from_bits(id), ErrorCode(code), message, data);
         done.map_err(errors::respond)
     }
 

@@ -22,8 +22,9 @@ arguments are converted to the declared types, a parameter annotated ``Context``
 injected, and the return value is converted by ``picomcp._results``. A typed tool that
 raises answers ``isError: true`` with the exception's message (the traceback goes to
 stderr through ``logging``). Plain ``def`` handlers run in a bounded thread pool
-(``max_workers``), so the loop keeps answering ``ping`` and cancellations meanwhile;
-``async def`` handlers run on the loop.
+(``max_workers``, ``picomcp._workers``), so the loop keeps answering ``ping`` and
+cancellations meanwhile; on stdio the threads answer their calls and write the answers
+themselves. ``async def`` handlers run on the loop.
 
 The older style, ``fn(args, ctx)`` with an explicit ``input_schema``, still works:
 
