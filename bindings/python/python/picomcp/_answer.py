@@ -72,6 +72,9 @@ class _Answer:
 
     def typed_tool(self, out: Any) -> None:
         """A typed tool's return value, converted by ``picomcp._results.tool_result``."""
+        if type(out) is str:  # the common case, quickly: one text block
+            self._send(self.layer.respond_tool, self.call.index, [_text(out)])
+            return
         if isinstance(out, ToolError):
             self.tool(out)
             return

@@ -755,8 +755,8 @@ class Server:
             tool = tables.tools[call.index]
             if tool.sig is not None:
                 kw = tool.sig.kwargs(call.arguments, ctx)
-                fn = functools.partial(tool.fn, **kw)
-                self._run(ctx, fn, tool, answer.typed_tool, tool_errors=True)
+                fn = tool.fn
+                self._run(ctx, lambda: fn(**kw), tool, answer.typed_tool, tool_errors=True)
                 return
             args = dict(call.arguments)
             for name, value in call.defaults.items():
