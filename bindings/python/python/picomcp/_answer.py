@@ -46,7 +46,11 @@ class _Answer:
             except Exception as e2:
                 s.diag("warn", "cannot answer request %d: %s" % (self.call.id, e2))
         except RespondError as e:
-            s.diag("warn", "cannot answer request %d: %s" % (self.call.id, e))
+            # A cancel the loop took while a worker thread answered: the core refused the
+            # late answer (a stale handle), as it should.
+            late = self.ctx is not None and self.ctx._cancelled
+            s.diag("debug" if late else "warn", "cannot answer request %d: %s"
+                   % (self.call.id, e))
         except Exception as e:  # a value the core cannot take (not JSON, a bad block)
             s.diag("error", "%s: cannot send the answer: %r" % (self.call.name, e))
             s._answer_error(self.call.id, INTERNAL_ERROR, "Internal error: %s" % e)
