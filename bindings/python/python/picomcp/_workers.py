@@ -43,7 +43,7 @@ class _Thread:
 
 
 #: How often the loop looks at a pool at work (seconds).
-LOOK_S = 0.002
+LOOK_S = 0.01
 #: A thread writes out its answers at least every so many calls.
 FLUSH_EVERY = 32
 
