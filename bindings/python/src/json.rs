@@ -25,6 +25,15 @@ impl Codec {
     /// The Python value of a validated JSON view. An integer too long for Python's
     /// int-from-string limit (4300 digits by default) becomes a float (`inf` when out of
     /// range) rather than an error: the peer's text is valid JSON.
+    /// Another handle on the same functions (to convert values without holding the
+    /// object that owns this codec).
+    pub(crate) fn clone_ref(&self, py: Python<'_>) -> Self {
+        Codec {
+            loads: self.loads.clone_ref(py),
+            dumps: self.dumps.clone_ref(py),
+        }
+    }
+
     pub(crate) fn value(&self, py: Python<'_>, v: Json<'_>) -> PyResult<Py<PyAny>> {
         let loads = self.loads.bind(py);
         match loads.call1((v.as_raw(),)) {

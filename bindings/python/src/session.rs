@@ -32,6 +32,38 @@ pub(crate) struct Session {
     pub(crate) codec: Codec,
 }
 
+/// How many times `lock` lets go of the GIL before giving up (then the borrow error
+/// stands: a session call re-entered from inside a session call on the same thread).
+const LOCK_TRIES: u32 = 100_000;
+
+/// The session, borrowed mutably, for the commands that a worker thread gives (the Python
+/// helper's threads answer their calls). Another thread may hold the session inside a
+/// call that runs Python code meanwhile (`json.loads` of a request's params, a finalizer
+/// the collector runs) and so let go of the GIL: this waits, without the GIL, until that
+/// call is over, instead of failing. Take it after every conversion of Python values, and
+/// drop it before raising: a borrow held while no Python code runs is never seen by
+/// another thread.
+pub(crate) fn lock<'py>(session: &Bound<'py, Session>) -> PyResult<PyRefMut<'py, Session>> {
+    let mut tries = 0;
+    loop {
+        match session.try_borrow_mut() {
+            Ok(s) => return Ok(s),
+            Err(e) if tries >= LOCK_TRIES => return Err(e.into()),
+            Err(_) => {
+                tries += 1;
+                session.py().detach(std::thread::yield_now);
+            }
+        }
+    }
+}
+
+/// The session's maximum JSON depth (a limit) and its codec, read under `lock`: what
+/// converting a command's Python values needs before the command takes the session.
+pub(crate) fn depth_codec(session: &Bound<'_, Session>) -> PyResult<(usize, Codec)> {
+    let s = lock(session)?;
+    Ok((s.core.limits().max_depth, s.codec.clone_ref(session.py())))
+}
+
 fn role(name: &str) -> PyResult<Role> {
     Role::from_name(name).ok_or_else(|| {
         ConfigError::new_err(format!(
@@ -277,11 +309,12 @@ impl Session {
 
     /// Everything queued for the peer, as framed lines (`b""` when nothing is queued).
     /// The bytes are taken: write all of them.
-    fn poll_transmit<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        let out = PyBytes::new(py, self.core.pending_transmit());
+    fn poll_transmit<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyBytes>> {
+        let mut s = lock(slf)?;
+        let out = PyBytes::new(slf.py(), s.core.pending_transmit());
         let n = out.as_bytes().len();
-        self.core.advance_transmit(n);
-        out
+        s.core.advance_transmit(n);
+        Ok(out)
     }
 
     /// The next event, or `None`.
@@ -307,32 +340,31 @@ impl Session {
 
     /// Answers the peer's request `id` with a result object (`dict` or JSON text). A
     /// request the peer cancelled is finished silently, as the spec requires.
-    fn respond(&mut self, py: Python<'_>, id: u32, result: &Bound<'_, PyAny>) -> PyResult<()> {
-        let text = self.codec.object_text(py, result)?;
-        let json = validate_object(&text, self.max_depth(), "result")?;
-        self.core
-            .respond(InboundId::from_bits(id), json)
-            .map_err(errors::respond)
+    fn respond(slf: &Bound<'_, Self>, id: u32, result: &Bound<'_, PyAny>) -> PyResult<()> {
+        let (depth, codec) = depth_codec(slf)?;
+        let text = codec.object_text(slf.py(), result)?;
+        let json = validate_object(&text, depth, "result")?;
+        let done = lock(slf)?.core.respond(InboundId::from_bits(id), json);
+        done.map_err(errors::respond)
     }
 
     /// Answers the peer's request `id` with a JSON-RPC error. `data` is any JSON value.
     #[pyo3(signature = (id, code, message, data=None))]
     fn respond_error(
-        &mut self,
-        py: Python<'_>,
+        slf: &Bound<'_, Self>,
         id: u32,
         code: i32,
         message: &str,
         data: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
-        let text = data.map(|d| self.codec.value_text(py, d)).transpose()?;
-        let data = text
-            .as_deref()
-            .map(|t| validate(t, self.max_depth()))
-            .transpose()?;
-        self.core
-            .respond_error(InboundId::from_bits(id), ErrorCode(code), message, data)
-            .map_err(errors::respond)
+        let (depth, codec) = depth_codec(slf)?;
+        let text = data.map(|d| codec.value_text(slf.py(), d)).transpose()?;
+        let data = text.as_deref().map(|t| validate(t, depth)).transpose()?;
+        let done =
+            lock(slf)?
+                .core
+                .respond_error(InboundId::from_bits(id), ErrorCode(code), message, data);
+        done.map_err(errors::respond)
     }
 
     /// 2026-07-28: answers -32021 (missing client capability) naming `required`.

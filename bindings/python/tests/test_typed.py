@@ -359,6 +359,46 @@ def test_progress_from_a_thread_and_cancelling_a_thread(harness):
     assert h.answer_to(rid) is None
 
 
+def test_a_blocked_thread_holds_up_neither_earlier_answers_nor_later_calls(harness):
+    # Worker threads answer their calls and write the answers themselves. Three calls in
+    # one read: a quick one, one that blocks, another quick one. The first answer goes out
+    # while the second call blocks, and the third is taken by another thread (the loop
+    # looks at the pool); ping is answered meanwhile. Every sync tool runs off the loop.
+    app = Server("t", "1", log_level="error", max_workers=2)
+    gate = threading.Event()
+    started = threading.Event()
+    loop_thread = []
+
+    @app.tool
+    def hold() -> str:
+        started.set()
+        gate.wait(10)
+        return "held"
+
+    @app.tool
+    def quick() -> str:
+        return threading.current_thread().name
+
+    @app.on_startup
+    def where(server):
+        loop_thread.append(threading.current_thread().name)
+
+    h = harness(app)
+    first = h.client.send_request(0, "tools/call", {"name": "quick", "arguments": {}})
+    held = h.client.send_request(0, "tools/call", {"name": "hold", "arguments": {}})
+    last = h.client.send_request(0, "tools/call", {"name": "quick", "arguments": {}})
+    h._write()  # one write: the server reads the three together
+    h.pump_until(lambda evs: h.answer_to(first) is not None and h.answer_to(last) is not None,
+                 "the quick calls, while hold blocks")
+    assert started.is_set() and h.answer_to(held) is None
+    names = {h.answer_to(r).result["content"][0]["text"] for r in (first, last)}
+    assert all(n.startswith("picomcp-handler") for n in names) and loop_thread[0] not in names
+    assert h.request("ping").kind == "response"
+    gate.set()
+    h.pump_until(lambda evs: h.answer_to(held) is not None, "hold")
+    assert h.answer_to(held).result["content"][0]["text"] == "held"
+
+
 def test_field_defaults_are_passed_as_values(harness):
     app = Server("t", "1", log_level="error")
 

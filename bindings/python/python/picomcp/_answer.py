@@ -21,11 +21,13 @@ class _Answer:
     """A handler's return value, converted and handed to the core layer, which shapes the
     result for the negotiated revision."""
 
-    def __init__(self, server: Server, tables: _Tables, call: Call) -> None:
+    def __init__(self, server: Server, tables: _Tables, call: Call,
+                 ctx: Context | None = None) -> None:
         self.server = server
         self.layer = tables.layer
         self.call = call
         self.tables = tables
+        self.ctx = ctx  # the call's context (a worker thread reads no session state)
 
     def _send(self, fn: Callable, *args, **kwargs) -> None:
         s = self.server
@@ -44,7 +46,11 @@ class _Answer:
             except Exception as e2:
                 s.diag("warn", "cannot answer request %d: %s" % (self.call.id, e2))
         except RespondError as e:
-            s.diag("warn", "cannot answer request %d: %s" % (self.call.id, e))
+            # A cancel the loop took while a worker thread answered: the core refused the
+            # late answer (a stale handle), as it should.
+            late = self.ctx is not None and self.ctx._cancelled
+            s.diag("debug" if late else "warn", "cannot answer request %d: %s"
+                   % (self.call.id, e))
         except Exception as e:  # a value the core cannot take (not JSON, a bad block)
             s.diag("error", "%s: cannot send the answer: %r" % (self.call.name, e))
             s._answer_error(self.call.id, INTERNAL_ERROR, "Internal error: %s" % e)
@@ -70,6 +76,9 @@ class _Answer:
 
     def typed_tool(self, out: Any) -> None:
         """A typed tool's return value, converted by ``picomcp._results.tool_result``."""
+        if type(out) is str:  # the common case, quickly: one text block
+            self._send(self.layer.respond_tool, self.call.index, [_text(out)])
+            return
         if isinstance(out, ToolError):
             self.tool(out)
             return
@@ -77,8 +86,8 @@ class _Answer:
         try:
             content, structured, is_error, meta = _results.tool_result(out, tool.mime_type)
         except Exception as e:  # a value with no JSON form
-            self.server._failed(Context(self.server, self.call.id, self.call.method, {}),
-                                e, self.tool, True)
+            ctx = self.ctx or Context(self.server, self.call.id, self.call.method, {})
+            self.server._failed(ctx, e, self.tool, True)
             return
         self._send(self.layer.respond_tool, self.call.index, content, structured,
                    is_error=is_error, meta=meta)

@@ -130,11 +130,9 @@ class Context:
     def __init__(self, server: Server, request_id: int, method: str, params: dict,
                  call: Any = None) -> None:
         self._server = server
-        # The retry's answers and state as the binding read them (``Call``).
+        # The retry's answers and state as the binding read them (``Call``), read when
+        # asked (``_responses``, ``_state``, ``_retry_error``): most handlers never do.
         self._call = call
-        self._responses = getattr(call, "input_responses", None) or {}
-        self._state = getattr(call, "request_state", None)
-        self._retry_error = getattr(call, "retry_error", None)
         self._is_modern: bool | None = None
         self.request_id = request_id
         self.method = method
@@ -148,6 +146,18 @@ class Context:
         #: The verified caller over HTTP with ``asgi(auth=...)``: ``subject``,
         #: ``client_id``, ``scopes``, ``expires_at``; ``None`` otherwise. Never the token.
         self.principal: dict | None = server._principal
+
+    @property
+    def _responses(self) -> dict:
+        return getattr(self._call, "input_responses", None) or {}
+
+    @property
+    def _state(self) -> str | None:
+        return getattr(self._call, "request_state", None)
+
+    @property
+    def _retry_error(self) -> str | None:
+        return getattr(self._call, "retry_error", None)
 
     def _on_loop(self) -> bool:
         return threading.get_ident() == self._server._loop_thread

@@ -22,8 +22,9 @@ arguments are converted to the declared types, a parameter annotated ``Context``
 injected, and the return value is converted by ``picomcp._results``. A typed tool that
 raises answers ``isError: true`` with the exception's message (the traceback goes to
 stderr through ``logging``). Plain ``def`` handlers run in a bounded thread pool
-(``max_workers``), so the loop keeps answering ``ping`` and cancellations meanwhile;
-``async def`` handlers run on the loop.
+(``max_workers``, ``picomcp._workers``), so the loop keeps answering ``ping`` and
+cancellations meanwhile; on stdio the threads answer their calls and write the answers
+themselves. ``async def`` handlers run on the loop.
 
 The older style, ``fn(args, ctx)`` with an explicit ``input_schema``, still works:
 
@@ -163,6 +164,11 @@ class Server:
         self._workers: Workers | None = None
         self._jobs: dict[int, Context] = {}  # calls given to a worker thread
         self._deferred = False  # inside _pump: one write for every answer
+        #: Taken to write output: worker threads answering stdio calls write it too.
+        self._out_lock = threading.Lock()
+        #: The loop waits for calls in worker threads to end: the thread that ends the
+        #: last one wakes it (otherwise threads never wake the loop for their answers).
+        self._await_jobs = False
         self._loop_thread = threading.get_ident()
         self.tools: dict[str, _Tool] = {}
         self.resources: dict[str, _Resource] = {}
@@ -490,8 +496,9 @@ class Server:
         also protects stdout; this does not). Enters the lifespan first."""
         self._loop_thread = threading.get_ident()
         if self.max_workers > 0:
+            # Worker threads answer their calls and write the answers themselves.
             self._workers = Workers(asyncio.get_running_loop(), self.max_workers,
-                                    self._jobs_done)
+                                    answer=self._job_answer, flush=self._job_flush)
         try:
             if self._lifespan is None:
                 return await self._serve(in_fd, out_fd)
@@ -503,6 +510,12 @@ class Server:
             if self._workers is not None:
                 self._workers.shutdown()  # handlers blocked in a thread are not waited for
                 self._workers = None
+            # A thread whose handler returns late must not write to the descriptor, which
+            # the caller may close and reuse (a blocked write gives up the lock in time).
+            locked = self._out_lock.acquire(timeout=1)
+            self._out_fd = -1
+            if locked:
+                self._out_lock.release()
 
     async def _serve(self, in_fd: int, out_fd: int) -> int:
         self._out_fd = out_fd
@@ -573,14 +586,18 @@ class Server:
                 if data and not taken:
                     # The session waits for us (a 2025-03-26 batch whose members are still
                     # running): let the handlers run, then offer the rest again.
+                    self._await_jobs = True
                     busy = self._tasks or self._jobs
                     await self._wait(loop.create_future(), None if busy else 0.01)
+                    self._await_jobs = False
         # End of input: work already running still owes its answer.
+        self._await_jobs = True
         while self._tasks or self._jobs:
             if self._tasks:
                 await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
-            else:  # calls in worker threads: their answers wake the loop
+            else:  # calls in worker threads: the thread ending the last wakes the loop
                 await self._wait(loop.create_future(), 0.1)
+        self._await_jobs = False
         self._pump()
         self.diag("info", "end of input; exiting")
         return 0
@@ -606,16 +623,25 @@ class Server:
             self._pump()
         return task.done()
 
-    def _flush(self) -> None:
-        out = self.session.poll_transmit()
-        view = memoryview(out)
-        while view:
-            try:
-                n = os.write(self._out_fd, view)
-            except BrokenPipeError:
-                self.diag("warn", "the client closed stdout; dropping output")
-                return
-            view = view[n:]
+    def _flush(self, wait: bool = True) -> None:
+        """Writes out what the session queued. Under ``_out_lock``: a worker thread may
+        write answers meanwhile, and what one takes from the queue goes out whole before
+        what the next takes. ``wait=False``: nothing when another thread is writing (it
+        takes what is queued once it is done)."""
+        if not self._out_lock.acquire(wait):
+            return
+        try:
+            out = self.session.poll_transmit()
+            view = memoryview(out)
+            while view and self._out_fd >= 0:
+                try:
+                    n = os.write(self._out_fd, view)
+                except BrokenPipeError:
+                    self.diag("warn", "the client closed stdout; dropping output")
+                    return
+                view = view[n:]
+        finally:
+            self._out_lock.release()
 
     def _on_loop_command(self, fn: Callable, *args):
         """``_command`` from any thread: a worker thread hands it to the loop (fire and
@@ -642,12 +668,16 @@ class Server:
             return None
 
     def _command(self, fn: Callable, *args, **kwargs):
-        """Runs a session command; a full transmit queue is written out once first."""
+        """Runs a session command; a full transmit queue is written out once first. On a
+        worker thread answering its calls (stdio), the thread writes out its answers
+        once it has no call left, and the loop is not woken."""
         try:
             result = fn(*args, **kwargs)
         except QueueFull:
             self._flush()
             result = fn(*args, **kwargs)
+        if threading.get_ident() != self._loop_thread:
+            return result
         if not self._deferred:
             self._flush()
         self._wake.set()  # deadlines may have changed: the loop recomputes them
@@ -671,6 +701,8 @@ class Server:
         finally:
             self._deferred = False
         self._flush()
+        if self._workers is not None:
+            self._workers.kick()  # the calls this read queued, to a thread at once
 
     def _on_event(self, ev: Event) -> None:
         kind = ev.kind
@@ -717,14 +749,14 @@ class Server:
 
     def _on_call(self, tables: _Tables, call: Call) -> None:
         ctx = Context(self, call.id, call.method, call.params, call)
-        answer = _Answer(self, tables, call)
+        answer = _Answer(self, tables, call, ctx)
         kind = call.kind
         if kind == "tool":
             tool = tables.tools[call.index]
             if tool.sig is not None:
                 kw = tool.sig.kwargs(call.arguments, ctx)
-                fn = functools.partial(tool.fn, **kw)
-                self._run(ctx, fn, tool, answer.typed_tool, tool_errors=True)
+                fn = tool.fn
+                self._run(ctx, lambda: fn(**kw), tool, answer.typed_tool, tool_errors=True)
                 return
             args = dict(call.arguments)
             for name, value in call.defaults.items():
@@ -775,6 +807,8 @@ class Server:
             self._jobs[ctx.request_id] = ctx
             self._workers.submit((ctx, answer, tool_errors),
                                  lambda: None if ctx._cancelled else handler())
+            if not self._deferred:
+                self._workers.kick()
             return
         try:
             result = handler()
@@ -824,6 +858,36 @@ class Server:
             self._deferred = False
         self._flush()
         self._wake.set()
+
+    def _job_answer(self, item: tuple, ok: bool, value: Any) -> None:
+        """A call given to a worker thread finished: answered on that thread (stdio; the
+        session's commands run under the GIL, one at a time, and a cancellation the loop
+        took meanwhile makes the core refuse the answer, as a stale request)."""
+        ctx, answer, tool_errors = item
+        try:
+            if ctx._cancelled:
+                return  # cancelled by the client: nothing more is sent
+            if ok:
+                answer(value)
+            elif isinstance(value, Exception):
+                self._failed(ctx, value, answer, tool_errors)
+            else:  # SystemExit, KeyboardInterrupt in a handler thread
+                self._failed(ctx, RuntimeError(repr(value)), answer, tool_errors)
+        except Exception as e:  # the answer could not be given: never kills the thread
+            self.diag("error", "cannot answer request %d: %r" % (ctx.request_id, e))
+        finally:
+            self._jobs.pop(ctx.request_id, None)
+
+    def _job_flush(self, wait: bool) -> None:
+        """A worker thread ran every queued call (or the loop looks at the pool): the
+        answers go out in one write, and the loop, when it waits for the last call, is
+        woken."""
+        self._flush(wait)
+        if self._await_jobs and not self._jobs:
+            try:
+                self._loop.call_soon_threadsafe(self._wake.set)
+            except RuntimeError:  # the loop is closed
+                pass
 
     def _failed(self, ctx: Context, e: BaseException, answer: Callable,
                 tool_errors: bool) -> None:

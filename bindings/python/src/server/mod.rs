@@ -21,7 +21,7 @@ use pyo3::types::PyString;
 use crate::errors;
 use crate::event::Event;
 use crate::json::{Codec, validate_object};
-use crate::session::Session;
+use crate::session::{self, Session};
 
 pub(crate) use call::Call;
 
@@ -192,7 +192,7 @@ impl ServerLayer {
     fn respond_tool(
         &self,
         py: Python<'_>,
-        mut session: PyRefMut<'_, Session>,
+        session: &Bound<'_, Session>,
         id: u32,
         tool: usize,
         content: Option<&Bound<'_, PyAny>>,
@@ -200,7 +200,8 @@ impl ServerLayer {
         is_error: bool,
         meta: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
-        let depth = session.core.limits().max_depth;
+        // The values are converted first, then the session is taken (`session::lock`).
+        let depth = session::lock(session)?.core.limits().max_depth;
         let owned = content
             .filter(|c| !c.is_none())
             .map(|c| answer::blocks(&self.codec, c, depth))
@@ -233,18 +234,21 @@ impl ServerLayer {
         if let Some(m) = meta {
             result = result.with_meta(m);
         }
-        let mut cmds = session.core.commands();
-        self.defs
-            .server()
-            .respond_tool(&mut cmds, self::id(id), tool, &result)
-            .map_err(|e| result_error(py, e))
+        let done = {
+            let mut s = session::lock(session)?;
+            let mut cmds = s.core.commands();
+            self.defs
+                .server()
+                .respond_tool(&mut cmds, self::id(id), tool, &result)
+        };
+        done.map_err(|e| result_error(py, e))
     }
 
     /// Answers the read `id` with `contents`: a list of `{"uri", "mimeType"?, "text"}` or
     /// `{"uri", "mimeType"?, "blob"}` (base64) `dict`s.
     fn respond_read(
         &self,
-        mut session: PyRefMut<'_, Session>,
+        session: &Bound<'_, Session>,
         id: u32,
         contents: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
@@ -258,11 +262,14 @@ impl ServerLayer {
             .map(|c| answer::contents(&c?))
             .collect::<PyResult<Vec<_>>>()?;
         let views: Vec<_> = owned.iter().map(|c| c.view()).collect();
-        let mut cmds = session.core.commands();
-        self.defs
-            .server()
-            .respond_read(&mut cmds, self::id(id), &views)
-            .map_err(errors::respond)
+        let done = {
+            let mut s = session::lock(session)?;
+            let mut cmds = s.core.commands();
+            self.defs
+                .server()
+                .respond_read(&mut cmds, self::id(id), &views)
+        };
+        done.map_err(errors::respond)
     }
 
     /// Answers the prompt `id` of prompt `prompt` (`Call.index`) with `messages`
@@ -271,12 +278,12 @@ impl ServerLayer {
     fn respond_prompt(
         &self,
         py: Python<'_>,
-        mut session: PyRefMut<'_, Session>,
+        session: &Bound<'_, Session>,
         id: u32,
         prompt: usize,
         messages: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
-        let depth = session.core.limits().max_depth;
+        let depth = session::lock(session)?.core.limits().max_depth;
         if messages.is_instance_of::<PyString>() {
             return Err(pyo3::exceptions::PyTypeError::new_err(
                 "messages must be a list of prompt messages",
@@ -287,11 +294,14 @@ impl ServerLayer {
             .map(|m| answer::message(&self.codec, &m?, depth))
             .collect::<PyResult<Vec<_>>>()?;
         let views = answer::message_views(&owned);
-        let mut cmds = session.core.commands();
-        self.defs
-            .server()
-            .respond_prompt(&mut cmds, self::id(id), prompt, &views)
-            .map_err(|e| result_error(py, e))
+        let done = {
+            let mut s = session::lock(session)?;
+            let mut cmds = s.core.commands();
+            self.defs
+                .server()
+                .respond_prompt(&mut cmds, self::id(id), prompt, &views)
+        };
+        done.map_err(|e| result_error(py, e))
     }
 
     /// Answers the completion `id` with `values` (best first; at most 100 are sent, and
@@ -299,7 +309,7 @@ impl ServerLayer {
     #[pyo3(signature = (session, id, values, total=None, has_more=false))]
     fn respond_completion(
         &self,
-        mut session: PyRefMut<'_, Session>,
+        session: &Bound<'_, Session>,
         id: u32,
         values: Vec<String>,
         total: Option<usize>,
@@ -311,11 +321,14 @@ impl ServerLayer {
             total,
             has_more,
         };
-        let mut cmds = session.core.commands();
-        self.defs
-            .server()
-            .respond_completion(&mut cmds, self::id(id), &completion)
-            .map_err(errors::respond)
+        let done = {
+            let mut s = session::lock(session)?;
+            let mut cmds = s.core.commands();
+            self.defs
+                .server()
+                .respond_completion(&mut cmds, self::id(id), &completion)
+        };
+        done.map_err(errors::respond)
     }
 
     fn __repr__(&self) -> String {
