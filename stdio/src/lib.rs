@@ -62,7 +62,10 @@ pub enum Step<'a> {
         /// Milliseconds since the driver started.
         now: u64,
     },
-    /// The wake-up time passed to [`Driver::next`] was reached.
+    /// The wake-up time passed to [`Driver::next`] was reached, or input was handled
+    /// that produced no event (a `ping` or a `resources/subscribe` the core answered
+    /// itself) and the driver is about to wait for more: the session's state may have
+    /// changed, so compute the wake-up time again before the next call.
     Wake {
         /// Milliseconds since the driver started.
         now: u64,
@@ -123,6 +126,9 @@ pub struct Driver<W: Write> {
     scratch: Vec<u8>,
     start: Instant,
     eof: bool,
+    /// Input was fed since `next` last returned: before waiting for more, return once so
+    /// the host can recompute its wake-up time from the session's new state.
+    fed: bool,
     /// The writer failed: output is dropped from then on and the session is closed.
     broken: bool,
 }
@@ -163,6 +169,7 @@ impl<W: Write> Driver<W> {
             scratch: std::vec![0u8; max_line + 64],
             start: Instant::now(),
             eof: false,
+            fed: false,
             broken: false,
         }
     }
@@ -225,6 +232,7 @@ impl<W: Write> Driver<W> {
     pub fn next(&mut self, session: &mut Session<'_>, wake: Option<u64>) -> io::Result<Step<'_>> {
         loop {
             if session.has_events() {
+                self.fed = false;
                 let now = self.now();
                 return match session.poll_event_copied(&mut self.scratch) {
                     Ok(Some(event)) => Ok(Step::Event { event, now }),
@@ -247,6 +255,7 @@ impl<W: Write> Driver<W> {
                 };
                 let n = feed(self, session);
                 self.pending.1 += n;
+                self.fed |= n > 0;
                 if n == 0 {
                     // A queue is full: write out, then offer the rest again. If that frees
                     // nothing, the session waits for the host (unanswered requests, an
@@ -280,6 +289,11 @@ impl<W: Write> Driver<W> {
             if self.eof {
                 session.handle_eof(now);
                 continue;
+            }
+            if core::mem::take(&mut self.fed) {
+                // The input just handled may have changed what the host waits for (a
+                // subscription began): let it recompute `wake` before we block.
+                return Ok(Step::Wake { now });
             }
             // About to wait: write out everything first.
             self.flush(session)?;
@@ -355,11 +369,13 @@ mod tests {
 
         let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
         client.write_all(format!("{init}\n").as_bytes()).unwrap();
-        // Nothing more comes: a wait with a deadline ends in a wake-up, through the helper.
-        loop {
+        // Nothing more comes: a wait with a deadline ends in a wake-up, through the helper
+        // (the first wake-up may be the one after input, before any wait).
+        let mut wakes = 0;
+        while driver.helper.is_none() && wakes < 3 {
             let now = driver.now();
             match driver.next(&mut session, Some(now + 20)).unwrap() {
-                Step::Wake { .. } => break,
+                Step::Wake { .. } => wakes += 1,
                 Step::Event { .. } => {}
                 Step::Closed => panic!("closed before end of input"),
             }
@@ -385,5 +401,55 @@ mod tests {
             out.contains(r#""id":2,"result":{}"#),
             "ping answered: {out}"
         );
+    }
+
+    /// Input that produces no event (here a `resources/subscribe` the core answers itself)
+    /// still hands control back before the driver blocks on the next read, so a host
+    /// whose wake-up time depends on the session's state (a subscription's updates)
+    /// computes it again. Before, the driver went on to a blocking read with the old
+    /// `wake` (none), and the subscriber never got an update.
+    #[test]
+    fn input_without_an_event_returns_before_the_next_blocking_read() {
+        let (input, mut client) = io::pipe().unwrap();
+        let caps = Json::new(r#"{"resources":{"subscribe":true}}"#).unwrap();
+        let config = Config::server("t", "0.1.0", caps);
+        let storage = Storage::owned(config.limits.max_line, 4, 2, config.info_len());
+        let mut session = Session::new(&config, storage, 0).unwrap();
+        let mut driver = Driver::new(input, Vec::new(), config.limits.max_line);
+        let lines = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://x"}}"#,
+        ];
+        // The subscription comes in a read of its own, after the handshake.
+        client
+            .write_all(format!("{}\n{}\n", lines[0], lines[1]).as_bytes())
+            .unwrap();
+        // The client stays connected: a driver that blocked instead would never return.
+        let (done, finished) = std::sync::mpsc::channel();
+        let worker = std::thread::spawn(move || {
+            let mut subscribed = false;
+            for _ in 0..16 {
+                match driver.next(&mut session, None).unwrap() {
+                    Step::Wake { .. } | Step::Event { .. } => {}
+                    Step::Closed => break,
+                }
+                if session.is_subscribed("test://x") {
+                    subscribed = true;
+                    break;
+                }
+            }
+            done.send(subscribed).unwrap();
+        });
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        client
+            .write_all(format!("{}\n", lines[2]).as_bytes())
+            .unwrap();
+        let subscribed = finished
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("the driver blocked on a read after input that produced no event");
+        assert!(subscribed, "the host saw the subscription");
+        drop(client);
+        worker.join().unwrap();
     }
 }
