@@ -545,3 +545,47 @@ fn progress_for_no_request_of_ours_is_a_violation_late_progress_is_not() {
     let ev = deliver(&mut p.client, now, progress(&wire).as_bytes());
     assert!(ev.is_empty(), "{ev:?}");
 }
+
+/// Ids name the same request by value, not by spelling: `"\u0031"` while `"1"` is in
+/// flight is a duplicate (the in-flight check compares bytes first and unescapes only
+/// when either id has an escape), while the integer `1` and a different string are not.
+#[test]
+fn a_duplicate_id_is_found_whatever_its_escapes() {
+    let mut s = ready_server("2025-11-25");
+    push(
+        &mut s,
+        0,
+        b"{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"method\":\"tools/list\"}\n",
+    );
+    let (first, _, _) = next_request(&mut s);
+    let (out, _) = feed(
+        &mut s,
+        0,
+        br#"{"jsonrpc":"2.0","id":"\u0031","method":"tools/list"}
+"#,
+    );
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert!(
+        out[0].starts_with(r#"{"jsonrpc":"2.0","id":"\u0031","error":{"code":-32600"#),
+        "{}",
+        out[0]
+    );
+    for other in [r#"1"#, r#""\u0032""#, r#""11""#] {
+        push(
+            &mut s,
+            0,
+            format!("{{\"jsonrpc\":\"2.0\",\"id\":{other},\"method\":\"tools/list\"}}\n")
+                .as_bytes(),
+        );
+        let (id, _, _) = next_request(&mut s);
+        s.respond(id, Json::new(r#"{"tools":[]}"#).unwrap())
+            .unwrap();
+    }
+    let _ = take_output(&mut s);
+    s.respond(first, Json::new(r#"{"tools":[]}"#).unwrap())
+        .unwrap();
+    assert_eq!(
+        take_output(&mut s)[0],
+        r#"{"jsonrpc":"2.0","id":"1","result":{"tools":[]}}"#
+    );
+}

@@ -194,9 +194,15 @@ impl<'b> JsonWriter<'b> {
     }
 
     fn escape_body(&mut self, s: &str) {
+        // The bytes JSON requires escaped are the scanner's string stops (`"`, `\`,
+        // control characters), so the plain runs between them are found the scanner's
+        // way: a word at a time on hosts.
         let b = s.as_bytes();
         let mut start = 0;
-        for (i, &c) in b.iter().enumerate() {
+        loop {
+            let (i, stop) = super::string_stop::find_string_stop_byte(b, start);
+            self.put(&b[start..i]);
+            let Some(c) = stop else { break };
             let esc: &[u8] = match c {
                 b'"' => b"\\\"",
                 b'\\' => b"\\\\",
@@ -205,10 +211,8 @@ impl<'b> JsonWriter<'b> {
                 b'\t' => b"\\t",
                 0x08 => b"\\b",
                 0x0c => b"\\f",
-                0..=0x1f => b"",
-                _ => continue,
+                _ => b"",
             };
-            self.put(&b[start..i]);
             if esc.is_empty() {
                 const HEX: &[u8; 16] = b"0123456789abcdef";
                 self.put(&[
@@ -224,7 +228,6 @@ impl<'b> JsonWriter<'b> {
             }
             start = i + 1;
         }
-        self.put(&b[start..]);
     }
 
     /// Writes an integer.
@@ -443,6 +446,46 @@ mod tests {
         // Not escaped: '/', DEL, non-ASCII (U+2028 included; it is valid inside JSON strings).
         assert_eq!(string_of("/\u{7f}é😀\u{2028}"), "\"/\u{7f}é😀\u{2028}\"");
         assert_eq!(string_of(""), "\"\"");
+    }
+
+    /// The plain runs between escapes are found a word at a time: every byte that needs an
+    /// escape, at every offset of a string longer than the words and blocks searched, is
+    /// escaped as the byte-at-a-time rule says, and nothing else is.
+    #[test]
+    fn escapes_at_every_offset() {
+        fn reference(s: &str) -> String {
+            let mut out = String::from("\"");
+            for c in s.chars() {
+                match c {
+                    '"' => out.push_str("\\\""),
+                    '\\' => out.push_str("\\\\"),
+                    '\n' => out.push_str("\\n"),
+                    '\r' => out.push_str("\\r"),
+                    '\t' => out.push_str("\\t"),
+                    '\u{8}' => out.push_str("\\b"),
+                    '\u{c}' => out.push_str("\\f"),
+                    c if (c as u32) < 0x20 => out.push_str(&std::format!("\\u{:04x}", c as u32)),
+                    c => out.push(c),
+                }
+            }
+            out.push('"');
+            out
+        }
+        for stop in [0x00u8, 0x01, 0x08, 0x0a, 0x1f, b'"', b'\\'] {
+            for len in [1usize, 7, 8, 9, 16, 17, 40, 70] {
+                for at in 0..len {
+                    let mut b = std::vec![b'x'; len];
+                    b[at] = stop;
+                    if at + 2 < len {
+                        b[at + 2] = b'"';
+                    }
+                    let s = core::str::from_utf8(&b).unwrap();
+                    assert_eq!(string_of(s), reference(s), "{stop:#x} at {at} of {len}");
+                }
+            }
+        }
+        let mixed = "é😀 plain words that run past a block \u{2028}\u{7f}/ then \" and \\ end";
+        assert_eq!(string_of(mixed), reference(mixed));
     }
 
     #[test]
