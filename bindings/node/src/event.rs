@@ -203,19 +203,9 @@ impl JsonText {
     fn int_member(&mut self, name: &str, v: Option<u32>) {
         if let Some(v) = v {
             self.key(name);
-            let mut digits = [0u8; 10];
-            let mut n = v;
-            let mut i = digits.len();
-            loop {
-                i -= 1;
-                digits[i] = b'0' + (n % 10) as u8;
-                n /= 10;
-                if n == 0 {
-                    break;
-                }
-            }
-            // ASCII digits only.
-            self.0.extend(digits[i..].iter().map(|&d| d as char));
+            use std::fmt::Write as _;
+            // Writing to a String cannot fail.
+            let _ = write!(self.0, "{v}");
         }
     }
 

@@ -846,18 +846,23 @@ class Server:
         try:
             for (ctx, answer, tool_errors), ok, value in done:
                 self._jobs.pop(ctx.request_id, None)
-                if ctx._cancelled:
-                    continue  # cancelled by the client: nothing more is sent
-                if ok:
-                    answer(value)
-                elif isinstance(value, Exception):
-                    self._failed(ctx, value, answer, tool_errors)
-                else:  # SystemExit, KeyboardInterrupt in a handler thread
-                    self._failed(ctx, RuntimeError(repr(value)), answer, tool_errors)
+                self._deliver(ctx, answer, tool_errors, ok, value)
         finally:
             self._deferred = False
         self._flush()
         self._wake.set()
+
+    def _deliver(self, ctx, answer, tool_errors, ok: bool, value: Any) -> None:
+        """Gives a worker call's outcome as its answer: the value, or the error it raised
+        (nothing when the client cancelled the call meanwhile)."""
+        if ctx._cancelled:
+            return  # cancelled by the client: nothing more is sent
+        if ok:
+            answer(value)
+        elif isinstance(value, Exception):
+            self._failed(ctx, value, answer, tool_errors)
+        else:  # SystemExit, KeyboardInterrupt in a handler thread
+            self._failed(ctx, RuntimeError(repr(value)), answer, tool_errors)
 
     def _job_answer(self, item: tuple, ok: bool, value: Any) -> None:
         """A call given to a worker thread finished: answered on that thread (stdio; the
@@ -865,14 +870,7 @@ class Server:
         took meanwhile makes the core refuse the answer, as a stale request)."""
         ctx, answer, tool_errors = item
         try:
-            if ctx._cancelled:
-                return  # cancelled by the client: nothing more is sent
-            if ok:
-                answer(value)
-            elif isinstance(value, Exception):
-                self._failed(ctx, value, answer, tool_errors)
-            else:  # SystemExit, KeyboardInterrupt in a handler thread
-                self._failed(ctx, RuntimeError(repr(value)), answer, tool_errors)
+            self._deliver(ctx, answer, tool_errors, ok, value)
         except Exception as e:  # the answer could not be given: never kills the thread
             self.diag("error", "cannot answer request %d: %r" % (ctx.request_id, e))
         finally:
