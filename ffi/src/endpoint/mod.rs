@@ -11,7 +11,6 @@
 //! The core `Endpoint<'static>` borrows the other regions; the `'static` is the C
 //! caller's promise to keep the memory until `picomcp_endpoint_deinit`. Sessions stay
 //! the host's: a pool of `picomcp_session`s by slot, handed in to `collect`.
-
 //!
 //! # Modules
 //!

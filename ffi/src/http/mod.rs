@@ -6,7 +6,6 @@
 //! the receive buffer. Sizes come from `picomcp_http_connection_storage_size`; the
 //! memory is the caller's (a static array, calloc at start), so a socket loop serves
 //! HTTP with no malloc.
-
 //!
 //! # Modules
 //!

@@ -16,7 +16,6 @@
 //! Decoded text of a call (the URI, a completion's argument and value) is written into
 //! the session's scratch region, like the decoded text of ordinary events; so every view
 //! in a `picomcp_call` lives as long as the views of its `picomcp_event`.
-
 //!
 //! # Modules
 //!
