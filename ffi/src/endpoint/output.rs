@@ -1,6 +1,7 @@
-//! What an endpoint hands back: the output of a session collected onto its streams,
-//! response heads and bytes to write, detaching a finished stream, deadlines and their
-//! expiry, and whether a session slot is in use.
+//! What an endpoint hands back: a session's output collected onto its streams, the next
+//! thing to write on a stream (head, body bytes, end) and how much was written, a stream
+//! whose connection went away, the endpoint's deadlines and their expiry, and whether a
+//! session slot is in use.
 
 use core::ptr;
 

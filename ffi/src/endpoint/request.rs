@@ -1,6 +1,8 @@
 //! One HTTP request in: the endpoint applies every MCP rule of Streamable HTTP (both
-//! eras; with authorization when configured) and says what to do with it in a
-//! `picomcp_http_outcome`: answer at once, or deliver the message to a session slot.
+//! eras; Bearer tokens when configured with authorization) and says what to do next in a
+//! `picomcp_http_outcome`: answer at once, deliver the body to the session in a slot, or
+//! serve a GET stream. Under authorization, `picomcp_endpoint_principal` names the
+//! verified caller.
 
 use core::ffi::c_void;
 use core::ptr;
