@@ -84,18 +84,33 @@ impl InboundSlot {
     /// Whether this slot's request has the wire id `w` ([`Id::same`]). This runs for every
     /// open slot on every incoming request, so it compares the stored bytes: when neither
     /// id has an escape (`\`), the same text is the same id and different texts are
-    /// different ids, and the text is compared by length, then its first eight bytes as
-    /// one word, then the rest. Only an id with an escape pays for the unescaping
-    /// comparison.
+    /// different ids ([`same_text`](Self::same_text)). Only an id with an escape pays for
+    /// the unescaping comparison.
     #[inline]
     fn has_id(&self, w: &WireId<'_, '_>) -> bool {
-        let len = self.id.len as usize;
         if self.id_plain && !w.escaped {
-            return len == w.bytes.len()
-                && head(&self.id.bytes) & w.mask == w.head
-                && (len <= 8 || self.id.bytes.get(8..len) == w.bytes.get(8..));
+            return self.same_text(w);
         }
         self.wire_id().same(w.id)
+    }
+
+    /// Hosts: the stored text is `w`'s, compared by length, then the first eight bytes as
+    /// one word, then the rest (no `memcmp` call per open slot).
+    #[cfg(not(target_os = "none"))]
+    #[inline(always)]
+    fn same_text(&self, w: &WireId<'_, '_>) -> bool {
+        let len = self.id.len as usize;
+        len == w.bytes.len()
+            && head(&self.id.bytes) & w.mask == w.head
+            && (len <= 8 || self.id.bytes.get(8..len) == w.bytes.get(8..))
+    }
+
+    /// Bare-metal targets: a plain comparison (the word compare costs flash, and a
+    /// device's table has a slot or two).
+    #[cfg(target_os = "none")]
+    #[inline(always)]
+    fn same_text(&self, w: &WireId<'_, '_>) -> bool {
+        &self.id.bytes[..self.id.len as usize] == w.bytes
     }
 
     /// Holds a request or stream (not free, not a cancelled leftover).
@@ -249,8 +264,11 @@ impl<'s> InboundTable<'s> {
 struct WireId<'i, 'a> {
     id: &'i Id<'a>,
     bytes: &'a [u8],
-    /// The first eight bytes (zero-padded) as a word, and the mask of the bytes in use.
+    /// Hosts: the first eight bytes (zero-padded) as a word, and the mask of the bytes in
+    /// use ([`InboundSlot::same_text`]).
+    #[cfg(not(target_os = "none"))]
     head: u64,
+    #[cfg(not(target_os = "none"))]
     mask: u64,
     /// Has a `\`.
     escaped: bool,
@@ -259,18 +277,24 @@ struct WireId<'i, 'a> {
 impl<'i, 'a> WireId<'i, 'a> {
     fn new(id: &'i Id<'a>) -> Self {
         let bytes = id.as_raw().as_bytes();
-        let mut word = [0u8; 8];
-        for (d, s) in word.iter_mut().zip(bytes) {
-            *d = *s;
-        }
-        let mask = match bytes.len() {
-            n @ 0..8 => (1u64 << (8 * n)) - 1,
-            _ => u64::MAX,
+        #[cfg(not(target_os = "none"))]
+        let (head, mask) = {
+            let mut word = [0u8; 8];
+            for (d, s) in word.iter_mut().zip(bytes) {
+                *d = *s;
+            }
+            let mask = match bytes.len() {
+                n @ 0..8 => (1u64 << (8 * n)) - 1,
+                _ => u64::MAX,
+            };
+            (u64::from_le_bytes(word), mask)
         };
         WireId {
             id,
             bytes,
-            head: u64::from_le_bytes(word),
+            #[cfg(not(target_os = "none"))]
+            head,
+            #[cfg(not(target_os = "none"))]
             mask,
             escaped: bytes.contains(&b'\\'),
         }
@@ -278,6 +302,7 @@ impl<'i, 'a> WireId<'i, 'a> {
 }
 
 /// The first eight bytes of a stored id as a word (in the order [`WireId`] reads them).
+#[cfg(not(target_os = "none"))]
 #[inline(always)]
 fn head(bytes: &[u8; crate::jsonrpc::ID_CAPACITY]) -> u64 {
     let mut word = [0u8; 8];
