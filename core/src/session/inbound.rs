@@ -138,6 +138,9 @@ pub(crate) struct InboundTable<'s> {
     slots: Slice<'s, InboundSlot>,
     /// Requests opened so far (a batch tells its own members by this).
     opened: u32,
+    /// Slots that hold a request or stream ([`InboundSlot::live`]): with none, a new id
+    /// needs no comparison (a `ping` answered at once, the first request).
+    live: u16,
     last: u16,
 }
 
@@ -149,6 +152,7 @@ impl<'s> InboundTable<'s> {
         InboundTable {
             slots,
             opened: 0,
+            live: 0,
             last: 0,
         }
     }
@@ -191,11 +195,11 @@ impl<'s> InboundTable<'s> {
 
     /// True when a request or stream with this id is in flight.
     pub(crate) fn in_flight(&self, id: &Id<'_>) -> bool {
-        self.in_flight_wire(&WireId::new(id))
+        self.live != 0 && self.in_flight_wire(&WireId::new(id))
     }
 
     fn in_flight_wire(&self, w: &WireId<'_, '_>) -> bool {
-        self.slots.iter().any(|s| s.live() && s.has_id(w))
+        self.live != 0 && self.slots.iter().any(|s| s.live() && s.has_id(w))
     }
 
     /// True when a new request would get a slot.
@@ -237,6 +241,7 @@ impl<'s> InboundTable<'s> {
             slot.token.set(t.as_raw());
         }
         self.opened = self.opened.wrapping_add(1);
+        self.live += 1;
         self.last = index as u16;
         Ok(index)
     }
@@ -248,12 +253,19 @@ impl<'s> InboundTable<'s> {
 
     /// The request in slot `index` was cancelled by the peer: its slot is reclaimed.
     pub(crate) fn cancel(&mut self, index: usize) {
-        self.slots[index].state = InboundState::Cancelled;
+        let s = &mut self.slots[index];
+        if s.live() {
+            self.live = self.live.saturating_sub(1);
+        }
+        s.state = InboundState::Cancelled;
     }
 
     /// The request in slot `index` is finished.
     pub(crate) fn free(&mut self, index: usize) {
         if let Some(s) = self.slots.get_mut(index) {
+            if s.live() {
+                self.live = self.live.saturating_sub(1);
+            }
             s.state = InboundState::Free;
         }
     }
@@ -359,5 +371,42 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The count of live slots follows opens, cancels and frees: an id is in flight
+    /// exactly while its slot is open.
+    #[test]
+    fn in_flight_follows_the_slots() {
+        let (a, b) = (Id::parse("1").unwrap(), Id::parse(r#""b""#).unwrap());
+        let mut slots = [InboundSlot::EMPTY; 2];
+        let mut t = InboundTable::new(Slice::Borrowed(&mut slots));
+        assert!(!t.in_flight(&a));
+        let ia = t
+            .open(&a, Method::ToolsList, Json::EMPTY_OBJECT)
+            .ok()
+            .unwrap();
+        let ib = t
+            .open(&b, Method::ToolsList, Json::EMPTY_OBJECT)
+            .ok()
+            .unwrap();
+        assert!(t.in_flight(&a) && t.in_flight(&b));
+        assert!(matches!(
+            t.open(&a, Method::ToolsList, Json::EMPTY_OBJECT),
+            Err(Refused::DuplicateId)
+        ));
+        t.cancel(ia);
+        assert!(!t.in_flight(&a) && t.in_flight(&b));
+        t.free(ia);
+        t.free(ib);
+        assert!(!t.in_flight(&a) && !t.in_flight(&b));
+        let ia = t
+            .open(&a, Method::ToolsList, Json::EMPTY_OBJECT)
+            .ok()
+            .unwrap();
+        assert!(t.in_flight(&a) && !t.in_flight(&b));
+        t.free(ia);
+        t.free(ia);
+        assert!(!t.in_flight(&a));
+        assert_eq!(t.live, 0);
     }
 }
