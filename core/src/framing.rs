@@ -516,9 +516,10 @@ fn invalid_utf8(line: &[u8], valid: usize, max_depth: usize) -> Frame<'_> {
 /// up to the `\r`/`\n` (always a character boundary, so taking it is a checked O(1)
 /// slice); when it is not (the next line is not UTF-8, or the block ends inside one of
 /// its characters), the line alone is checked as before. The result is the same either
-/// way: the decision is the line's own validity.
+/// way: the decision is the line's own validity. (It holds for any text and look-ahead:
+/// the event queue checks its texts this way too.)
 #[inline(always)]
-fn line_str<'a>(line: &'a [u8], ahead: &'a [u8]) -> Result<&'a str, usize> {
+pub(crate) fn line_str<'a>(line: &'a [u8], ahead: &'a [u8]) -> Result<&'a str, usize> {
     #[cfg(not(target_os = "none"))]
     if let Some(block) = ahead.get(..line.len().next_multiple_of(64))
         && let Ok(s) = simdutf8::basic::from_utf8(block)

@@ -589,3 +589,48 @@ fn a_duplicate_id_is_found_whatever_its_escapes() {
         r#"{"jsonrpc":"2.0","id":"1","result":{"tools":[]}}"#
     );
 }
+
+/// `poll_event_copied` hands out the text it copied, whatever the scratch held before:
+/// bytes that are not UTF-8 right after the copy (the check reads on to a 64-byte
+/// boundary, which the copy first zeroes), multi-byte characters, a scratch that ends
+/// exactly with the text, and one too small (the event stays queued).
+#[test]
+fn copied_events_ignore_what_the_scratch_held() {
+    let mut s = ready_server("2025-11-25");
+    let mut lines = String::new();
+    let mut want = Vec::new();
+    for n in [0usize, 1, 7, 60, 61, 64, 100, 200] {
+        let params = format!(
+            r#"{{"name":"t","arguments":{{"text":"{}"}}}}"#,
+            "é€𝄞x".repeat(n)
+        );
+        lines.push_str(&format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{n},\"method\":\"tools/call\",\"params\":{params}}}\n"
+        ));
+        want.push(params);
+    }
+    push(&mut s, 0, lines.as_bytes());
+    for (k, params) in want.iter().enumerate() {
+        let exact = k % 2 == 1;
+        let mut scratch = vec![
+            0xFFu8;
+            if exact {
+                params.len()
+            } else {
+                params.len() + 200
+            }
+        ];
+        if exact {
+            let mut small = vec![0xFFu8; params.len() - 1];
+            assert_eq!(
+                s.poll_event_copied(&mut small).unwrap_err().required,
+                params.len()
+            );
+        }
+        let Some(Event::Request { params: got, .. }) = s.poll_event_copied(&mut scratch).unwrap()
+        else {
+            panic!("no request for {params}");
+        };
+        assert_eq!(got.map(|p| p.as_raw()), Some(params.as_str()));
+    }
+}

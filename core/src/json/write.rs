@@ -3,7 +3,8 @@
 use core::fmt::{self, Write as _};
 
 use super::bit_stack::BitStack;
-use super::value::{Json, JsonStr};
+use super::string::JsonStr;
+use super::value::Json;
 use crate::error::InsufficientSize;
 
 /// Writes JSON into a fixed byte buffer with correct escaping; output never contains a raw

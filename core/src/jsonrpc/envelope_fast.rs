@@ -11,7 +11,7 @@
 //! so the two together give exactly the exact scan's results and errors; only valid
 //! messages, nearly all of the traffic, take this path.
 
-use super::parse::{Member, Spans};
+use super::envelope::{Member, Spans};
 use crate::json::MAX_DEPTH_CAP;
 use crate::json::scan_fast::{number_end, skip_ws, string_end, value_end};
 
@@ -31,7 +31,7 @@ pub(super) fn scan(
     members::<true>(b, pos, 1, max_depth, top, error_object)
 }
 
-/// The bit (in [`ENVELOPE`](super::parse::ENVELOPE) order, that is [`Member`] order) of
+/// The bit (in [`ENVELOPE`](super::envelope::ENVELOPE) order, that is [`Member`] order) of
 /// the envelope member an unescaped key names, 0 for any other key. A `match` on the
 /// bytes compiles to a switch on the length and one or two word compares, where a search
 /// of the name table compares the key with each name in turn.
@@ -48,7 +48,7 @@ fn envelope_bit(key: &[u8]) -> u8 {
     }
 }
 
-/// The bit (in [`ERROR_MEMBERS`](super::parse::ERROR_MEMBERS) order) of the error object
+/// The bit (in [`ERROR_MEMBERS`](super::envelope::ERROR_MEMBERS) order) of the error object
 /// member an unescaped key names, 0 for any other key.
 #[inline(always)]
 fn error_member_bit(key: &[u8]) -> u8 {
@@ -217,7 +217,7 @@ mod tests {
     extern crate std;
     use std::vec::Vec;
 
-    use super::super::parse::scan_envelope_exact;
+    use super::super::envelope::scan_envelope_exact;
     use super::*;
 
     /// Where the fast path accepts, it agrees with the exact scan in every recorded span,
@@ -247,7 +247,7 @@ mod tests {
 
     #[test]
     fn member_bits_follow_the_name_tables() {
-        use super::super::parse::{ENVELOPE, ERROR_MEMBERS};
+        use super::super::envelope::{ENVELOPE, ERROR_MEMBERS};
         for (i, n) in ENVELOPE.iter().enumerate() {
             assert_eq!(envelope_bit(n.as_bytes()), 1 << i, "{n}");
             assert_eq!(error_member_bit(n.as_bytes()), 0, "{n}");

@@ -5,6 +5,7 @@
 //! read. The `encode_*` functions write messages with a [`JsonWriter`](crate::json::JsonWriter).
 
 mod encode;
+mod envelope;
 #[cfg(target_pointer_width = "64")]
 mod envelope_fast;
 mod parse;

@@ -15,6 +15,9 @@ pub struct InboundSlot {
     pub(crate) state: InboundState,
     pub(crate) method: Method,
     pub(crate) id: RawId,
+    /// `id` has no `\`: its text alone tells it apart ([`has_id`](Self::has_id)).
+    /// (It fills a padding byte: the slot stays 288 bytes on 64-bit targets.)
+    pub(crate) id_plain: bool,
     pub(crate) token: RawId,
     pub(crate) last_progress: f64,
     /// `last_progress` holds a value (the first progress may be any number).
@@ -55,6 +58,7 @@ impl InboundSlot {
         state: InboundState::Free,
         method: Method::Initialize,
         id: RawId::EMPTY,
+        id_plain: true,
         token: RawId::EMPTY,
         last_progress: 0.0,
         has_progress: false,
@@ -77,21 +81,36 @@ impl InboundSlot {
         LogLevel::from_index(self.log_level)
     }
 
-    /// Whether this slot's request has the wire id `id` ([`Id::same`]), comparing the
-    /// stored bytes first: equal text is the same id, and two texts without an escape
-    /// that differ are different ids, so only ids with a `\` pay for the unescaping
-    /// comparison (and none pays for viewing the stored bytes as text: this runs for
-    /// every open slot on every incoming request).
-    fn has_id(&self, id: &Id<'_>) -> bool {
-        let stored = &self.id.bytes[..self.id.len as usize];
-        let wire = id.as_raw().as_bytes();
-        if stored == wire {
-            return true;
+    /// Whether this slot's request has the wire id `w` ([`Id::same`]). This runs for every
+    /// open slot on every incoming request, so it compares the stored bytes: when neither
+    /// id has an escape (`\`), the same text is the same id and different texts are
+    /// different ids ([`same_text`](Self::same_text)). Only an id with an escape pays for
+    /// the unescaping comparison.
+    #[inline]
+    fn has_id(&self, w: &WireId<'_, '_>) -> bool {
+        if self.id_plain && !w.escaped {
+            return self.same_text(w);
         }
-        if !stored.contains(&b'\\') && !wire.contains(&b'\\') {
-            return false;
-        }
-        self.wire_id().same(id)
+        self.wire_id().same(w.id)
+    }
+
+    /// Hosts: the stored text is `w`'s, compared by length, then the first eight bytes as
+    /// one word, then the rest (no `memcmp` call per open slot).
+    #[cfg(not(target_os = "none"))]
+    #[inline(always)]
+    fn same_text(&self, w: &WireId<'_, '_>) -> bool {
+        let len = self.id.len as usize;
+        len == w.bytes.len()
+            && head(&self.id.bytes) & w.mask == w.head
+            && (len <= 8 || self.id.bytes.get(8..len) == w.bytes.get(8..))
+    }
+
+    /// Bare-metal targets: a plain comparison (the word compare costs flash, and a
+    /// device's table has a slot or two).
+    #[cfg(target_os = "none")]
+    #[inline(always)]
+    fn same_text(&self, w: &WireId<'_, '_>) -> bool {
+        &self.id.bytes[..self.id.len as usize] == w.bytes
     }
 
     /// Holds a request or stream (not free, not a cancelled leftover).
@@ -119,6 +138,9 @@ pub(crate) struct InboundTable<'s> {
     slots: Slice<'s, InboundSlot>,
     /// Requests opened so far (a batch tells its own members by this).
     opened: u32,
+    /// Slots that hold a request or stream ([`InboundSlot::live`]): with none, a new id
+    /// needs no comparison (a `ping` answered at once, the first request).
+    live: u16,
     last: u16,
 }
 
@@ -130,6 +152,7 @@ impl<'s> InboundTable<'s> {
         InboundTable {
             slots,
             opened: 0,
+            live: 0,
             last: 0,
         }
     }
@@ -164,14 +187,19 @@ impl<'s> InboundTable<'s> {
 
     /// The slot in `state` whose request has the wire id `id`.
     pub(crate) fn find(&self, id: &Id<'_>, state: InboundState) -> Option<usize> {
+        let w = WireId::new(id);
         self.slots
             .iter()
-            .position(|s| s.state == state && s.has_id(id))
+            .position(|s| s.state == state && s.has_id(&w))
     }
 
     /// True when a request or stream with this id is in flight.
     pub(crate) fn in_flight(&self, id: &Id<'_>) -> bool {
-        self.slots.iter().any(|s| s.live() && s.has_id(id))
+        self.live != 0 && self.in_flight_wire(&WireId::new(id))
+    }
+
+    fn in_flight_wire(&self, w: &WireId<'_, '_>) -> bool {
+        self.live != 0 && self.slots.iter().any(|s| s.live() && s.has_id(w))
     }
 
     /// True when a new request would get a slot.
@@ -187,7 +215,8 @@ impl<'s> InboundTable<'s> {
         method: Method,
         params: Json<'_>,
     ) -> Result<usize, Refused> {
-        if self.in_flight(id) {
+        let w = WireId::new(id);
+        if self.in_flight_wire(&w) {
             return Err(Refused::DuplicateId);
         }
         let index = self
@@ -207,10 +236,12 @@ impl<'s> InboundTable<'s> {
         slot.state = InboundState::Open;
         slot.method = method;
         slot.id.set(id.as_raw());
+        slot.id_plain = !w.escaped;
         if let Some(t) = token {
             slot.token.set(t.as_raw());
         }
         self.opened = self.opened.wrapping_add(1);
+        self.live += 1;
         self.last = index as u16;
         Ok(index)
     }
@@ -222,13 +253,160 @@ impl<'s> InboundTable<'s> {
 
     /// The request in slot `index` was cancelled by the peer: its slot is reclaimed.
     pub(crate) fn cancel(&mut self, index: usize) {
-        self.slots[index].state = InboundState::Cancelled;
+        let s = &mut self.slots[index];
+        if s.live() {
+            self.live = self.live.saturating_sub(1);
+        }
+        s.state = InboundState::Cancelled;
     }
 
     /// The request in slot `index` is finished.
     pub(crate) fn free(&mut self, index: usize) {
         if let Some(s) = self.slots.get_mut(index) {
+            if s.live() {
+                self.live = self.live.saturating_sub(1);
+            }
             s.state = InboundState::Free;
         }
+    }
+}
+
+/// An incoming request id, prepared once for the comparison with every slot's
+/// ([`InboundSlot::has_id`]).
+struct WireId<'i, 'a> {
+    id: &'i Id<'a>,
+    bytes: &'a [u8],
+    /// Hosts: the first eight bytes (zero-padded) as a word, and the mask of the bytes in
+    /// use ([`InboundSlot::same_text`]).
+    #[cfg(not(target_os = "none"))]
+    head: u64,
+    #[cfg(not(target_os = "none"))]
+    mask: u64,
+    /// Has a `\`.
+    escaped: bool,
+}
+
+impl<'i, 'a> WireId<'i, 'a> {
+    fn new(id: &'i Id<'a>) -> Self {
+        let bytes = id.as_raw().as_bytes();
+        #[cfg(not(target_os = "none"))]
+        let (head, mask) = {
+            let mut word = [0u8; 8];
+            for (d, s) in word.iter_mut().zip(bytes) {
+                *d = *s;
+            }
+            let mask = match bytes.len() {
+                n @ 0..8 => (1u64 << (8 * n)) - 1,
+                _ => u64::MAX,
+            };
+            (u64::from_le_bytes(word), mask)
+        };
+        WireId {
+            id,
+            bytes,
+            #[cfg(not(target_os = "none"))]
+            head,
+            #[cfg(not(target_os = "none"))]
+            mask,
+            escaped: bytes.contains(&b'\\'),
+        }
+    }
+}
+
+/// The first eight bytes of a stored id as a word (in the order [`WireId`] reads them).
+#[cfg(not(target_os = "none"))]
+#[inline(always)]
+fn head(bytes: &[u8; crate::jsonrpc::ID_CAPACITY]) -> u64 {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&bytes[..8]);
+    u64::from_le_bytes(word)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The in-flight check agrees with [`Id::same`] for every pair of ids: integers and
+    /// strings, texts of up to, exactly and past the eight bytes compared as one word
+    /// (differing inside and after them), and escapes on either side.
+    #[test]
+    fn in_flight_agrees_with_id_same() {
+        let ids = [
+            "1",
+            "-1",
+            "12345678",
+            "12345679",
+            "123456789",
+            "1234567890123",
+            "1234567890124",
+            r#""1""#,
+            r#""""#,
+            r#""a""#,
+            r#""abcdef""#,
+            r#""abcdeg""#,
+            r#""abcdefgh""#,
+            r#""abcdefghij""#,
+            r#""abcdefghik""#,
+            r#""\u0061""#,
+            r#""\u0061bcdefghij""#,
+            r#""abcdefgh\u0069j""#,
+            r#""a\"b""#,
+        ];
+        for stored in ids {
+            let stored = Id::parse(stored).unwrap();
+            let mut slots = [InboundSlot::EMPTY; 2];
+            let mut table = InboundTable::new(Slice::Borrowed(&mut slots));
+            let i = table
+                .open(&stored, Method::ToolsList, Json::EMPTY_OBJECT)
+                .ok()
+                .unwrap();
+            for wire in ids {
+                let wire = Id::parse(wire).unwrap();
+                let same = stored.same(&wire);
+                assert_eq!(table.in_flight(&wire), same, "{stored:?} {wire:?}");
+                assert_eq!(
+                    table.find(&wire, InboundState::Open),
+                    same.then_some(i),
+                    "{stored:?} {wire:?}"
+                );
+            }
+        }
+    }
+
+    /// The count of live slots follows opens, cancels and frees: an id is in flight
+    /// exactly while its slot is open.
+    #[test]
+    fn in_flight_follows_the_slots() {
+        let (a, b) = (Id::parse("1").unwrap(), Id::parse(r#""b""#).unwrap());
+        let mut slots = [InboundSlot::EMPTY; 2];
+        let mut t = InboundTable::new(Slice::Borrowed(&mut slots));
+        assert!(!t.in_flight(&a));
+        let ia = t
+            .open(&a, Method::ToolsList, Json::EMPTY_OBJECT)
+            .ok()
+            .unwrap();
+        let ib = t
+            .open(&b, Method::ToolsList, Json::EMPTY_OBJECT)
+            .ok()
+            .unwrap();
+        assert!(t.in_flight(&a) && t.in_flight(&b));
+        assert!(matches!(
+            t.open(&a, Method::ToolsList, Json::EMPTY_OBJECT),
+            Err(Refused::DuplicateId)
+        ));
+        t.cancel(ia);
+        assert!(!t.in_flight(&a) && t.in_flight(&b));
+        t.free(ia);
+        t.free(ib);
+        assert!(!t.in_flight(&a) && !t.in_flight(&b));
+        let ia = t
+            .open(&a, Method::ToolsList, Json::EMPTY_OBJECT)
+            .ok()
+            .unwrap();
+        assert!(t.in_flight(&a) && !t.in_flight(&b));
+        t.free(ia);
+        t.free(ia);
+        assert!(!t.in_flight(&a));
+        assert_eq!(t.live, 0);
     }
 }

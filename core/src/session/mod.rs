@@ -537,7 +537,9 @@ impl<'s> Session<'s> {
 
     /// Like [`poll_event`](Self::poll_event), but copies the event's text into `scratch`,
     /// so the event does not borrow the session and commands can be issued while it is
-    /// in use. `scratch` of [`Limits::max_line`] bytes is always enough.
+    /// in use. `scratch` of [`Limits::max_line`] bytes is always enough. (Up to 63 bytes of
+    /// `scratch` after the text are zeroed: the UTF-8 check of the copy runs over whole
+    /// 64-byte blocks.)
     /// [`poll_event_split`](Self::poll_event_split) does the same without the copy.
     ///
     /// # Errors
@@ -552,12 +554,18 @@ impl<'s> Session<'s> {
         if len > scratch.len() {
             return Err(InsufficientSize { required: len });
         }
-        let Some((entry, text)) = self.events.pop() else {
+        let Some((entry, text)) = self.events.pop_bytes() else {
             return Ok(None);
         };
-        scratch[..len].copy_from_slice(text.as_bytes());
-        let text = core::str::from_utf8(&scratch[..len]).unwrap_or("");
-        Ok(Some(entry.event(text)))
+        scratch[..len].copy_from_slice(text);
+        // The copy is checked as UTF-8 once, here (not also in the queue). Zeros up to the
+        // next 64-byte boundary let the check run over whole blocks ([`events::text_str`]).
+        let padded = len.next_multiple_of(64).min(scratch.len());
+        scratch[len..padded].fill(0);
+        let scratch = &scratch[..padded];
+        Ok(Some(
+            entry.event(events::text_str(&scratch[..len], scratch)),
+        ))
     }
 
     /// True when [`poll_event`](Self::poll_event) would return an event.
