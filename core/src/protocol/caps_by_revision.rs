@@ -1,5 +1,5 @@
-//! Which capability flags each protocol revision defines, and the peer's capabilities seen
-//! through the negotiated revision.
+//! Which capability flags each protocol revision defines, the peer's capabilities seen
+//! through the negotiated revision, and our own capabilities written for a revision.
 //!
 //! A peer may declare members its revision does not have: a 2025-03-26 client sending
 //! `elicitation: {}`, a 2024-11-05 server sending `completions: {}`, a 2026-07-28 client
@@ -8,13 +8,21 @@
 //! shows a host (`peer_capabilities`, a request's client capabilities) and what the
 //! capability gate checks name only what the revision has.
 //!
+//! The other direction is "strict on output": every capabilities object the session
+//! writes (a server's `initialize` result and `server/discover` result, a client's
+//! `initialize` request and 2026-07-28 request envelope) goes through
+//! [`write_declared`], which keeps only the members the revision of that message
+//! defines for the writer's side, so a server configured with `tasks` does not
+//! declare it to a 2025-06-18 client.
+//!
 //! Sources: the `ClientCapabilities` and `ServerCapabilities` of each revision's
 //! `schema.json` (checked in under `tests/schema/<revision>/`; the test
 //! `core/tests/features.rs` reads them and checks [`Caps::defined_in`] against
 //! every member of [`Caps::MEMBERS`]) and `MODERN.md` §6.1 (2026-07-28: `roots` is a bare
 //! `{}`, `tasks` gone).
 
-use super::{Caps, Feature, ProtocolVersion};
+use super::{Caps, Feature, ProtocolVersion, Role};
+use crate::json::{Json, JsonWriter};
 
 impl Caps {
     /// Every flag this crate knows (the members of [`Caps::MEMBERS`] and their inner ones).
@@ -67,6 +75,122 @@ impl Caps {
     pub fn in_version(self, v: ProtocolVersion) -> Caps {
         Caps(self.0 & Caps::defined_in(v).0)
     }
+
+    /// The flags a server's capabilities object can hold (`ServerCapabilities`).
+    pub const SERVER_SIDE: Caps = Caps(
+        Caps::TOOLS.0
+            | Caps::TOOLS_LIST_CHANGED.0
+            | Caps::RESOURCES.0
+            | Caps::RESOURCES_SUBSCRIBE.0
+            | Caps::RESOURCES_LIST_CHANGED.0
+            | Caps::PROMPTS.0
+            | Caps::PROMPTS_LIST_CHANGED.0
+            | Caps::LOGGING.0
+            | Caps::COMPLETIONS.0
+            | Caps::TASKS.0
+            | Caps::TASKS_LIST.0
+            | Caps::TASKS_CANCEL.0,
+    );
+
+    /// The flags a client's capabilities object can hold (`ClientCapabilities`).
+    pub const CLIENT_SIDE: Caps = Caps(
+        (Caps::ALL.0 & !Caps::SERVER_SIDE.0)
+            | Caps::TASKS.0
+            | Caps::TASKS_LIST.0
+            | Caps::TASKS_CANCEL.0,
+    );
+
+    /// These flags as side `side` declares them in revision `v`: what [`write_declared`]
+    /// leaves of a configured object, read back. The session gates with our own
+    /// capabilities this way once the revision is negotiated.
+    pub fn declared(self, side: Role, v: ProtocolVersion) -> Caps {
+        let on_side = match side {
+            Role::Server => Caps::SERVER_SIDE,
+            Role::Client => Caps::CLIENT_SIDE,
+        };
+        Caps(self.in_version(v).0 & on_side.0)
+    }
+}
+
+/// `tasks.requests` by side (2025-11-25): the request kinds a side can take as tasks, each
+/// with its one member.
+const TASK_REQUESTS: [(Role, &str, &str); 3] = [
+    (Role::Server, "tools", "call"),
+    (Role::Client, "elicitation", "create"),
+    (Role::Client, "sampling", "createMessage"),
+];
+
+/// Writes `caps`, our configured capabilities object, as side `side` declares it in a
+/// message of revision `v`: only the members that revision's `ServerCapabilities` /
+/// `ClientCapabilities` defines.
+///
+/// - A member of [`Caps::MEMBERS`] stays when its flag is defined in `v` for `side`
+///   ([`Caps::declared`]) and its value is an object; of its own members only those
+///   listed for it and defined in `v` stay (a 2025-06-18 `elicitation` and a 2026-07-28
+///   `roots` come out as `{}`), values as configured. One without listed members
+///   (`logging`, `completions`) is an open object and is copied as it is.
+/// - `tasks.requests` keeps the request kinds of `side` (`tools.call` for a server,
+///   `elicitation.create` and `sampling.createMessage` for a client).
+/// - `experimental` is copied as it is (every revision has it); `extensions` too, in
+///   2026-07-28 (the only revision that has it).
+/// - Anything else is left out: a capability of our own goes under `experimental`.
+///
+/// The result never is longer than `caps`, so what reserves room for the configured text
+/// reserves enough for this.
+pub(crate) fn write_declared(w: &mut JsonWriter<'_>, caps: Json<'_>, side: Role, v: ProtocolVersion) {
+    let defined = Caps::ALL.declared(side, v);
+    w.begin_object();
+    for (k, val) in caps.members() {
+        if k.eq_str("experimental") || (k.eq_str("extensions") && !v.is_legacy()) {
+            w.key_raw(k);
+            w.raw(val);
+            continue;
+        }
+        let Some((flag, _, inner, _)) = Caps::MEMBERS.iter().find(|m| k.eq_str(m.1)) else {
+            continue;
+        };
+        if !defined.contains(*flag) || !val.is_object() {
+            continue;
+        }
+        w.key_raw(k);
+        if inner.is_empty() {
+            w.raw(val);
+            continue;
+        }
+        w.begin_object();
+        for (ik, iv) in val.members() {
+            if inner.iter().any(|(f, n)| ik.eq_str(n) && defined.contains(*f)) {
+                w.key_raw(ik);
+                w.raw(iv);
+            } else if *flag == Caps::TASKS && ik.eq_str("requests") && iv.is_object() {
+                w.key_raw(ik);
+                write_task_requests(w, iv, side);
+            }
+        }
+        w.end_object();
+    }
+    w.end_object();
+}
+
+/// `tasks.requests`: the kinds of `side`, each with its one member.
+fn write_task_requests(w: &mut JsonWriter<'_>, requests: Json<'_>, side: Role) {
+    w.begin_object();
+    for (k, val) in requests.members() {
+        let kind = TASK_REQUESTS
+            .iter()
+            .find(|(s, n, _)| *s == side && k.eq_str(n));
+        let (Some((_, _, member)), true) = (kind, val.is_object()) else {
+            continue;
+        };
+        w.key_raw(k);
+        w.begin_object();
+        if let Some(m) = val.get(member) {
+            w.key(member);
+            w.raw(m);
+        }
+        w.end_object();
+    }
+    w.end_object();
 }
 
 #[cfg(test)]
@@ -131,6 +255,101 @@ mod tests {
         assert_eq!(
             view(caps, ProtocolVersion::V2025_03_26),
             r#"{"tools":{"listChanged":true},"completions":{}}"#
+        );
+    }
+
+    /// Every member any revision defines for either side, a wrong-side `roots`, values
+    /// the filter must keep as they are, and members no revision has.
+    const EVERYTHING: &str = r#"{"experimental":{"x":{"deep":[1]}},"extensions":{"io.example/e":{}},
+        "tools":{"listChanged":true,"other":1},"resources":{"subscribe":true,"listChanged":false},
+        "prompts":{"listChanged":true},"logging":{"open":true},"completions":{},
+        "roots":{"listChanged":true},"sampling":{"tools":{},"context":{}},
+        "elicitation":{"form":{},"url":{}},
+        "tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{},"x":{}},
+            "elicitation":{"create":{}},"sampling":{"createMessage":{}},"other":{}}},
+        "custom":{}}"#;
+
+    fn declared(caps: &str, side: Role, v: ProtocolVersion) -> std::string::String {
+        let mut buf = [0u8; 1024];
+        let mut w = JsonWriter::new(&mut buf);
+        write_declared(&mut w, Json::new(caps).unwrap(), side, v);
+        let n = w.finish().unwrap();
+        std::string::String::from_utf8(buf[..n].to_vec()).unwrap()
+    }
+
+    #[test]
+    fn server_declares_by_revision() {
+        use ProtocolVersion::*;
+        let common = r#"{"experimental":{"x":{"deep":[1]}},"tools":{"listChanged":true},"resources":{"subscribe":true,"listChanged":false},"prompts":{"listChanged":true},"logging":{"open":true}"#;
+        let server = |v| declared(EVERYTHING, Role::Server, v);
+        assert_eq!(server(V2024_11_05), std::format!("{common}}}"));
+        assert_eq!(server(V2025_03_26), std::format!("{common},\"completions\":{{}}}}"));
+        assert_eq!(server(V2025_06_18), server(V2025_03_26));
+        assert_eq!(
+            server(V2025_11_25),
+            std::format!(
+                "{common},\"completions\":{{}},\"tasks\":{{\"list\":{{}},\"cancel\":{{}},\"requests\":{{\"tools\":{{\"call\":{{}}}}}}}}}}"
+            )
+        );
+        assert_eq!(
+            server(V2026_07_28),
+            r#"{"experimental":{"x":{"deep":[1]}},"extensions":{"io.example/e":{}},"tools":{"listChanged":true},"resources":{"subscribe":true,"listChanged":false},"prompts":{"listChanged":true},"logging":{"open":true},"completions":{}}"#
+        );
+    }
+
+    #[test]
+    fn client_declares_by_revision() {
+        use ProtocolVersion::*;
+        let client = |v| declared(EVERYTHING, Role::Client, v);
+        let x = r#"{"experimental":{"x":{"deep":[1]}}"#;
+        assert_eq!(
+            client(V2024_11_05),
+            std::format!("{x},\"roots\":{{\"listChanged\":true}},\"sampling\":{{}}}}")
+        );
+        assert_eq!(client(V2025_03_26), client(V2024_11_05));
+        assert_eq!(
+            client(V2025_06_18),
+            std::format!(
+                "{x},\"roots\":{{\"listChanged\":true}},\"sampling\":{{}},\"elicitation\":{{}}}}"
+            )
+        );
+        assert_eq!(
+            client(V2025_11_25),
+            std::format!(
+                "{x},\"roots\":{{\"listChanged\":true}},\"sampling\":{{\"tools\":{{}},\"context\":{{}}}},\"elicitation\":{{\"form\":{{}},\"url\":{{}}}},\"tasks\":{{\"list\":{{}},\"cancel\":{{}},\"requests\":{{\"elicitation\":{{\"create\":{{}}}},\"sampling\":{{\"createMessage\":{{}}}}}}}}}}"
+            )
+        );
+        assert_eq!(
+            client(V2026_07_28),
+            std::format!(
+                "{x},\"extensions\":{{\"io.example/e\":{{}}}},\"roots\":{{}},\"sampling\":{{\"tools\":{{}},\"context\":{{}}}},\"elicitation\":{{\"form\":{{}},\"url\":{{}}}}}}"
+            )
+        );
+    }
+
+    /// What is written, read back as the peer reads it (masked by the revision), is what
+    /// our gate uses: the two never disagree.
+    #[test]
+    fn written_reads_back_as_declared() {
+        let all = Caps::from_json(Json::new(EVERYTHING).unwrap());
+        for side in [Role::Server, Role::Client] {
+            for v in ProtocolVersion::ALL {
+                let text = declared(EVERYTHING, side, v);
+                let read = Caps::from_json(Json::new(&text).unwrap()).in_version(v);
+                assert_eq!(read, all.declared(side, v), "{side:?} {v}: {text}");
+            }
+        }
+        assert_eq!(Caps::SERVER_SIDE.with(Caps::CLIENT_SIDE), Caps::ALL);
+    }
+
+    /// Members that are not objects are no declaration; an empty configuration stays empty.
+    #[test]
+    fn odd_values() {
+        let v = ProtocolVersion::V2025_11_25;
+        assert_eq!(declared("{}", Role::Server, v), "{}");
+        assert_eq!(
+            declared(r#"{"tools":true,"tasks":{"requests":[]},"logging":null}"#, Role::Server, v),
+            r#"{"tasks":{}}"#
         );
     }
 }
