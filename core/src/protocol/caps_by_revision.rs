@@ -137,7 +137,12 @@ const TASK_REQUESTS: [(Role, &str, &str); 3] = [
 ///
 /// The result never is longer than `caps`, so what reserves room for the configured text
 /// reserves enough for this.
-pub(crate) fn write_declared(w: &mut JsonWriter<'_>, caps: Json<'_>, side: Role, v: ProtocolVersion) {
+pub(crate) fn write_declared(
+    w: &mut JsonWriter<'_>,
+    caps: Json<'_>,
+    side: Role,
+    v: ProtocolVersion,
+) {
     let defined = Caps::ALL.declared(side, v);
     w.begin_object();
     for (k, val) in caps.members() {
@@ -159,7 +164,10 @@ pub(crate) fn write_declared(w: &mut JsonWriter<'_>, caps: Json<'_>, side: Role,
         }
         w.begin_object();
         for (ik, iv) in val.members() {
-            if inner.iter().any(|(f, n)| ik.eq_str(n) && defined.contains(*f)) {
+            if inner
+                .iter()
+                .any(|(f, n)| ik.eq_str(n) && defined.contains(*f))
+            {
                 w.key_raw(ik);
                 w.raw(iv);
             } else if *flag == Caps::TASKS && ik.eq_str("requests") && iv.is_object() {
@@ -283,7 +291,10 @@ mod tests {
         let common = r#"{"experimental":{"x":{"deep":[1]}},"tools":{"listChanged":true},"resources":{"subscribe":true,"listChanged":false},"prompts":{"listChanged":true},"logging":{"open":true}"#;
         let server = |v| declared(EVERYTHING, Role::Server, v);
         assert_eq!(server(V2024_11_05), std::format!("{common}}}"));
-        assert_eq!(server(V2025_03_26), std::format!("{common},\"completions\":{{}}}}"));
+        assert_eq!(
+            server(V2025_03_26),
+            std::format!("{common},\"completions\":{{}}}}")
+        );
         assert_eq!(server(V2025_06_18), server(V2025_03_26));
         assert_eq!(
             server(V2025_11_25),
@@ -348,7 +359,11 @@ mod tests {
         let v = ProtocolVersion::V2025_11_25;
         assert_eq!(declared("{}", Role::Server, v), "{}");
         assert_eq!(
-            declared(r#"{"tools":true,"tasks":{"requests":[]},"logging":null}"#, Role::Server, v),
+            declared(
+                r#"{"tools":true,"tasks":{"requests":[]},"logging":null}"#,
+                Role::Server,
+                v
+            ),
             r#"{"tasks":{}}"#
         );
     }

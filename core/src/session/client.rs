@@ -147,7 +147,12 @@ impl Core<'_> {
                 w.key("protocolVersion");
                 w.string(proposal.as_str());
                 w.key("capabilities");
-                write_declared(w, Json::from_validated(t.capabilities), Role::Client, proposal);
+                write_declared(
+                    w,
+                    Json::from_validated(t.capabilities),
+                    Role::Client,
+                    proposal,
+                );
                 w.key("clientInfo");
                 write_info(w, t.name, t.version);
                 w.end_object();

@@ -191,7 +191,12 @@ impl Core<'_> {
                 w.key("protocolVersion");
                 w.string(chosen.as_str());
                 w.key("capabilities");
-                write_declared(w, Json::from_validated(t.capabilities), Role::Server, chosen);
+                write_declared(
+                    w,
+                    Json::from_validated(t.capabilities),
+                    Role::Server,
+                    chosen,
+                );
                 w.key("serverInfo");
                 w.begin_object();
                 w.key("name");

@@ -151,7 +151,9 @@ impl Core<'_> {
             return;
         }
         if self.life.latch_modern() {
-            self.own_caps = self.own_caps.declared(Role::Server, ProtocolVersion::V2026_07_28);
+            self.own_caps = self
+                .own_caps
+                .declared(Role::Server, ProtocolVersion::V2026_07_28);
         }
         if method == Method::SubscriptionsListen {
             self.open_listen(ev, id, params);
