@@ -173,6 +173,33 @@ fn client_gates_by_the_negotiated_revision() {
     );
 }
 
+/// The same after a 2025-06-18 answer: `sampling.tools`, declared with the 2025-11-25
+/// proposal, is not in 2025-06-18, so a sampling request that uses tools is refused
+/// (-32602) as undeclared; one without tools reaches the host.
+#[test]
+fn client_refuses_sampling_tools_after_a_2025_06_18_answer() {
+    let mut c = Session::new(&client_config(EVERY_CLIENT_MEMBER), storage(), 0).unwrap();
+    let sent = take_output(&mut c);
+    let id = j(&sent[0])["id"].clone();
+    let result = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"result":{{"protocolVersion":"2025-06-18","capabilities":{{}},"serverInfo":{{"name":"s","version":"1"}}}}}}"#
+    );
+    feed(&mut c, 0, format!("{result}\n").as_bytes());
+    assert!(!c.capabilities().contains(Caps::SAMPLING_TOOLS));
+    assert!(c.capabilities().contains(Caps::SAMPLING.with(Caps::ELICITATION)));
+    let ask = |id: u32, tools: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"sampling/createMessage","params":{{"messages":[{{"role":"user","content":{{"type":"text","text":"hi"}}}}],"maxTokens":5{tools}}}}}"#
+        )
+    };
+    let with_tools = ask(8, r#","tools":[{"name":"t","inputSchema":{"type":"object"}}]"#);
+    let (out, _) = feed(&mut c, 0, format!("{with_tools}\n").as_bytes());
+    assert_eq!(j(&out[0])["error"]["code"], -32602, "{out:?}");
+    let (out, evs) = feed(&mut c, 0, format!("{}\n", ask(9, "")).as_bytes());
+    assert!(out.is_empty(), "{out:?}");
+    assert!(evs.iter().any(|e| e.contains("sampling/createMessage")), "{evs:?}");
+}
+
 /// 2026-07-28: the client's request envelope (the `server/discover` probe included)
 /// declares the members of 2026-07-28: no `tasks`, a bare `roots`, `extensions` kept.
 #[test]
