@@ -186,18 +186,27 @@ fn client_refuses_sampling_tools_after_a_2025_06_18_answer() {
     );
     feed(&mut c, 0, format!("{result}\n").as_bytes());
     assert!(!c.capabilities().contains(Caps::SAMPLING_TOOLS));
-    assert!(c.capabilities().contains(Caps::SAMPLING.with(Caps::ELICITATION)));
+    assert!(
+        c.capabilities()
+            .contains(Caps::SAMPLING.with(Caps::ELICITATION))
+    );
     let ask = |id: u32, tools: &str| {
         format!(
             r#"{{"jsonrpc":"2.0","id":{id},"method":"sampling/createMessage","params":{{"messages":[{{"role":"user","content":{{"type":"text","text":"hi"}}}}],"maxTokens":5{tools}}}}}"#
         )
     };
-    let with_tools = ask(8, r#","tools":[{"name":"t","inputSchema":{"type":"object"}}]"#);
+    let with_tools = ask(
+        8,
+        r#","tools":[{"name":"t","inputSchema":{"type":"object"}}]"#,
+    );
     let (out, _) = feed(&mut c, 0, format!("{with_tools}\n").as_bytes());
     assert_eq!(j(&out[0])["error"]["code"], -32602, "{out:?}");
     let (out, evs) = feed(&mut c, 0, format!("{}\n", ask(9, "")).as_bytes());
     assert!(out.is_empty(), "{out:?}");
-    assert!(evs.iter().any(|e| e.contains("sampling/createMessage")), "{evs:?}");
+    assert!(
+        evs.iter().any(|e| e.contains("sampling/createMessage")),
+        "{evs:?}"
+    );
 }
 
 /// 2026-07-28: the client's request envelope (the `server/discover` probe included)
