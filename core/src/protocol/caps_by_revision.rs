@@ -45,6 +45,7 @@ impl Caps {
     ///   ([`Feature::SamplingTools`]; the schema adds both in that revision);
     /// - `tasks` and its members: 2025-11-25 only ([`Feature::Tasks`]);
     /// - `roots.listChanged`: the legacy revisions (2026-07-28 has a bare `roots: {}`).
+    #[inline(never)] // one copy for every caller (firmware flash)
     pub fn defined_in(v: ProtocolVersion) -> Caps {
         let f = v.features();
         let depends = [
@@ -114,9 +115,12 @@ impl Caps {
 
 /// `tasks.requests` by side (2025-11-25): the request kinds a side can take as tasks, each
 /// with its one member.
-const TASK_REQUESTS: [(Role, &str, &str); 3] = [
+/// (A server-only build has no client rows.)
+const TASK_REQUESTS: &[(Role, &str, &str)] = &[
     (Role::Server, "tools", "call"),
+    #[cfg(feature = "client")]
     (Role::Client, "elicitation", "create"),
+    #[cfg(feature = "client")]
     (Role::Client, "sampling", "createMessage"),
 ];
 
@@ -124,19 +128,20 @@ const TASK_REQUESTS: [(Role, &str, &str); 3] = [
 /// message of revision `v`: only the members that revision's `ServerCapabilities` /
 /// `ClientCapabilities` defines.
 ///
-/// - A member of [`Caps::MEMBERS`] stays when its flag is defined in `v` for `side`
+/// - A member of [`Caps::MEMBERS`] is written when its flag is defined in `v` for `side`
 ///   ([`Caps::declared`]) and its value is an object; of its own members only those
-///   listed for it and defined in `v` stay (a 2025-06-18 `elicitation` and a 2026-07-28
-///   `roots` come out as `{}`), values as configured. One without listed members
-///   (`logging`, `completions`) is an open object and is copied as it is.
+///   listed for it and defined in `v`, values as configured (a 2025-06-18 `elicitation`
+///   and a 2026-07-28 `roots` come out as `{}`). One without listed members (`logging`,
+///   `completions`) is an open object and is copied as it is.
 /// - `tasks.requests` keeps the request kinds of `side` (`tools.call` for a server,
 ///   `elicitation.create` and `sampling.createMessage` for a client).
 /// - `experimental` is copied as it is (every revision has it); `extensions` too, in
 ///   2026-07-28 (the only revision that has it).
 /// - Anything else is left out: a capability of our own goes under `experimental`.
 ///
-/// The result never is longer than `caps`, so what reserves room for the configured text
-/// reserves enough for this.
+/// Members come out in [`Caps::MEMBERS`] order, then `experimental` and `extensions`;
+/// each is looked up by name (a repeated key: the one [`Json::get`] finds). The result
+/// never is longer than `caps`, so the room reserved for the configured text suffices.
 pub(crate) fn write_declared(
     w: &mut JsonWriter<'_>,
     caps: Json<'_>,
@@ -145,37 +150,37 @@ pub(crate) fn write_declared(
 ) {
     let defined = Caps::ALL.declared(side, v);
     w.begin_object();
-    for (k, val) in caps.members() {
-        if k.eq_str("experimental") || (k.eq_str("extensions") && !v.is_legacy()) {
-            w.key_raw(k);
-            w.raw(val);
-            continue;
-        }
-        let Some((flag, _, inner, _)) = Caps::MEMBERS.iter().find(|m| k.eq_str(m.1)) else {
+    for (flag, name, inner, _) in Caps::MEMBERS {
+        let Some(val) = caps
+            .get(name)
+            .filter(|m| m.is_object() && defined.contains(flag))
+        else {
             continue;
         };
-        if !defined.contains(*flag) || !val.is_object() {
-            continue;
-        }
-        w.key_raw(k);
+        w.key(name);
         if inner.is_empty() {
             w.raw(val);
             continue;
         }
         w.begin_object();
-        for (ik, iv) in val.members() {
-            if inner
-                .iter()
-                .any(|(f, n)| ik.eq_str(n) && defined.contains(*f))
-            {
-                w.key_raw(ik);
-                w.raw(iv);
-            } else if *flag == Caps::TASKS && ik.eq_str("requests") && iv.is_object() {
-                w.key_raw(ik);
-                write_task_requests(w, iv, side);
+        for &(f, n) in inner.iter() {
+            if let Some(m) = val.get(n).filter(|_| defined.contains(f)) {
+                w.key(n);
+                w.raw(m);
             }
         }
+        let requests = (flag == Caps::TASKS).then(|| val.get("requests")).flatten();
+        if let Some(r) = requests.filter(|r| r.is_object()) {
+            w.key("requests");
+            write_task_requests(w, r, side);
+        }
         w.end_object();
+    }
+    for (name, present) in [("experimental", true), ("extensions", !v.is_legacy())] {
+        if let Some(val) = caps.get(name).filter(|_| present) {
+            w.key(name);
+            w.raw(val);
+        }
     }
     w.end_object();
 }
@@ -183,16 +188,13 @@ pub(crate) fn write_declared(
 /// `tasks.requests`: the kinds of `side`, each with its one member.
 fn write_task_requests(w: &mut JsonWriter<'_>, requests: Json<'_>, side: Role) {
     w.begin_object();
-    for (k, val) in requests.members() {
-        let kind = TASK_REQUESTS
-            .iter()
-            .find(|(s, n, _)| *s == side && k.eq_str(n));
-        let (Some((_, _, member)), true) = (kind, val.is_object()) else {
+    for &(s, kind, member) in TASK_REQUESTS {
+        let Some(k) = requests.get(kind).filter(|k| s == side && k.is_object()) else {
             continue;
         };
-        w.key_raw(k);
+        w.key(kind);
         w.begin_object();
-        if let Some(m) = val.get(member) {
+        if let Some(m) = k.get(member) {
             w.key(member);
             w.raw(m);
         }
@@ -285,57 +287,50 @@ mod tests {
         std::string::String::from_utf8(buf[..n].to_vec()).unwrap()
     }
 
+    /// `declared` as a JSON value (member order is not part of the contract).
+    fn value(text: &str) -> serde_json::Value {
+        serde_json::from_str(text).unwrap()
+    }
+
     #[test]
     fn server_declares_by_revision() {
         use ProtocolVersion::*;
-        let common = r#"{"experimental":{"x":{"deep":[1]}},"tools":{"listChanged":true},"resources":{"subscribe":true,"listChanged":false},"prompts":{"listChanged":true},"logging":{"open":true}"#;
-        let server = |v| declared(EVERYTHING, Role::Server, v);
-        assert_eq!(server(V2024_11_05), std::format!("{common}}}"));
-        assert_eq!(
-            server(V2025_03_26),
-            std::format!("{common},\"completions\":{{}}}}")
-        );
-        assert_eq!(server(V2025_06_18), server(V2025_03_26));
-        assert_eq!(
-            server(V2025_11_25),
-            std::format!(
-                "{common},\"completions\":{{}},\"tasks\":{{\"list\":{{}},\"cancel\":{{}},\"requests\":{{\"tools\":{{\"call\":{{}}}}}}}}}}"
-            )
-        );
-        assert_eq!(
-            server(V2026_07_28),
-            r#"{"experimental":{"x":{"deep":[1]}},"extensions":{"io.example/e":{}},"tools":{"listChanged":true},"resources":{"subscribe":true,"listChanged":false},"prompts":{"listChanged":true},"logging":{"open":true},"completions":{}}"#
-        );
+        use serde_json::json;
+        let server = |v| value(&declared(EVERYTHING, Role::Server, v));
+        let mut want = json!({"experimental": {"x": {"deep": [1]}}, "tools": {"listChanged": true},
+            "resources": {"subscribe": true, "listChanged": false},
+            "prompts": {"listChanged": true}, "logging": {"open": true}});
+        assert_eq!(server(V2024_11_05), want);
+        want["completions"] = json!({});
+        assert_eq!(server(V2025_03_26), want);
+        assert_eq!(server(V2025_06_18), want);
+        let mut tasks = want.clone();
+        tasks["tasks"] = json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}});
+        assert_eq!(server(V2025_11_25), tasks);
+        want["extensions"] = json!({"io.example/e": {}});
+        assert_eq!(server(V2026_07_28), want);
     }
 
     #[test]
     fn client_declares_by_revision() {
         use ProtocolVersion::*;
-        let client = |v| declared(EVERYTHING, Role::Client, v);
-        let x = r#"{"experimental":{"x":{"deep":[1]}}"#;
-        assert_eq!(
-            client(V2024_11_05),
-            std::format!("{x},\"roots\":{{\"listChanged\":true}},\"sampling\":{{}}}}")
-        );
-        assert_eq!(client(V2025_03_26), client(V2024_11_05));
-        assert_eq!(
-            client(V2025_06_18),
-            std::format!(
-                "{x},\"roots\":{{\"listChanged\":true}},\"sampling\":{{}},\"elicitation\":{{}}}}"
-            )
-        );
-        assert_eq!(
-            client(V2025_11_25),
-            std::format!(
-                "{x},\"roots\":{{\"listChanged\":true}},\"sampling\":{{\"tools\":{{}},\"context\":{{}}}},\"elicitation\":{{\"form\":{{}},\"url\":{{}}}},\"tasks\":{{\"list\":{{}},\"cancel\":{{}},\"requests\":{{\"elicitation\":{{\"create\":{{}}}},\"sampling\":{{\"createMessage\":{{}}}}}}}}}}"
-            )
-        );
-        assert_eq!(
-            client(V2026_07_28),
-            std::format!(
-                "{x},\"extensions\":{{\"io.example/e\":{{}}}},\"roots\":{{}},\"sampling\":{{\"tools\":{{}},\"context\":{{}}}},\"elicitation\":{{\"form\":{{}},\"url\":{{}}}}}}"
-            )
-        );
+        use serde_json::json;
+        let client = |v| value(&declared(EVERYTHING, Role::Client, v));
+        let mut want = json!({"experimental": {"x": {"deep": [1]}},
+            "roots": {"listChanged": true}, "sampling": {}});
+        assert_eq!(client(V2024_11_05), want);
+        assert_eq!(client(V2025_03_26), want);
+        want["elicitation"] = json!({});
+        assert_eq!(client(V2025_06_18), want);
+        want["sampling"] = json!({"tools": {}, "context": {}});
+        want["elicitation"] = json!({"form": {}, "url": {}});
+        let mut tasks = want.clone();
+        tasks["tasks"] = json!({"list": {}, "cancel": {},
+            "requests": {"elicitation": {"create": {}}, "sampling": {"createMessage": {}}}});
+        assert_eq!(client(V2025_11_25), tasks);
+        want["roots"] = json!({});
+        want["extensions"] = json!({"io.example/e": {}});
+        assert_eq!(client(V2026_07_28), want);
     }
 
     /// What is written, read back as the peer reads it (masked by the revision), is what
