@@ -21,7 +21,7 @@
 //! every member of [`Caps::MEMBERS`]) and `MODERN.md` §6.1 (2026-07-28: `roots` is a bare
 //! `{}`, `tasks` gone).
 
-use super::{Caps, Feature, ProtocolVersion, Role};
+use super::{Caps, CapsMember, Feature, ProtocolVersion, Role};
 use crate::json::{Json, JsonWriter};
 
 impl Caps {
@@ -113,6 +113,19 @@ impl Caps {
     }
 }
 
+/// The rows of [`Caps::MEMBERS`] a server's capabilities object can hold (`tasks` is
+/// both sides'), and a client's: what [`write_declared`] looks up for each side. (A
+/// server-only build has no client rows, so the firmware carries only these.)
+const SERVER_MEMBERS: [CapsMember; 6] = {
+    let m = Caps::MEMBERS;
+    [m[4], m[5], m[6], m[7], m[8], m[3]]
+};
+#[cfg(feature = "client")]
+const CLIENT_MEMBERS: [CapsMember; 4] = {
+    let m = Caps::MEMBERS;
+    [m[0], m[1], m[2], m[3]]
+};
+
 /// `tasks.requests` by side (2025-11-25): the request kinds a side can take as tasks, each
 /// with its one member.
 /// (A server-only build has no client rows.)
@@ -149,8 +162,15 @@ pub(crate) fn write_declared(
     v: ProtocolVersion,
 ) {
     let defined = Caps::ALL.declared(side, v);
+    let rows: &[CapsMember] = match side {
+        Role::Server => &SERVER_MEMBERS,
+        #[cfg(feature = "client")]
+        Role::Client => &CLIENT_MEMBERS,
+        #[cfg(not(feature = "client"))]
+        Role::Client => &[],
+    };
     w.begin_object();
-    for (flag, name, inner, _) in Caps::MEMBERS {
+    for &(flag, name, inner, _) in rows {
         let Some(val) = caps
             .get(name)
             .filter(|m| m.is_object() && defined.contains(flag))
@@ -346,6 +366,15 @@ mod tests {
             }
         }
         assert_eq!(Caps::SERVER_SIDE.with(Caps::CLIENT_SIDE), Caps::ALL);
+        // The rows each side looks up are the members of its side, all of them.
+        for (rows, side) in [
+            (&SERVER_MEMBERS[..], Caps::SERVER_SIDE),
+            (&CLIENT_MEMBERS[..], Caps::CLIENT_SIDE),
+        ] {
+            let flags = rows.iter().fold(Caps::NONE, |c, m| c.with(m.0));
+            let tops = Caps::MEMBERS.iter().filter(|m| side.contains(m.0));
+            assert_eq!(flags, tops.fold(Caps::NONE, |c, m| c.with(m.0)));
+        }
     }
 
     /// Members that are not objects are no declaration; an empty configuration stays empty.
