@@ -6,6 +6,7 @@ use core::fmt;
 use crate::json::Json;
 
 mod caps_by_revision;
+pub(crate) use caps_by_revision::write_declared;
 pub mod content;
 mod features;
 pub mod meta;

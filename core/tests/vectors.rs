@@ -172,6 +172,13 @@ fn run(path: &std::path::Path) {
                 let actual: Value = serde_json::from_str(&line).unwrap();
                 assert!(matches(v, &actual), "{ctx}\n  sent: {line}");
             }
+            "expect_send_exact" => {
+                // Equal, not a subset match: a member left out must be absent.
+                let line = sent
+                    .pop_front()
+                    .unwrap_or_else(|| panic!("{ctx}: nothing was sent"));
+                assert_eq!(&serde_json::from_str::<Value>(&line).unwrap(), v, "{ctx}");
+            }
             "expect_no_send" => assert!(sent.is_empty(), "{ctx}: sent {sent:?}"),
             "expect_event" if server.is_some() => {
                 let (actual, call) = pending

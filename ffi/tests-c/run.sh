@@ -153,9 +153,10 @@ assert by[9]["error"]["code"] == -32602  # inputResponses that is not an object
 print(f"demo (2026-07-28): {len(lines)} lines, all as expected")
 PY
 }
+# auth.c opens libcrypto with dlopen under --auth-issuer only, so nothing links -lcrypto.
 step_demo() {
   make --no-print-directory -s -C examples/c || return 1
-  gcc $CWARN -g -O1 $SAN -Iinclude examples/c/picomcp_demo.c examples/c/ask.c examples/c/mrtr.c examples/c/http_loop.c examples/c/auth.c "$LIB" -lcrypto $SYSLIBS -o "$OUT/demo_asan" || return 1
+  gcc $CWARN -g -O1 $SAN -Iinclude examples/c/picomcp_demo.c examples/c/ask.c examples/c/mrtr.c examples/c/http_loop.c examples/c/auth.c "$LIB" $SYSLIBS -o "$OUT/demo_asan" || return 1
   demo_session examples/c/picomcp-demo-c && demo_session "$OUT/demo_asan" &&
     demo_session $VALGRIND examples/c/picomcp-demo-c
 }

@@ -381,6 +381,12 @@ static int run(const char *path) {
       if (!match(v, S(sent[0]))) FAIL("step %d: sent %.600s", step, sent[0]);
       memmove(sent[0], sent[1], (size_t)(nsent - 1) * sizeof sent[0]);
       nsent--;
+    } else if (!strcmp(name, "expect_send_exact")) {
+      /* Equal, not a subset match: each a subset of the other. */
+      if (nsent == 0) FAIL("step %d: nothing was sent", step);
+      if (!match(v, S(sent[0])) || !match(S(sent[0]), v)) FAIL("step %d: sent %.600s", step, sent[0]);
+      memmove(sent[0], sent[1], (size_t)(nsent - 1) * sizeof sent[0]);
+      nsent--;
     } else if (!strcmp(name, "expect_no_send")) {
       if (nsent) FAIL("step %d: sent %.600s", step, sent[0]);
     } else if (served && !strcmp(name, "expect_event")) {

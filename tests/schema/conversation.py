@@ -113,6 +113,14 @@ class Conversation:
         caps = ((p.response or {}).get("result") or {}).get("capabilities")
         if isinstance(caps, dict):
             self.caps = caps
+            # Strict on output (docs/DESIGN.md "Our capabilities by revision"): only the
+            # members this revision's ServerCapabilities defines.
+            extra = self.s.undefined_members("ServerCapabilities", caps)
+            what = f"{p.method} capabilities hold only {self.rev}'s members"
+            if extra:
+                self.fail(what, "not in the schema: " + ", ".join(extra))
+            else:
+                self.ok(what)
         else:
             self.fail("capabilities", f"no capabilities object in the {p.method} result")
 

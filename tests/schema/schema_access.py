@@ -66,6 +66,27 @@ class Schema:
             self._validators[name] = v
         return list(v.iter_errors(instance))
 
+    def undefined_members(self, name: str, instance: Any, path: str = "") -> list[str]:
+        """The members of `instance` that definition `name` (or the object schema `name`
+        stands for) does not list, as paths: the schemas leave objects open
+        (additionalProperties), so validation alone lets an extra member through; this is
+        the stricter "only what the revision defines" check for capabilities objects. An
+        object schema without `properties` (`experimental`, `extensions`, `logging`) is
+        open by design and not looked into."""
+        schema = self.defs[name] if isinstance(name, str) else name
+        while isinstance(schema, dict) and "$ref" in schema:
+            schema = self.defs[schema["$ref"].rsplit("/", 1)[-1]]
+        props = schema.get("properties") if isinstance(schema, dict) else None
+        if not isinstance(instance, dict) or not props:
+            return []
+        out = []
+        for k, v in instance.items():
+            if k not in props:
+                out.append(f"{path}/{k}")
+            else:
+                out += self.undefined_members(props[k], v, f"{path}/{k}")
+        return out
+
     def is_full_message(self, name: str) -> bool:
         """True when a definition describes a whole JSON-RPC message (it has `jsonrpc`),
         false when it is a bare part (the 2026-07-28 error objects are bare `error`s)."""

@@ -393,6 +393,18 @@ class RevisionCheck:
                                    "requests": result["inputRequests"],
                                    "state": result.get("requestState")})
 
+    def declared(self, msg: dict, line: str, at: str) -> None:
+        """Strict on output (docs/DESIGN.md "Our capabilities by revision"): the client
+        capabilities a request declares (`initialize`'s, or the 2026-07-28 envelope's)
+        hold only the members this revision's ClientCapabilities defines."""
+        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        caps = meta.get("io.modelcontextprotocol/clientCapabilities", params.get("capabilities"))
+        extra = self.s.undefined_members("ClientCapabilities", caps) if caps is not None else []
+        if extra:
+            self.fail(f"capabilities{at} not in the {self.rev} schema: {', '.join(extra)}",
+                      line, [])
+
     def message(self, msg, line: str, pending: dict, where: str) -> None:
         import json
         at = f" {where}" if where else ""
@@ -413,6 +425,7 @@ class RevisionCheck:
                 else:
                     self.check(name, msg, line, f"{name}{at}", base)
                 self.mrtr(msg, line, at, base)
+                self.declared(msg, line, at)
             else:
                 self.counts["notification"] += 1
                 self.check(self.kinds["notification"], msg, line,

@@ -126,6 +126,10 @@ function run (file) {
         assert.ok(matches(v, JSON.parse(actual)), `${where}\n  sent: ${actual}`)
         break
       }
+      case 'expect_send_exact': // equal, not a subset match
+        assert.ok(sent.length, `${where}: nothing was sent`)
+        assert.deepStrictEqual(JSON.parse(sent.shift()), v, where)
+        break
       case 'expect_no_send':
         assert.deepEqual(sent, [], `${where}: sent`)
         break

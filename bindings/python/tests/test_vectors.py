@@ -245,6 +245,11 @@ class Runner:
         line = self.sent.popleft()
         assert matches(v, json.loads(line)), "%s\n  sent: %s" % (ctx, line)
 
+    def step_expect_send_exact(self, v, ctx) -> None:
+        assert self.sent, "%s: nothing was sent" % ctx
+        line = self.sent.popleft()
+        assert equal(v, json.loads(line)), "%s\n  sent: %s" % (ctx, line)
+
     def step_expect_no_send(self, v, ctx) -> None:
         assert not self.sent, "%s: sent %r" % (ctx, list(self.sent))
 

@@ -14,7 +14,7 @@ use super::{Commands, ConfigText, Session};
 use crate::error::InsufficientSize;
 use crate::json::{Json, JsonStr, JsonWriter, fmt_u64};
 use crate::jsonrpc::{self, ErrorObject, Id};
-use crate::protocol::{Caps, Method, ProtocolVersion, Role};
+use crate::protocol::{Caps, Method, ProtocolVersion, Role, write_declared};
 
 #[cfg(feature = "client")]
 /// The most `input_required` rounds one request may go through.
@@ -92,6 +92,7 @@ impl Core<'_> {
             return self.probe_fallback(ev, now);
         };
         self.life.negotiated(ours);
+        self.own_caps = self.own_caps.declared(Role::Client, ours);
         self.peer_caps = Caps::from_json(caps).in_version(ours);
         ev.push(Entry::Negotiated { version: ours }, &[result.as_raw()]);
         ev.push(Entry::Ready { version: ours }, &[]);
@@ -116,6 +117,7 @@ impl Core<'_> {
             return self.close(ev, CloseReason::UnsupportedVersion);
         };
         self.life.negotiated(version);
+        self.own_caps = self.own_caps.declared(Role::Client, version);
         self.peer_caps = result
             .get("capabilities")
             .filter(|c| c.is_object())
@@ -145,7 +147,12 @@ impl Core<'_> {
                 w.key("protocolVersion");
                 w.string(proposal.as_str());
                 w.key("capabilities");
-                w.raw(Json::from_validated(t.capabilities));
+                write_declared(
+                    w,
+                    Json::from_validated(t.capabilities),
+                    Role::Client,
+                    proposal,
+                );
                 w.key("clientInfo");
                 write_info(w, t.name, t.version);
                 w.end_object();
@@ -447,7 +454,12 @@ impl Request<'_> {
                 w.key(KEY_VERSION);
                 w.string(ProtocolVersion::V2026_07_28.as_str());
                 w.key(KEY_CAPS);
-                w.raw(Json::from_validated(caps));
+                write_declared(
+                    w,
+                    Json::from_validated(caps),
+                    Role::Client,
+                    ProtocolVersion::V2026_07_28,
+                );
                 w.key(KEY_CLIENT_INFO);
                 write_info(w, name, ver);
             }

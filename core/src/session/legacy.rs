@@ -10,7 +10,7 @@ use super::types::Violation;
 use crate::error::ErrorCode;
 use crate::json::{Json, JsonStr};
 use crate::jsonrpc::{self, Id};
-use crate::protocol::{Caps, LogLevel, Method, MethodKind, ProtocolVersion, Role};
+use crate::protocol::{Caps, LogLevel, Method, MethodKind, ProtocolVersion, Role, write_declared};
 
 impl Core<'_> {
     /// A request under the legacy era's rules; one the host must answer gets a slot and
@@ -183,6 +183,7 @@ impl Core<'_> {
             .map_or(Caps::NONE, Caps::from_json)
             .in_version(chosen);
         self.life.initialize_answered(chosen);
+        self.own_caps = self.own_caps.declared(Role::Server, chosen);
         let t = ConfigText::of(&self.info, &self.info_spans);
         let r = self.outbox.push_with(|w| {
             jsonrpc::encode_result_with(w, id, |w| {
@@ -190,7 +191,12 @@ impl Core<'_> {
                 w.key("protocolVersion");
                 w.string(chosen.as_str());
                 w.key("capabilities");
-                w.raw(Json::from_validated(t.capabilities));
+                write_declared(
+                    w,
+                    Json::from_validated(t.capabilities),
+                    Role::Server,
+                    chosen,
+                );
                 w.key("serverInfo");
                 w.begin_object();
                 w.key("name");

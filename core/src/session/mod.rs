@@ -335,7 +335,8 @@ impl<'s> Session<'s> {
         self.core.peer_caps
     }
 
-    /// Our capabilities.
+    /// Our capabilities: as configured until the revision is negotiated, then as we
+    /// declared them in it ([`Caps::declared`]), which is what the capability gate checks.
     pub fn capabilities(&self) -> Caps {
         self.core.own_caps
     }

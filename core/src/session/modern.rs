@@ -12,7 +12,7 @@ use super::types::Violation;
 use crate::error::{ErrorCode, InsufficientSize};
 use crate::json::{Json, JsonKind, JsonStr, JsonWriter, fmt_u64};
 use crate::jsonrpc::{self, Id};
-use crate::protocol::{Caps, LogLevel, Method, MethodKind, ProtocolVersion, Role};
+use crate::protocol::{Caps, LogLevel, Method, MethodKind, ProtocolVersion, Role, write_declared};
 
 impl Core<'_> {
     /// -32022 with the versions we serve (`modern_only`: only the modern ones).
@@ -150,7 +150,11 @@ impl Core<'_> {
             self.reply_discover(id);
             return;
         }
-        self.life.latch_modern();
+        if self.life.latch_modern() {
+            self.own_caps = self
+                .own_caps
+                .declared(Role::Server, ProtocolVersion::V2026_07_28);
+        }
         if method == Method::SubscriptionsListen {
             self.open_listen(ev, id, params);
             return;
@@ -252,7 +256,12 @@ impl Core<'_> {
                 w.key("supportedVersions");
                 self_versions(w, versions, true);
                 w.key("capabilities");
-                w.raw(Json::from_validated(t.capabilities));
+                write_declared(
+                    w,
+                    Json::from_validated(t.capabilities),
+                    Role::Server,
+                    ProtocolVersion::V2026_07_28,
+                );
                 if let Some(i) = t.instructions {
                     w.key("instructions");
                     w.raw(Json::from_validated(i));

@@ -19,7 +19,10 @@ pub struct Config<'c> {
     pub name: &'c str,
     /// Our `version`.
     pub version: &'c str,
-    /// Our capabilities as a JSON object, sent verbatim and used for enforcement.
+    /// Our capabilities as a JSON object, used for enforcement. Each message that carries
+    /// them holds only the members its revision defines for our side (`experimental`
+    /// as configured; see `docs/DESIGN.md`, "Our capabilities by revision"): a server
+    /// configured with `tasks` declares none to a 2025-06-18 client.
     pub capabilities: Json<'c>,
     /// Server only: `instructions` for the model.
     pub instructions: Option<&'c str>,
