@@ -77,9 +77,10 @@ impl<'e> Endpoint<'e> {
                 });
             }
         };
-        let header_version = req.header("mcp-protocol-version");
-        let modern_header = header_version
-            .is_some_and(|v| v.trim_ascii() == ProtocolVersion::V2026_07_28.as_str().as_bytes());
+        // Any line naming 2026-07-28 (a repeated header is refused on either path).
+        let modern_header = req
+            .headers_named("mcp-protocol-version")
+            .any(|v| v.trim_ascii() == ProtocolVersion::V2026_07_28.as_str().as_bytes());
         match message {
             Message::Request(r) => {
                 // `_meta` looked up once (past a 1 KiB argument, a lookup is a scan of it):
@@ -215,7 +216,23 @@ impl<'e> Endpoint<'e> {
             .and_then(|p| p.get("_meta"))
             .and_then(|m| m.get(KEY_VERSION))
             .and_then(|v| v.as_str());
-        match (claimed, req.header("mcp-protocol-version")) {
+        // Each MCP header once: a repeated one is a list (RFC 9110 §5.3) that matches
+        // nothing, and an intermediary reading another line than we do must not route
+        // one method while we serve another.
+        let one = |name: &str, what: &'static str| {
+            req.single_header(name)
+                .map_err(|_| header_error(r.id, what))
+        };
+        let version = one(
+            "mcp-protocol-version",
+            "Header mismatch: MCP-Protocol-Version header is repeated",
+        )?;
+        let method = one(
+            "mcp-method",
+            "Header mismatch: Mcp-Method header is repeated",
+        )?;
+        let name = one("mcp-name", "Header mismatch: Mcp-Name header is repeated")?;
+        match (claimed, version) {
             (Some(c), Some(h)) if header_matches(h, c) => {}
             (None, Some(_)) if is_method(r.method, Method::ServerDiscover) => {}
             (_, None) => {
@@ -232,7 +249,7 @@ impl<'e> Endpoint<'e> {
             }
         }
         let _ = modern_header;
-        match req.header("mcp-method") {
+        match method {
             Some(m) if header_matches(m, r.method) => {}
             Some(_) => {
                 return Err(header_error(
@@ -250,7 +267,7 @@ impl<'e> Endpoint<'e> {
         let name_key = r.method.as_plain().and_then(headers::name_param);
         if let Some(key) = name_key {
             let body = r.params.and_then(|p| p.get(key)).and_then(|v| v.as_str());
-            match (body, req.header("mcp-name")) {
+            match (body, name) {
                 (Some(b), Some(h)) if header_matches(h, b) => {}
                 (None, None) => {}
                 (Some(_), None) => {
@@ -307,6 +324,12 @@ impl<'e> Endpoint<'e> {
             return Ok(());
         };
         let args = params.and_then(|p| p.get("arguments"));
+        if repeated_param_header(req) {
+            return Err(header_error(
+                r.id,
+                "Header mismatch: an Mcp-Param header is repeated",
+            ));
+        }
         let schema = self
             .config
             .tools
@@ -387,7 +410,10 @@ impl<'e> Endpoint<'e> {
         }
         let slot = self.session_of(now, req)?;
         self.check_version(req)?;
-        if let Some(last) = req.header("last-event-id") {
+        let Ok(last) = req.single_header("last-event-id") else {
+            return Err(refuse(400, "Bad Request: repeated Last-Event-ID header"));
+        };
+        if let Some(last) = last {
             let found = streams::parse_event_id(last).and_then(|(number, seq)| {
                 let i = self.streams.iter().position(|s| {
                     s.live && !s.modern && s.number == number && s.slot as usize == slot
@@ -435,6 +461,19 @@ impl<'e> Endpoint<'e> {
         }
         Ok(Outcome::Stream(self.handle(i)))
     }
+}
+
+/// True when some `Mcp-Param-{Name}` appears twice (names compare case-insensitively).
+/// Quadratic in the header count, which the codec bounds (32 by default); run for a
+/// 2026-07-28 `tools/call` only.
+fn repeated_param_header(req: &Request<'_>) -> bool {
+    let is_param = |n: &str| n.len() > 10 && n.as_bytes()[..10].eq_ignore_ascii_case(b"mcp-param-");
+    req.headers.iter().enumerate().any(|(i, a)| {
+        is_param(a.name)
+            && req.headers[i + 1..]
+                .iter()
+                .any(|b| b.name.eq_ignore_ascii_case(a.name))
+    })
 }
 
 /// An `Mcp-Param-*` value against the argument: a string as is, an integer numerically,
