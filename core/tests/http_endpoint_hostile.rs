@@ -186,3 +186,52 @@ fn repeated_modern_headers_are_header_mismatches() {
         assert_eq!(r.json()["id"], 7);
     }
 }
+
+/// 2025-03-26 batches with no request but an invalid entry (or none at all): JSON-RPC
+/// answers them with errors, which had no stream to go on (the POST was answered 202,
+/// "accepted", and the errors were dropped unroutable). Now 400 with an id-less -32600
+/// (DIGEST §12.3); a batch of notifications alone is still 202.
+#[test]
+fn batches_without_requests_but_with_invalid_entries_are_400() {
+    let mut h = Host::new();
+    let sid = h.open("2025-03-26");
+    let ping = r#"{"jsonrpc":"2.0","id":6,"method":"ping"}"#;
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/x"}"#;
+    for body in [
+        "[]".to_owned(),
+        "[1,2]".to_owned(),
+        format!("[[{ping}]]"),
+        format!("[{note},5]"),
+    ] {
+        let r = h.post(Some(&sid), &body);
+        assert_eq!(r.status, 400, "{body}: {}", r.body);
+        assert_eq!(r.json()["error"]["code"], -32600, "{body}");
+        assert!(r.json()["id"].is_null(), "{body}");
+    }
+    assert_eq!(h.ep.stats().unroutable, 0);
+    let r = h.post(Some(&sid), &format!("[{note},{note}]"));
+    assert_eq!(r.status, 202);
+    // With a request, the invalid entry's error rides in the batch answer.
+    let r = h.post(Some(&sid), &format!("[{ping},7]"));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let answers = r.json();
+    assert_eq!(answers.as_array().map(Vec::len), Some(2), "{}", r.body);
+}
+
+/// A coded body is not JSON to us: 415 (RFC 9110 §8.4.1), not a parse error.
+#[test]
+fn content_encoding_is_415() {
+    let mut h = Host::new();
+    let r = h.request(
+        Method::Post,
+        &[HOST, ACCEPT, JSON, ("Content-Encoding", "gzip")],
+        &init(1, "2025-06-18"),
+    );
+    assert_eq!(r.status, 415, "{}", r.body);
+    let r = h.request(
+        Method::Post,
+        &[HOST, ACCEPT, JSON, ("Content-Encoding", "identity")],
+        &init(1, "2025-06-18"),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+}

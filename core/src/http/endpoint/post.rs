@@ -53,6 +53,20 @@ impl<'e> Endpoint<'e> {
                 "Unsupported Media Type: Content-Type must be application/json",
             ));
         }
+        // A coded body (gzip, ...) would be read as JSON and fail as a parse error;
+        // RFC 9110 §8.4.1 answers a coding the server does not know with 415.
+        if req
+            .headers_named("content-encoding")
+            .flat_map(|v| v.split(|&b| b == b','))
+            .any(|c| {
+                !c.trim_ascii().is_empty() && !c.trim_ascii().eq_ignore_ascii_case(b"identity")
+            })
+        {
+            return Err(refuse(
+                415,
+                "Unsupported Media Type: Content-Encoding is not supported",
+            ));
+        }
         if req.body.len() > self.config.max_body {
             return Err(refuse(413, "Content Too Large"));
         }
@@ -124,7 +138,17 @@ impl<'e> Endpoint<'e> {
                 }
                 let mut ids = [0u64; MAX_IDS];
                 let mut n = 0;
+                let mut entries = 0usize;
+                let mut invalid = false;
                 for m in b.iter() {
+                    entries += 1;
+                    invalid |= !matches!(
+                        m,
+                        Ok(Message::Request(_)
+                            | Message::Notification(_)
+                            | Message::Response(_)
+                            | Message::Error(_))
+                    );
                     if let Ok(Message::Request(r)) = m {
                         if n == MAX_IDS {
                             return Err(Refusal {
@@ -137,6 +161,22 @@ impl<'e> Endpoint<'e> {
                         ids[n] = streams::hash(r.id.as_raw());
                         n += 1;
                     }
+                }
+                if n == 0 && (invalid || entries == 0) {
+                    // No request, so no stream for the session's error answers (they
+                    // would be dropped unroutable), and 202 would say the body was
+                    // accepted: refuse the whole POST (DIGEST §12.3: 400, an id-less
+                    // JSON-RPC error), as JSON-RPC answers `[]` and `[1]`.
+                    return Err(Refusal {
+                        status: 400,
+                        id: None,
+                        code: ErrorCode::INVALID_REQUEST,
+                        message: if entries == 0 {
+                            "Invalid Request: empty batch"
+                        } else {
+                            "Invalid Request: a batch entry is not a JSON-RPC message"
+                        },
+                    });
                 }
                 if n == 0 {
                     return Ok(Outcome::Deliver {
