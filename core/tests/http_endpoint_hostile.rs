@@ -235,3 +235,39 @@ fn content_encoding_is_415() {
     );
     assert_eq!(r.status, 200, "{}", r.body);
 }
+
+/// A request reusing the id of one still in flight in its session: the session answers
+/// it with a duplicate-id error, and that error was routed by id to the *first*
+/// request's stream (which then ended), while the first request's result went to the
+/// second POST. Now the endpoint refuses the second POST itself (400, -32600, its id)
+/// and the first request keeps its stream and gets its own result.
+#[test]
+fn a_reused_id_in_flight_does_not_cross_the_answers() {
+    let mut h = Host::new();
+    let sid = h.open("2025-06-18");
+    let first = h.post(Some(&sid), &call(5, "slow"));
+    let waiting = first.open.expect("the slow call waits");
+    let again = h.post(Some(&sid), r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#);
+    assert_eq!(again.status, 400, "{}", again.body);
+    assert_eq!(again.json()["error"]["code"], -32600);
+    assert_eq!(again.json()["id"], 5);
+    h.release();
+    let done = h.more(waiting);
+    assert_eq!(done.status, 200, "{}", done.body);
+    assert_eq!(done.json()["id"], 5);
+    assert_eq!(done.json()["result"]["late"], true, "{}", done.body);
+    // The id is free again once answered.
+    let r = h.post(Some(&sid), r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#);
+    assert_eq!(r.status, 200, "{}", r.body);
+    // A 2025-03-26 batch naming an id in flight is refused whole.
+    let old = h.open("2025-03-26");
+    let slow = h.post(Some(&old), &call(8, "slow"));
+    assert!(slow.open.is_some());
+    let batch = format!(
+        r#"[{{"jsonrpc":"2.0","id":9,"method":"ping"}},{}]"#,
+        call(8, "echo")
+    );
+    let r = h.post(Some(&old), &batch);
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(r.json()["error"]["code"], -32600);
+}

@@ -226,6 +226,21 @@ def cases(d: Demo):
     yield "2026-07-28 without MCP-Protocol-Version", d.post(disc, b"Mcp-Method: server/discover\r\n"), mcp_error(400, -32020, b"9")
     yield "2026-07-28 repeated Mcp-Method", d.post(disc, mv + b"Mcp-Method: server/discover\r\nMcp-Method: tools/call\r\n"), mcp_error(400, -32020, b"9")
     yield "2026-07-28 ping is gone", d.post(ping(b"10").replace(b'"ping"', b'"ping","params":{' + META + b"}"), mv + b"Mcp-Method: ping\r\n"), mcp_error(404, -32601, b"10")
+    # -- an id reused while the first request with it is in flight (on another
+    # connection): the second POST is refused, the first keeps its stream
+    def reused_id(d: Demo) -> bytes:
+        slow = (b'{"jsonrpc":"2.0","id":"dup","method":"tools/call","params":{"name":"sleep",'
+                b'"arguments":{"ms":60000,"steps":10000},"_meta":{"progressToken":"t"}}}')
+        with socket.create_connection(("127.0.0.1", d.port), timeout=5) as a:
+            a.sendall(d.post(slow, s + v))
+            seen = b""
+            while b"progress" not in seen:  # in flight: its stream has begun
+                chunk = a.recv(65536)
+                if not chunk:
+                    return b"the slow call's stream ended: " + seen
+                seen += chunk
+            return d.exchange(d.post(ping(b'"dup"'), s + v))
+    yield "id reused while in flight", reused_id, mcp_error(400, -32600, b'"dup"')
     # -- the session ends (last: it uses the first session)
     delete = b"DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n" + s + b"Connection: close\r\n\r\n"
     yield "delete", delete, status(200)
@@ -251,7 +266,8 @@ def run_demo(name: str, argv: list[str], verbose: bool) -> tuple[int, int]:
         d = Demo(port)
         for case, data, check in cases(d):
             try:
-                why = check(d.exchange(data)) or alive(d)
+                resp = data(d) if callable(data) else d.exchange(data)
+                why = check(resp) or alive(d)
             except OSError as e:
                 why = f"{type(e).__name__}: {e}"
             if proc.poll() is not None:

@@ -113,9 +113,13 @@ impl<'e> Endpoint<'e> {
                 };
                 let slot = self.session_of(now, req).map_err(echo)?;
                 self.check_version(req).map_err(echo)?;
+                let id_hash = streams::hash(r.id.as_raw());
+                if self.in_flight(slot, id_hash) {
+                    return Err(duplicate_id(Some(r.id)));
+                }
                 let i = self.open_stream(now, slot, Kind::Post).map_err(echo)?;
                 let s = &mut self.streams[i];
-                s.ids[0] = streams::hash(r.id.as_raw());
+                s.ids[0] = id_hash;
                 s.waiting = 1;
                 s.progress = progress_of(meta);
                 self.current = Some(i);
@@ -159,6 +163,9 @@ impl<'e> Endpoint<'e> {
                             });
                         }
                         ids[n] = streams::hash(r.id.as_raw());
+                        if self.in_flight(slot, ids[n]) {
+                            return Err(duplicate_id(None));
+                        }
                         n += 1;
                     }
                 }
@@ -211,6 +218,15 @@ impl<'e> Endpoint<'e> {
                 })
             }
         }
+    }
+
+    /// Whether a stream of `slot` still waits for the response to an id with this hash:
+    /// a request that reuses it would have the session's answers cross (its
+    /// duplicate-id error on the first request's stream, the first response on its own).
+    fn in_flight(&self, slot: usize, id_hash: u64) -> bool {
+        self.streams
+            .iter()
+            .any(|s| s.live && s.slot as usize == slot && s.waits_for(id_hash).is_some())
     }
 
     fn post_initialize<'r>(
@@ -532,6 +548,18 @@ fn param_matches(header: &[u8], v: Json<'_>) -> bool {
     match (v.as_f64(), text.parse::<f64>()) {
         (Some(a), Ok(b)) => v.kind() == crate::json::JsonKind::Number && a == b,
         _ => false,
+    }
+}
+
+/// A request that reuses the id of one still in flight in its session (DIGEST §2.2):
+/// refused here, with the same error the session would give, so that its answer cannot
+/// be taken for the first request's. A batch is refused whole (no id).
+fn duplicate_id(id: Option<Id<'_>>) -> Refusal<'_> {
+    Refusal {
+        status: 400,
+        id,
+        code: ErrorCode::INVALID_REQUEST,
+        message: "Invalid Request: duplicate id of a request in flight",
     }
 }
 
