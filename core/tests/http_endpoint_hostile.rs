@@ -259,6 +259,22 @@ fn a_reused_id_in_flight_does_not_cross_the_answers() {
     // The id is free again once answered.
     let r = h.post(Some(&sid), r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#);
     assert_eq!(r.status, 200, "{}", r.body);
+    // Spelled differently (equal only after unescaping): the session's duplicate-id
+    // error echoes the second spelling, so it reaches the second POST, not the first.
+    let first = h.post(
+        Some(&sid),
+        r#"{"jsonrpc":"2.0","id":"A","method":"tools/call","params":{"name":"slow"}}"#,
+    );
+    let waiting = first.open.expect("the slow call waits");
+    let again = h.post(
+        Some(&sid),
+        r#"{"jsonrpc":"2.0","id":"A","method":"ping"}"#,
+    );
+    assert!(again.body.contains(r#""id":"A""#), "{}", again.body);
+    assert_eq!(again.json()["error"]["code"], -32600, "{}", again.body);
+    h.release();
+    let done = h.more(waiting);
+    assert_eq!(done.json()["result"]["late"], true, "{}", done.body);
     // A 2025-03-26 batch naming an id in flight is refused whole.
     let old = h.open("2025-03-26");
     let slow = h.post(Some(&old), &call(8, "slow"));
