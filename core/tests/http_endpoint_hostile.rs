@@ -268,9 +268,9 @@ fn a_reused_id_in_flight_does_not_cross_the_answers() {
     let waiting = first.open.expect("the slow call waits");
     let again = h.post(
         Some(&sid),
-        r#"{"jsonrpc":"2.0","id":"A","method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":"\u0041","method":"ping"}"#,
     );
-    assert!(again.body.contains(r#""id":"A""#), "{}", again.body);
+    assert!(again.body.contains(r#""id":"\u0041""#), "{}", again.body);
     assert_eq!(again.json()["error"]["code"], -32600, "{}", again.body);
     h.release();
     let done = h.more(waiting);
