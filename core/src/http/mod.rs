@@ -125,6 +125,23 @@ impl<'a> Request<'a> {
             .map(|h| h.value)
     }
 
+    /// The value of a header that may appear only once (`Mcp-Session-Id`,
+    /// `MCP-Protocol-Version`, `Mcp-Method`, ...): `Ok(None)` when absent.
+    ///
+    /// # Errors
+    /// [`RepeatedHeader`] when the name appears more than once: repeated field lines
+    /// mean their comma-joined list (RFC 9110 §5.3), never one valid value, and taking
+    /// the first (as [`header`](Self::header) does) would let a request say one thing to
+    /// an intermediary that reads the last and another to the endpoint.
+    pub fn single_header(&self, name: &str) -> Result<Option<&'a [u8]>, RepeatedHeader> {
+        let mut found = self.headers_named(name);
+        let first = found.next();
+        if found.next().is_some() {
+            return Err(RepeatedHeader);
+        }
+        Ok(first)
+    }
+
     /// Every header of this name (case-insensitive), in order.
     pub fn headers_named<'n>(&self, name: &'n str) -> impl Iterator<Item = &'a [u8]> + 'n
     where
@@ -141,6 +158,11 @@ impl<'a> Request<'a> {
         self.target.split('?').next().unwrap_or("")
     }
 }
+
+/// A header that may appear once appeared more than once
+/// ([`Request::single_header`]): the endpoint refuses the request (400).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RepeatedHeader;
 
 /// How the body of a response is delimited on the wire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -49,6 +49,8 @@ impl core::error::Error for ChunkError {}
 enum State {
     /// Reading the hex digits of a size (`digits` read so far).
     Size { digits: u8 },
+    /// After a size, in whitespace: `;` (extensions) or CR may follow, nothing else.
+    SizeBws,
     /// In the extensions of a size line (skipped).
     Ext,
     /// After the CR of a size line.
@@ -170,9 +172,32 @@ impl ChunkedDecoder {
                         };
                     } else if digits == 0 {
                         return self.fail(ChunkError::Malformed);
-                    } else if b == b';' || b == b' ' || b == b'\t' {
+                    } else if b == b';' {
                         self.ext_len = 1;
                         self.state = State::Ext;
+                    } else if b == b' ' || b == b'\t' {
+                        self.ext_len = 1;
+                        self.state = State::SizeBws;
+                    } else if b == b'\r' {
+                        self.state = State::SizeLf;
+                    } else {
+                        return self.fail(ChunkError::Malformed);
+                    }
+                }
+                State::SizeBws => {
+                    // `chunk-ext = *( BWS ";" ... )` (RFC 9112 §7.1.1): after the size,
+                    // whitespace leads to `;` or to the line's end. `1a zz` is not a
+                    // size: a peer that reads it otherwise must not get our framing.
+                    if b == b';' || b == b' ' || b == b'\t' {
+                        self.ext_len += 1;
+                        if self.ext_len > self.max_ext {
+                            return self.fail(ChunkError::ExtensionTooLong {
+                                limit: self.max_ext,
+                            });
+                        }
+                        if b == b';' {
+                            self.state = State::Ext;
+                        }
                     } else if b == b'\r' {
                         self.state = State::SizeLf;
                     } else {
@@ -407,6 +432,18 @@ mod tests {
         );
         // Leading zeros are fine.
         assert!(decode_all(b"00000000000000000001\r\nx\r\n0\r\n\r\n", 4).is_ok());
+        // Whitespace after a size leads to `;` or the line end (RFC 9112 §7.1.1 BWS),
+        // never to more of a "size" another parser might read differently.
+        for ok in [&b"1 ;a\r\nx\r\n0\r\n\r\n"[..], b"1\t \r\nx\r\n0\r\n\r\n"] {
+            assert!(decode_all(ok, 1).is_ok());
+        }
+        for bad in [&b"1 2\r\n"[..], b"1 x;a\r\n", b"1 \n"] {
+            assert_eq!(decode_all(bad, 1), Err(ChunkError::Malformed));
+        }
+        assert_eq!(
+            decode_all(b"1         \r\n", 9),
+            Err(ChunkError::ExtensionTooLong { limit: 8 })
+        );
     }
 
     #[test]

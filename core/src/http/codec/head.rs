@@ -39,6 +39,42 @@ pub(super) fn origin_form(target: &str) -> &str {
     }
 }
 
+/// The authority of an absolute-form target (`http://host:port/path` → `host:port`).
+fn absolute_authority(target: &str) -> Option<&str> {
+    let b = target.as_bytes();
+    let rest = if b.len() >= 7 && b[..7].eq_ignore_ascii_case(b"http://") {
+        &target[7..]
+    } else if b.len() >= 8 && b[..8].eq_ignore_ascii_case(b"https://") {
+        &target[8..]
+    } else {
+        return None;
+    };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    Some(&rest[..end])
+}
+
+/// The answer to a request line whose version httparse refused: 505 when it is an
+/// HTTP version we do not speak (`HTTP/2.0`, `HTTP/0.9`), 400 when the line is simply
+/// malformed (a space inside the target leaves `x HTTP/1.1` where the version goes).
+fn version_error(head: &[u8]) -> RequestError {
+    let line = head
+        .split(|&b| b == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .find(|l| !l.is_empty())
+        .unwrap_or(&[]);
+    let mut words = line.split(|&b| b == b' ');
+    let version = match (words.next(), words.next(), words.next(), words.next()) {
+        (Some(_), Some(_), Some(v), None) => v,
+        _ => return RequestError::Malformed,
+    };
+    match version {
+        [b'H', b'T', b'T', b'P', b'/', a, b'.', b] if a.is_ascii_digit() && b.is_ascii_digit() => {
+            RequestError::UnsupportedVersion
+        }
+        _ => RequestError::Malformed,
+    }
+}
+
 /// The offset just past the first empty line (`\n\n` or `\n\r\n`) found at or after
 /// `from`.
 ///
@@ -74,7 +110,7 @@ pub(super) fn inspect<'h>(
         Ok(httparse::Status::Complete(n)) => n,
         Ok(httparse::Status::Partial) => return Ok(None),
         Err(httparse::Error::TooManyHeaders) => return Err(RequestError::TooManyHeaders),
-        Err(httparse::Error::Version) => return Err(RequestError::UnsupportedVersion),
+        Err(httparse::Error::Version) => return Err(version_error(head)),
         Err(_) => return Err(RequestError::Malformed),
     };
     let target = req.path.unwrap_or("");
@@ -89,6 +125,7 @@ pub(super) fn inspect<'h>(
     let mut te_tokens = 0usize;
     let mut te_chunked_count = 0usize;
     let mut hosts = 0usize;
+    let mut host_value: &[u8] = &[];
     let (mut close, mut keep) = (false, false);
     let mut expect_continue = false;
     for h in req.headers.iter() {
@@ -107,6 +144,7 @@ pub(super) fn inspect<'h>(
             }
         } else if name.eq_ignore_ascii_case("host") {
             hosts += 1;
+            host_value = h.value;
         } else if name.eq_ignore_ascii_case("connection") {
             for t in header_tokens(h.value) {
                 close |= t.eq_ignore_ascii_case(b"close");
@@ -117,6 +155,16 @@ pub(super) fn inspect<'h>(
         }
     }
     if minor == 1 && hosts != 1 {
+        return Err(RequestError::BadHost);
+    }
+    // An absolute-form target names the host itself, and RFC 9112 §3.2.2 has a server
+    // use it over `Host`; the codec hands out the origin form, so the endpoint checks
+    // `Host` (DNS rebinding): the two must agree, or the check would look at one name
+    // while the request was addressed to another.
+    if let Some(authority) = absolute_authority(target)
+        && hosts > 0
+        && !authority.as_bytes().eq_ignore_ascii_case(host_value)
+    {
         return Err(RequestError::BadHost);
     }
     let framing = if te_seen {

@@ -11,7 +11,7 @@ use crate::http::{BodyLength, Method as HttpMethod, Request};
 use crate::json::JsonWriter;
 use crate::jsonrpc;
 
-use super::{host_allowed, origin_allowed};
+use super::host_allowed;
 
 /// Checks an [`AuthConfig`], and that its metadata document and longest challenge fit.
 pub(super) fn check_config(auth: &AuthConfig<'_>) -> Result<(), EndpointError> {
@@ -123,10 +123,10 @@ impl<'e> Endpoint<'e> {
     fn metadata(&mut self, req: &Request<'_>, config: &AuthConfig<'_>) -> Outcome<'_> {
         if self.config.check_hosts {
             let extra = self.config.allowed_hosts;
-            let host_ok = req.header("host").is_some_and(|h| host_allowed(h, extra));
-            let origin_ok = req
-                .header("origin")
-                .is_none_or(|o| origin_allowed(o, extra));
+            let host_ok = req
+                .single_header("host")
+                .is_ok_and(|h| h.is_some_and(|h| host_allowed(h, extra)));
+            let origin_ok = super::checks::origins_allowed(req, extra);
             if !host_ok || !origin_ok {
                 return self.plain_error(403, "Forbidden: Host not allowed", None);
             }

@@ -4,7 +4,7 @@
 //! of MODERN §13.3 decoded before comparing, by the rules both roles share in
 //! [`crate::http::headers`]).
 
-use crate::http::headers;
+use crate::http::{Request, headers};
 use crate::json::JsonStr;
 
 /// The host names every endpoint accepts while the allowlist is on: loopback only.
@@ -13,15 +13,25 @@ pub const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
 /// The host part of a `Host` value (`name`, `name:port`, `[v6]`, `[v6]:port`).
 fn host_part(value: &str) -> &str {
     if value.starts_with('[') {
+        // `[v6]` or `[v6]:port`, nothing else after the bracket (`[::1]evil` is no
+        // loopback name: the whole value, which no list holds, comes back).
         return match value.find(']') {
-            Some(end) => &value[..=end],
-            None => value,
+            Some(end) if is_port_suffix(&value[end + 1..]) => &value[..=end],
+            _ => value,
         };
     }
     match value.rfind(':') {
         Some(colon) if value[colon + 1..].bytes().all(|b| b.is_ascii_digit()) => &value[..colon],
         _ => value,
     }
+}
+
+/// Empty, or `:` and digits (a port, possibly empty as RFC 3986 allows).
+fn is_port_suffix(rest: &str) -> bool {
+    rest.is_empty()
+        || rest
+            .strip_prefix(':')
+            .is_some_and(|p| p.bytes().all(|b| b.is_ascii_digit()))
 }
 
 fn host_listed(host: &str, extra: &[&str]) -> bool {
@@ -56,6 +66,12 @@ pub fn origin_allowed(value: &[u8], extra: &[&str]) -> bool {
     host_listed(host_part(authority), extra)
 }
 
+/// True when every `Origin` line of `req` (usually none or one) names an allowed host.
+pub fn origins_allowed(req: &Request<'_>, extra: &[&str]) -> bool {
+    req.headers_named("origin")
+        .all(|o| origin_allowed(o, extra))
+}
+
 /// Media types listed in an `Accept` (or `Content-Type`) value, without parameters.
 fn media_types(value: &[u8]) -> impl Iterator<Item = &[u8]> {
     value.split(|&b| b == b',').map(|item| {
@@ -65,22 +81,66 @@ fn media_types(value: &[u8]) -> impl Iterator<Item = &[u8]> {
 }
 
 /// True when the `Accept` values allow `wanted` (`type/subtype`), wildcards included.
-pub fn accepts<'a>(mut values: impl Iterator<Item = &'a [u8]>, wanted: &str) -> bool {
+///
+/// The most specific range that matches decides (RFC 9110 §12.5.1: `type/subtype` over
+/// `type/*` over `*/*`), and a range with `q=0` means "not acceptable" (§12.4.2): so
+/// `application/json;q=0, */*` does not accept JSON. Other `q` values only rank, which
+/// does not matter here (the endpoint needs both types acceptable, not preferred).
+pub fn accepts<'a>(values: impl Iterator<Item = &'a [u8]>, wanted: &str) -> bool {
     let wanted = wanted.as_bytes();
     // The type before the `/` (a byte search: this runs on every POST).
     let ty = &wanted[..wanted
         .iter()
         .position(|&b| b == b'/')
         .unwrap_or(wanted.len())];
-    values.any(|v| {
-        media_types(v).any(|m| {
-            m.eq_ignore_ascii_case(wanted)
-                || m == b"*/*"
-                || (m.len() == ty.len() + 2
-                    && m[..ty.len()].eq_ignore_ascii_case(ty)
-                    && &m[ty.len()..] == b"/*")
-        })
-    })
+    // (specificity of the best match so far, whether a range of that specificity
+    // allows it); 0: nothing matched.
+    let mut best = (0u8, false);
+    for v in values {
+        for item in v.split(|&b| b == b',') {
+            let mut parts = item.split(|&b| b == b';');
+            let m = parts.next().unwrap_or(&[]).trim_ascii();
+            let specificity = if m.eq_ignore_ascii_case(wanted) {
+                3
+            } else if m.len() == ty.len() + 2
+                && m[..ty.len()].eq_ignore_ascii_case(ty)
+                && &m[ty.len()..] == b"/*"
+            {
+                2
+            } else if m == b"*/*" {
+                1
+            } else {
+                continue;
+            };
+            let allowed = !parts.any(is_q_zero);
+            if specificity > best.0 {
+                best = (specificity, allowed);
+            } else if specificity == best.0 {
+                best.1 |= allowed;
+            }
+        }
+    }
+    best.1
+}
+
+/// True for a media-range parameter `q=0` (`0`, `0.`, `0.0`, `0.00`, `0.000`; RFC 9110
+/// §12.4.2), spaces around it allowed.
+fn is_q_zero(param: &[u8]) -> bool {
+    let Some((name, value)) = param
+        .iter()
+        .position(|&b| b == b'=')
+        .map(|i| (param[..i].trim_ascii(), param[i + 1..].trim_ascii()))
+    else {
+        return false;
+    };
+    if !name.eq_ignore_ascii_case(b"q") {
+        return false;
+    }
+    match value {
+        [b'0'] => true,
+        [b'0', b'.', rest @ ..] => rest.len() <= 3 && rest.iter().all(|&b| b == b'0'),
+        _ => false,
+    }
 }
 
 /// True when a `Content-Type` value is `application/json` (parameters such as
@@ -130,6 +190,11 @@ mod tests {
         assert!(host_allowed(b"[::1]:80", &[]));
         assert!(!host_allowed(b"evil.example.com", &[]));
         assert!(!host_allowed(b"localhost.evil.com:80", &[]));
+        // Nothing but a port may follow an IPv6 literal.
+        assert!(!host_allowed(b"[::1]evil.example.com", &[]));
+        assert!(!host_allowed(b"[::1]:80x", &[]));
+        assert!(!origin_allowed(b"http://[::1].evil.example.com", &[]));
+        assert!(host_allowed(b"[::1]:", &[]));
         assert!(host_allowed(b"mcp.example:8080", &["mcp.example"]));
         assert!(origin_allowed(b"http://localhost:5173", &[]));
         assert!(origin_allowed(b"https://[::1]", &[]));
@@ -147,6 +212,18 @@ mod tests {
         assert!(accepts(star.iter().copied(), "text/event-stream"));
         let text: [&[u8]; 1] = [b"text/*"];
         assert!(!accepts(text.iter().copied(), "application/json"));
+        // q=0 is "not acceptable", and the most specific range decides.
+        let refused: [&[u8]; 1] = [b"application/json;q=0, text/event-stream"];
+        assert!(!accepts(refused.iter().copied(), "application/json"));
+        assert!(accepts(refused.iter().copied(), "text/event-stream"));
+        let over: [&[u8]; 1] = [b"*/*, application/json; q=0.000"];
+        assert!(!accepts(over.iter().copied(), "application/json"));
+        assert!(accepts(over.iter().copied(), "text/event-stream"));
+        let star_zero: [&[u8]; 2] = [b"*/*;q=0", b"application/*;Q=0.5"];
+        assert!(accepts(star_zero.iter().copied(), "application/json"));
+        assert!(!accepts(star_zero.iter().copied(), "text/event-stream"));
+        let low: [&[u8]; 1] = [b"application/json;q=0.001"];
+        assert!(accepts(low.iter().copied(), "application/json"));
         assert!(is_json(b"application/json; charset=utf-8"));
         assert!(!is_json(b"text/plain"));
     }

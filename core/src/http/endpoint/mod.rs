@@ -36,7 +36,7 @@ mod streams;
 
 pub use checks::{
     LOOPBACK_HOSTS, accepts, decode_header, header_matches, host_allowed, is_json, origin_allowed,
-    trim_ows,
+    origins_allowed, trim_ows,
 };
 pub use config::{EndpointConfig, EndpointError, EndpointStorage, ParamHeader, ResponseMode};
 pub use sessions::{
@@ -387,19 +387,20 @@ impl<'e> Endpoint<'e> {
             return Ok(());
         }
         let extra = self.config.allowed_hosts;
-        match req.header("host") {
-            None => return Err(refuse(400, "Bad Request: no Host header")),
-            Some(h) if !host_allowed(h, extra) => {
+        match req.single_header("host") {
+            Ok(None) => return Err(refuse(400, "Bad Request: no Host header")),
+            Err(_) => return Err(refuse(400, "Bad Request: repeated Host header")),
+            Ok(Some(h)) if !host_allowed(h, extra) => {
                 return Err(refuse(403, "Forbidden: Host not allowed"));
             }
-            Some(_) => {}
+            Ok(Some(_)) => {}
         }
-        match req.header("origin") {
-            Some(o) if !origin_allowed(o, extra) => {
-                Err(refuse(403, "Forbidden: Origin not allowed"))
-            }
-            _ => Ok(()),
+        // Every `Origin` line, not the first only: one allowed origin must not carry
+        // another that is not (a browser sends one; anything else is forged).
+        if !checks::origins_allowed(req, extra) {
+            return Err(refuse(403, "Forbidden: Origin not allowed"));
         }
+        Ok(())
     }
 
     /// Writes a refusal's head and JSON-RPC error body.
@@ -438,11 +439,15 @@ impl<'e> Endpoint<'e> {
     /// unknown or expired one, and under authorization for one another principal started
     /// (as unknown: no probing of others' ids). Touches its idle clock.
     fn session_of<'r>(&mut self, now: u64, req: &Request<'r>) -> Result<usize, Refusal<'r>> {
-        let Some(id) = req.header("mcp-session-id") else {
-            return Err(refuse(
-                400,
-                "Bad Request: Mcp-Session-Id header is required",
-            ));
+        let id = match req.single_header("mcp-session-id") {
+            Ok(Some(id)) => id,
+            Ok(None) => {
+                return Err(refuse(
+                    400,
+                    "Bad Request: Mcp-Session-Id header is required",
+                ));
+            }
+            Err(_) => return Err(refuse(400, "Bad Request: repeated Mcp-Session-Id header")),
         };
         let idle = self.config.session_idle_ms;
         let found = self
@@ -470,8 +475,15 @@ impl<'e> Endpoint<'e> {
     /// `MCP-Protocol-Version` on a legacy request: absent means 2025-03-26 (DIGEST
     /// §12.5); present, it must be a legacy revision this endpoint serves.
     fn check_version<'r>(&self, req: &Request<'r>) -> Result<(), Refusal<'r>> {
-        let Some(v) = req.header("mcp-protocol-version") else {
-            return Ok(());
+        let v = match req.single_header("mcp-protocol-version") {
+            Ok(Some(v)) => v,
+            Ok(None) => return Ok(()),
+            Err(_) => {
+                return Err(refuse(
+                    400,
+                    "Bad Request: repeated MCP-Protocol-Version header",
+                ));
+            }
         };
         let known = core::str::from_utf8(v)
             .ok()

@@ -53,6 +53,20 @@ impl<'e> Endpoint<'e> {
                 "Unsupported Media Type: Content-Type must be application/json",
             ));
         }
+        // A coded body (gzip, ...) would be read as JSON and fail as a parse error;
+        // RFC 9110 §8.4.1 answers a coding the server does not know with 415.
+        if req
+            .headers_named("content-encoding")
+            .flat_map(|v| v.split(|&b| b == b','))
+            .any(|c| {
+                !c.trim_ascii().is_empty() && !c.trim_ascii().eq_ignore_ascii_case(b"identity")
+            })
+        {
+            return Err(refuse(
+                415,
+                "Unsupported Media Type: Content-Encoding is not supported",
+            ));
+        }
         if req.body.len() > self.config.max_body {
             return Err(refuse(413, "Content Too Large"));
         }
@@ -77,9 +91,10 @@ impl<'e> Endpoint<'e> {
                 });
             }
         };
-        let header_version = req.header("mcp-protocol-version");
-        let modern_header = header_version
-            .is_some_and(|v| v.trim_ascii() == ProtocolVersion::V2026_07_28.as_str().as_bytes());
+        // Any line naming 2026-07-28 (a repeated header is refused on either path).
+        let modern_header = req
+            .headers_named("mcp-protocol-version")
+            .any(|v| v.trim_ascii() == ProtocolVersion::V2026_07_28.as_str().as_bytes());
         match message {
             Message::Request(r) => {
                 // `_meta` looked up once (past a 1 KiB argument, a lookup is a scan of it):
@@ -98,9 +113,13 @@ impl<'e> Endpoint<'e> {
                 };
                 let slot = self.session_of(now, req).map_err(echo)?;
                 self.check_version(req).map_err(echo)?;
+                let id_hash = streams::hash(r.id.as_raw());
+                if self.in_flight(slot, id_hash) {
+                    return Err(duplicate_id(Some(r.id)));
+                }
                 let i = self.open_stream(now, slot, Kind::Post).map_err(echo)?;
                 let s = &mut self.streams[i];
-                s.ids[0] = streams::hash(r.id.as_raw());
+                s.ids[0] = id_hash;
                 s.waiting = 1;
                 s.progress = progress_of(meta);
                 self.current = Some(i);
@@ -123,7 +142,17 @@ impl<'e> Endpoint<'e> {
                 }
                 let mut ids = [0u64; MAX_IDS];
                 let mut n = 0;
+                let mut entries = 0usize;
+                let mut invalid = false;
                 for m in b.iter() {
+                    entries += 1;
+                    invalid |= !matches!(
+                        m,
+                        Ok(Message::Request(_)
+                            | Message::Notification(_)
+                            | Message::Response(_)
+                            | Message::Error(_))
+                    );
                     if let Ok(Message::Request(r)) = m {
                         if n == MAX_IDS {
                             return Err(Refusal {
@@ -134,8 +163,27 @@ impl<'e> Endpoint<'e> {
                             });
                         }
                         ids[n] = streams::hash(r.id.as_raw());
+                        if self.in_flight(slot, ids[n]) {
+                            return Err(duplicate_id(None));
+                        }
                         n += 1;
                     }
+                }
+                if n == 0 && (invalid || entries == 0) {
+                    // No request, so no stream for the session's error answers (they
+                    // would be dropped unroutable), and 202 would say the body was
+                    // accepted: refuse the whole POST (DIGEST §12.3: 400, an id-less
+                    // JSON-RPC error), as JSON-RPC answers `[]` and `[1]`.
+                    return Err(Refusal {
+                        status: 400,
+                        id: None,
+                        code: ErrorCode::INVALID_REQUEST,
+                        message: if entries == 0 {
+                            "Invalid Request: empty batch"
+                        } else {
+                            "Invalid Request: a batch entry is not a JSON-RPC message"
+                        },
+                    });
                 }
                 if n == 0 {
                     return Ok(Outcome::Deliver {
@@ -170,6 +218,15 @@ impl<'e> Endpoint<'e> {
                 })
             }
         }
+    }
+
+    /// Whether a stream of `slot` still waits for the response to an id with this hash:
+    /// a request that reuses it would have the session's answers cross (its
+    /// duplicate-id error on the first request's stream, the first response on its own).
+    fn in_flight(&self, slot: usize, id_hash: u64) -> bool {
+        self.streams
+            .iter()
+            .any(|s| s.live && s.slot as usize == slot && s.waits_for(id_hash).is_some())
     }
 
     fn post_initialize<'r>(
@@ -215,7 +272,23 @@ impl<'e> Endpoint<'e> {
             .and_then(|p| p.get("_meta"))
             .and_then(|m| m.get(KEY_VERSION))
             .and_then(|v| v.as_str());
-        match (claimed, req.header("mcp-protocol-version")) {
+        // Each MCP header once: a repeated one is a list (RFC 9110 §5.3) that matches
+        // nothing, and an intermediary reading another line than we do must not route
+        // one method while we serve another.
+        let one = |name: &str, what: &'static str| {
+            req.single_header(name)
+                .map_err(|_| header_error(r.id, what))
+        };
+        let version = one(
+            "mcp-protocol-version",
+            "Header mismatch: MCP-Protocol-Version header is repeated",
+        )?;
+        let method = one(
+            "mcp-method",
+            "Header mismatch: Mcp-Method header is repeated",
+        )?;
+        let name = one("mcp-name", "Header mismatch: Mcp-Name header is repeated")?;
+        match (claimed, version) {
             (Some(c), Some(h)) if header_matches(h, c) => {}
             (None, Some(_)) if is_method(r.method, Method::ServerDiscover) => {}
             (_, None) => {
@@ -232,7 +305,7 @@ impl<'e> Endpoint<'e> {
             }
         }
         let _ = modern_header;
-        match req.header("mcp-method") {
+        match method {
             Some(m) if header_matches(m, r.method) => {}
             Some(_) => {
                 return Err(header_error(
@@ -250,7 +323,7 @@ impl<'e> Endpoint<'e> {
         let name_key = r.method.as_plain().and_then(headers::name_param);
         if let Some(key) = name_key {
             let body = r.params.and_then(|p| p.get(key)).and_then(|v| v.as_str());
-            match (body, req.header("mcp-name")) {
+            match (body, name) {
                 (Some(b), Some(h)) if header_matches(h, b) => {}
                 (None, None) => {}
                 (Some(_), None) => {
@@ -307,6 +380,12 @@ impl<'e> Endpoint<'e> {
             return Ok(());
         };
         let args = params.and_then(|p| p.get("arguments"));
+        if repeated_param_header(req) {
+            return Err(header_error(
+                r.id,
+                "Header mismatch: an Mcp-Param header is repeated",
+            ));
+        }
         let schema = self
             .config
             .tools
@@ -387,7 +466,10 @@ impl<'e> Endpoint<'e> {
         }
         let slot = self.session_of(now, req)?;
         self.check_version(req)?;
-        if let Some(last) = req.header("last-event-id") {
+        let Ok(last) = req.single_header("last-event-id") else {
+            return Err(refuse(400, "Bad Request: repeated Last-Event-ID header"));
+        };
+        if let Some(last) = last {
             let found = streams::parse_event_id(last).and_then(|(number, seq)| {
                 let i = self.streams.iter().position(|s| {
                     s.live && !s.modern && s.number == number && s.slot as usize == slot
@@ -437,6 +519,19 @@ impl<'e> Endpoint<'e> {
     }
 }
 
+/// True when some `Mcp-Param-{Name}` appears twice (names compare case-insensitively).
+/// Quadratic in the header count, which the codec bounds (32 by default); run for a
+/// 2026-07-28 `tools/call` only.
+fn repeated_param_header(req: &Request<'_>) -> bool {
+    let is_param = |n: &str| n.len() > 10 && n.as_bytes()[..10].eq_ignore_ascii_case(b"mcp-param-");
+    req.headers.iter().enumerate().any(|(i, a)| {
+        is_param(a.name)
+            && req.headers[i + 1..]
+                .iter()
+                .any(|b| b.name.eq_ignore_ascii_case(a.name))
+    })
+}
+
 /// An `Mcp-Param-*` value against the argument: a string as is, an integer numerically,
 /// a boolean as `true`/`false` (MODERN §13.3).
 fn param_matches(header: &[u8], v: Json<'_>) -> bool {
@@ -453,6 +548,18 @@ fn param_matches(header: &[u8], v: Json<'_>) -> bool {
     match (v.as_f64(), text.parse::<f64>()) {
         (Some(a), Ok(b)) => v.kind() == crate::json::JsonKind::Number && a == b,
         _ => false,
+    }
+}
+
+/// A request that reuses the id of one still in flight in its session (DIGEST §2.2):
+/// refused here, with the same error the session would give, so that its answer cannot
+/// be taken for the first request's. A batch is refused whole (no id).
+fn duplicate_id(id: Option<Id<'_>>) -> Refusal<'_> {
+    Refusal {
+        status: 400,
+        id,
+        code: ErrorCode::INVALID_REQUEST,
+        message: "Invalid Request: duplicate id of a request in flight",
     }
 }
 
