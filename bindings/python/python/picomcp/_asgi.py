@@ -45,6 +45,9 @@ def _slot_class() -> type:
         _adapter: "Asgi"
         _index: int
 
+        def _rewait(self) -> None:
+            self._wake.set()  # the adapter's timer task recomputes every deadline
+
         def _flush(self) -> None:
             adapter = self._adapter
             if adapter.slots[self._index] is self:

@@ -66,7 +66,7 @@ class _Dispatch:
             return result
         if not self._deferred:
             self._flush()
-        self._wake.set()  # deadlines may have changed: the loop recomputes them
+        self._rewait()  # deadlines may have changed: the loop recomputes them
         return result
 
     def _on_event(self, ev: Event) -> None:

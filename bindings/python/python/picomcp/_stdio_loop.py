@@ -145,17 +145,24 @@ class _StdioLoop:
                     return
 
         def readable() -> None:
-            # A pipe or socket: the loop waits for it (no thread hand-off per chunk); one
-            # chunk at a time, armed again once the chunk is taken.
-            loop.remove_reader(in_fd)
+            # A pipe or socket: the loop waits for it and feeds each chunk to the session
+            # here, in the callback (no task switch, no queue, no re-arming per chunk).
+            # Only the end of input, or a chunk the session cannot take yet (a 2025-03-26
+            # batch still running), goes to the coroutine below, the reader disarmed
+            # until that chunk is taken, so that input stays in order.
             try:
                 data = os.read(in_fd, 65536)
             except BlockingIOError:
-                loop.add_reader(in_fd, readable)
                 return
             except OSError as e:
                 self.diag("error", "cannot read stdin: %s" % e)
                 data = b""
+            if data:
+                data = self._feed(data)
+                if not data:
+                    self._rewait()  # the chunk's requests may have moved the next deadline
+                    return
+            loop.remove_reader(in_fd)
             chunks.put_nowait(data)
 
         mode = os.fstat(in_fd).st_mode
@@ -179,21 +186,17 @@ class _StdioLoop:
                 self.session.handle_eof(_now())
                 self._pump()
                 break
-            if polled:
-                loop.add_reader(in_fd, readable)
             while data:
-                taken = self.session.handle_bytes(_now(), data)
-                data = data[taken:]
-                self._pump()
-                if self.session.phase == "closed":
-                    break  # closed (session.close()): it takes nothing more; drop the rest
-                if data and not taken:
+                data = self._feed(data)
+                if data:
                     # The session waits for us (a 2025-03-26 batch whose members are still
                     # running): let the handlers run, then offer the rest again.
                     self._await_jobs = True
                     busy = self._tasks or self._jobs
                     await self._wait(loop.create_future(), None if busy else 0.01)
                     self._await_jobs = False
+            if polled:
+                loop.add_reader(in_fd, readable)  # the chunk is taken: read the next
         # End of input: work already running still owes its answer.
         self._await_jobs = True
         while self._tasks or self._jobs:
@@ -210,7 +213,7 @@ class _StdioLoop:
         """Waits for ``task``, a wake-up (a command changed the session's deadlines, or a
         handler finished) or the session's next deadline, whichever comes first (at most
         ``limit`` seconds), and runs the timeouts that are due. True when ``task`` is done."""
-        deadline = self.session.poll_timeout()
+        deadline = self._waited = self.session.poll_timeout()
         timeout = None if deadline is None else max(0, deadline - _now()) / 1000
         if limit is not None:
             timeout = limit if timeout is None else min(timeout, limit)
@@ -226,6 +229,28 @@ class _StdioLoop:
             self.session.handle_timeout(_now())
             self._pump()
         return task.done()
+
+    def _feed(self, data: bytes) -> bytes:
+        """Gives ``data`` to the session and takes what it queued through the core layer
+        (``_pump``); returns what the session did not take: empty, or the rest of a chunk
+        it cannot take until the calls of a 2025-03-26 batch are answered (after a
+        ``close()``, the rest is dropped)."""
+        while data:
+            taken = self.session.handle_bytes(_now(), data)
+            data = data[taken:]
+            self._pump()
+            if self.session.phase == "closed":
+                return b""  # closed (session.close()): it takes nothing more
+            if not taken:
+                return data
+        return data
+
+    def _rewait(self) -> None:
+        """After a command or a chunk fed outside the loop's wait: wakes that wait when the
+        session's next deadline is now earlier than the one it waits for."""
+        due = self.session.poll_timeout()
+        if due is not None and (self._waited is None or due < self._waited):
+            self._wake.set()
 
     def _flush(self, wait: bool = True) -> None:
         """Writes out what the session queued. Under ``_out_lock``: a worker thread may

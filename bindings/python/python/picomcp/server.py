@@ -108,6 +108,8 @@ class Server(_Registration, _StdioLoop, _Dispatch):
         #: The loop waits for calls in worker threads to end: the thread that ends the
         #: last one wakes it (otherwise threads never wake the loop for their answers).
         self._await_jobs = False
+        #: The session deadline the loop waits for (``_rewait``).
+        self._waited: int | None = None
         self._loop_thread = threading.get_ident()
         self.tools: dict[str, _Tool] = {}
         self.resources: dict[str, _Resource] = {}
