@@ -46,7 +46,8 @@ def _slot_class() -> type:
         _index: int
 
         def _rewait(self) -> None:
-            self._wake.set()  # the adapter's timer task recomputes every deadline
+            if self._wake is not None:  # the adapter's timer task recomputes its deadlines
+                self._wake.set()
 
         def _flush(self) -> None:
             adapter = self._adapter

@@ -170,8 +170,8 @@ class _Dispatch:
         ``answer(error)`` (a tool result with ``isError``)."""
         if entry is not None and entry.threaded and self._workers is not None:
             self._jobs[ctx.request_id] = ctx
-            self._workers.submit((ctx, answer, tool_errors),
-                                 lambda: None if ctx._cancelled else handler())
+            # Not run when the client cancels it before a thread takes it (``_workers``).
+            self._workers.submit((ctx, answer, tool_errors), handler)
             if not self._deferred:
                 self._workers.kick()
             return
@@ -235,7 +235,11 @@ class _Dispatch:
         took meanwhile makes the core refuse the answer, as a stale request)."""
         ctx, answer, tool_errors = item
         try:
-            self._deliver(ctx, answer, tool_errors, ok, value)
+            if ok:  # the common case, with no detour through _deliver
+                if not ctx._cancelled:
+                    answer(value)
+            else:
+                self._deliver(ctx, answer, tool_errors, ok, value)
         except Exception as e:  # the answer could not be given: never kills the thread
             self.diag("error", "cannot answer request %d: %r" % (ctx.request_id, e))
         finally:

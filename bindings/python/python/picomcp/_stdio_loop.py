@@ -160,7 +160,6 @@ class _StdioLoop:
             if data:
                 data = self._feed(data)
                 if not data:
-                    self._rewait()  # the chunk's requests may have moved the next deadline
                     return
             loop.remove_reader(in_fd)
             chunks.put_nowait(data)
@@ -242,12 +241,16 @@ class _StdioLoop:
             if self.session.phase == "closed":
                 return b""  # closed (session.close()): it takes nothing more
             if not taken:
-                return data
+                break
+        self._rewait()  # the requests and answers may have moved the next deadline
         return data
 
     def _rewait(self) -> None:
         """After a command or a chunk fed outside the loop's wait: wakes that wait when the
-        session's next deadline is now earlier than the one it waits for."""
+        session's next deadline is now earlier than the one it waits for (inside
+        ``_pump``, once ``_feed`` has fed the chunk)."""
+        if self._deferred:
+            return
         due = self.session.poll_timeout()
         if due is not None and (self._waited is None or due < self._waited):
             self._wake.set()
