@@ -5,6 +5,8 @@ wakes that wait; a second 2025-03-26 batch waits in its chunk until the first is
 a call cancelled before a worker thread takes it never runs; sync tools run off the loop
 thread."""
 
+from __future__ import annotations
+
 import asyncio
 import json
 import os
