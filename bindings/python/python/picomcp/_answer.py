@@ -10,7 +10,8 @@ from ._context import INTERNAL_ERROR, Context, ToolError
 from ._native import Call, RespondError, ResultError
 
 if TYPE_CHECKING:
-    from .server import Server, _Tables
+    from ._registration import _Tables
+    from .server import Server
 
 
 def _text(t: str) -> dict:

@@ -45,6 +45,10 @@ def _slot_class() -> type:
         _adapter: "Asgi"
         _index: int
 
+        def _rewait(self) -> None:
+            if self._wake is not None:  # the adapter's timer task recomputes its deadlines
+                self._wake.set()
+
         def _flush(self) -> None:
             adapter = self._adapter
             if adapter.slots[self._index] is self:

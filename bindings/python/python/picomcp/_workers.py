@@ -70,7 +70,9 @@ class Workers:
         self._ended_seen = 0
 
     def submit(self, item: Any, fn: Callable[[], Any]) -> None:
-        """Queues a call; ``kick()`` hands the queue to a thread (once per read)."""
+        """Queues a call; ``kick()`` hands the queue to a thread (once per read). ``item``
+        is ``(ctx, ...)``: ``fn`` is not run when ``ctx._cancelled`` is set by the time a
+        thread takes it (the outcome is then ``None``)."""
         self._pending.append((item, fn))
 
     def kick(self) -> None:
@@ -114,12 +116,15 @@ class Workers:
                     item, fn = pending.popleft()
                 except IndexError:
                     break
-                me.busy = True
-                try:
-                    out = (item, True, fn())
-                except BaseException as e:  # answered as the failure it is
-                    out = (item, False, e)
-                me.busy = False
+                if item[0]._cancelled:  # cancelled before it started: never run
+                    out = (item, True, None)
+                else:
+                    me.busy = True
+                    try:
+                        out = (item, True, fn())
+                    except BaseException as e:  # answered as the failure it is
+                        out = (item, False, e)
+                    me.busy = False
                 if direct:
                     if self._stopped:
                         break  # the server stopped serving: nobody reads the answer
