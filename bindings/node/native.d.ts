@@ -174,6 +174,14 @@ export declare class NativeSession {
    * the bytes are taken.
    */
   pollTransmit(): Buffer
+  /**
+   * Everything queued for the peer as a string (empty when nothing is queued); the
+   * bytes are taken. What the stdio server writes: a string lives in the JavaScript
+   * heap, so it is freed with the young garbage it belongs to, where a `Buffer` per
+   * write is memory outside the heap that waits for the next scavenge (and piles up
+   * between scavenges when the server allocates little else).
+   */
+  pollTransmitText(): string
   /** The next event, or null. */
   pollEvent(): Event | null
   /** When `handleTimeout` is next due, or null. */

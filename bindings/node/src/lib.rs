@@ -9,6 +9,8 @@
 
 #![deny(clippy::all)]
 
+#[cfg(target_os = "linux")]
+mod alloc;
 mod answer;
 mod arena;
 mod catalog;
@@ -21,6 +23,11 @@ pub use endpoint::NativeEndpoint;
 pub use event::Event;
 pub use server::NativeServer;
 pub use session::{NativeSession, SessionOptions};
+
+/// Blocks of 128 KiB and more are mappings of their own (see `alloc.rs`).
+#[cfg(target_os = "linux")]
+#[global_allocator]
+static ALLOC: alloc::Alloc = alloc::Alloc;
 
 /// `n` bytes from the operating system's random number generator (for keys: the
 /// `Server` helper's default `requestState` key), without loading `node:crypto`.
