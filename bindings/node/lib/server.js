@@ -38,7 +38,7 @@ const MRTR_METHODS = ['tools/call', 'prompts/get', 'resources/read']
 const INTERNAL_ERROR = -32603
 const LEVELS = ['error', 'warn', 'info', 'debug']
 
-const now = () => Math.floor(performance.now())
+const { now } = require('./clock.js')
 
 const toolError = (message) => ({ content: [{ type: 'text', text: message }], isError: true })
 /** A tool's return value as what `answer` takes: a string stays (one text block), else `toolResult`. */
