@@ -26,7 +26,7 @@
  * twice, say) throws there.
  */
 // Keys come from the addon (the system's generator): `node:crypto` is not loaded for stdio.
-const { randomBytes } = require('./addon.js').load()
+const { randomBytes, releaseBuffer } = require('./addon.js').load()
 const { RespondError, ResultError, ConfigError } = require('./errors.js')
 const { toolResult, contents, messages } = require('./results.js')
 const { describe, typedVars, isShape } = require('./schema.js')
@@ -451,6 +451,8 @@ class Server {
   _serve (input, output) {
     const { Session } = require('./index.js')
     this.input = input
+    // process.stdin's chunks are made for us alone (any other stream's may be the caller's).
+    this.ownInput = input === process.stdin
     this.output = output
     this.backlog = null // bytes the session could not take yet
     this.outq = [] // output taken from the session, written at the end of a pump
@@ -482,6 +484,7 @@ class Server {
 
   /** Offers bytes to the session; what it cannot take yet waits in `backlog`. */
   _feed (data) {
+    const chunk = data
     while (data.length) {
       const taken = this.session.handleBytes(now(), data)
       data = data.subarray(taken)
@@ -494,6 +497,9 @@ class Server {
       if (!taken) break
     }
     this.backlog = data.length ? data : null
+    // A chunk of our stdin, taken whole, that is its buffer's only view: nobody else holds
+    // it, so its memory goes back now, not at the next scavenge (`releaseBuffer`).
+    if (!this.backlog && this.ownInput && chunk.byteOffset === 0 && chunk.length === chunk.buffer.byteLength) releaseBuffer(chunk.buffer)
     this._flow()
   }
 
