@@ -101,6 +101,8 @@ if [ $BINDINGS = 1 ]; then
   # --only picks among ours-py,ours-py-typed,py-mcpserver,py-lowlevel,floor-python,
   # ours-node,ours-notes,ts-mcpserver,ts-lowlevel (ours-notes: examples/node/echo_server.mjs, a zod-typed tool as a user
   # writes it, against ts-mcpserver, McpServer with zod); --quick: 1 short repetition.
+  # Also floor-node and floor-node-zod (bench/node_floor_zod.mjs: the no-library floor with zod
+  # loaded), not in the default set: the peak RSS that Node, and Node with zod, take under this load.
   PY=$ROOT/target/python/venv/bin/python
   if [ $BUILD = 1 ] && { has ours-py || has ours-py-typed; }; then PY=$(bindings/python/build.sh | tail -n 1); fi
   [ $BUILD = 0 ] || bash bindings/node/build.sh
@@ -112,6 +114,7 @@ if [ $BINDINGS = 1 ]; then
      --server ours-py-typed="$PY $ROOT/examples/python/echo_server.py" \
      --server ours-node="node $ROOT/examples/node/demo_server.mjs" \
      --server ours-notes="node $ROOT/examples/node/echo_server.mjs" \
+     --server floor-node-zod="node $ROOT/bench/node_floor_zod.mjs $BENCH_HOME/servers/baseline/baseline_echo.mjs" \
      --only "$ONLY" \
      --scenarios ping-w1,ping-w64,echo1k-w64 "${TIMING[@]}" \
      --out "$ROOT/target/bench-bindings")

@@ -842,5 +842,6 @@ module.exports.featureNames = nativeBinding.featureNames
 module.exports.features = nativeBinding.features
 module.exports.protocolVersions = nativeBinding.protocolVersions
 module.exports.randomBytes = nativeBinding.randomBytes
+module.exports.releaseBuffer = nativeBinding.releaseBuffer
 module.exports.retryAnswered = nativeBinding.retryAnswered
 module.exports.rootsContain = nativeBinding.rootsContain

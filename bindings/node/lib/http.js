@@ -17,7 +17,7 @@
  */
 const { randomBytes } = require('node:crypto')
 
-const now = () => Math.floor(performance.now())
+const { now } = require('./clock.js')
 // setTimeout's largest delay.
 const MAX_DELAY = 2 ** 31 - 1
 

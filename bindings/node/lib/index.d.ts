@@ -283,6 +283,8 @@ export declare class Session {
   handleTimeout(nowMs: number): void
   /** Everything queued for the peer (framed lines; empty Buffer when nothing is queued). */
   pollTransmit(): Buffer
+  /** `pollTransmit` as a string (empty when nothing is queued): what the stdio `Server` writes. */
+  pollTransmitText(): string
   /** The next event, or null. */
   pollEvent(): Event | null
   /** When `handleTimeout` is next due, or null. */

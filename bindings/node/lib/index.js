@@ -118,6 +118,12 @@ class Session {
 
   /** Everything queued for the peer (framed lines; empty Buffer when nothing is queued). */
   pollTransmit () { return this.native.pollTransmit() }
+  /**
+   * `pollTransmit` as a string (empty when nothing is queued): what the stdio `Server`
+   * writes (a string is garbage of the JavaScript heap; a Buffer per write waits outside
+   * it for the next scavenge).
+   */
+  pollTransmitText () { return this.native.pollTransmitText() }
   /** The next event, or null. */
   pollEvent () { const e = this.native.pollEvent(); return e ? toEvent(e) : null }
   /** When `handleTimeout` is next due, or null. */

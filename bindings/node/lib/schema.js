@@ -175,7 +175,7 @@ function describe (schema, where, io = 'input') {
   if (Object.keys(schema).length === 0 && Object.getPrototypeOf(schema) === Object.prototype) return { json: { type: 'object', properties: {} }, parse: null }
   if (isShape(schema)) {
     const json = objectOf(schema, (v, k) => fromZod(v, `${where}.${k}`, io), (v) => optional(v))
-    return { json, parse: (value) => parseShape(schema, value) }
+    return { json, parse: shapeParser(schema) }
   }
   if (isZod(schema)) {
     return { json: fromZod(schema, where, io), parse: (value) => result(schema.safeParse(value)) }
@@ -198,14 +198,29 @@ function result (r) {
   return { ok: false, message }
 }
 
-function parseShape (shape, value) {
-  const out = { ...value }
-  const problems = []
-  for (const [k, s] of Object.entries(shape)) {
-    const r = result(s.safeParse(value[k]))
-    if (r.ok) { if (r.value !== undefined || k in value) out[k] = r.value } else problems.push(`${k}: ${r.message}`)
+/**
+ * The parser of a raw shape: each member's schema on its value (the keys listed once, at
+ * registration). The value comes back as it is when zod changed nothing (the common case:
+ * no copy per call), else a copy with what zod made of the changed members.
+ */
+function shapeParser (shape) {
+  const keys = Object.keys(shape)
+  const schemas = keys.map((k) => shape[k])
+  return (value) => {
+    let out = null
+    let problems = null
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]
+      const r = schemas[i].safeParse(value[k])
+      if (!r.success) {
+        (problems || (problems = [])).push(`${k}: ${result(r).message}`)
+      } else if (r.data !== value[k] && (r.data !== undefined || k in value)) {
+        if (out === null) out = { ...value }
+        out[k] = r.data
+      }
+    }
+    return problems ? { ok: false, message: problems.join('; ') } : { ok: true, value: out ?? value }
   }
-  return problems.length ? { ok: false, message: problems.join('; ') } : { ok: true, value: out }
 }
 
 /**

@@ -1,6 +1,7 @@
 //! `NativeSession`: the core session, owned by a JavaScript object.
 
 use napi::Env;
+use napi::JsString;
 use napi::bindgen_prelude::{Buffer, BufferSlice};
 use napi_derive::napi;
 use picomcp::Limits;
@@ -290,6 +291,23 @@ impl NativeSession {
         let pending = self.core.pending_transmit();
         let n = pending.len();
         let out = BufferSlice::copy_from(env, pending)?;
+        self.core.advance_transmit(n);
+        Ok(out)
+    }
+
+    /// Everything queued for the peer as a string (empty when nothing is queued); the
+    /// bytes are taken. What the stdio server writes: a string lives in the JavaScript
+    /// heap, so it is freed with the young garbage it belongs to, where a `Buffer` per
+    /// write is memory outside the heap that waits for the next scavenge (and piles up
+    /// between scavenges when the server allocates little else).
+    #[napi]
+    pub fn poll_transmit_text<'e>(&mut self, env: &'e Env) -> napi::Result<JsString<'e>> {
+        let pending = self.core.pending_transmit();
+        let n = pending.len();
+        // The core writes JSON text: UTF-8 (checked, not assumed).
+        let text = core::str::from_utf8(pending)
+            .map_err(|e| napi::Error::from_reason(format!("output is not UTF-8: {e}")))?;
+        let out = env.create_string(text)?;
         self.core.advance_transmit(n);
         Ok(out)
     }
