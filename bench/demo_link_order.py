@@ -20,6 +20,13 @@ lld; the RSS then grows slowly until this script is rerun.
   python3 bench/demo_link_order.py            # rewrites link-order.txt; then rebuild
 
 Takes ~1 minute (valgrind). Needs valgrind and mcpload (bench/run.sh installs it).
+
+  python3 bench/demo_link_order.py --check [--max-stale PERCENT]
+
+only reads the built demo's symbol table (nm, well under a second) and fails when more
+than PERCENT (default 10) of the listed names are not in it: the list went stale (an
+edit renamed functions or changed a ThinLTO `.llvm.N` suffix, a new toolchain) and the
+demo's RSS is creeping back. `tests/run release` runs it after building the demo.
 """
 import bisect
 import os
@@ -49,7 +56,30 @@ HEADER = """\
 """
 
 
+def check(max_stale):
+    """Counts the listed symbols that the built demo no longer defines."""
+    if not os.access(DEMO, os.X_OK):
+        sys.exit(f"demo_link_order: {DEMO} missing: build the release demo first")
+    with open(OUT) as f:
+        listed = [l.strip() for l in f if l.strip() and not l.startswith("#")]
+    nm = subprocess.run(["nm", "--defined-only", DEMO], capture_output=True, text=True, check=True)
+    defined = {line.split(" ", 2)[2] for line in nm.stdout.splitlines() if line.count(" ") >= 2}
+    stale = [n for n in listed if n not in defined]
+    share = 100 * len(stale) / max(len(listed), 1)
+    print(f"demo_link_order: {len(stale)} of {len(listed)} listed symbols ({share:.0f}%) "
+          f"are not in {os.path.relpath(DEMO, ROOT)}")
+    for n in stale[:5]:
+        print(f"  stale: {n}")
+    if share > max_stale:
+        sys.exit(f"demo_link_order: more than {max_stale}% stale: run python3 bench/demo_link_order.py "
+                 "(after cargo build --release -p picomcp-examples) and commit link-order.txt")
+
+
 def main():
+    if "--check" in sys.argv[1:]:
+        args = sys.argv[1:]
+        limit = float(args[args.index("--max-stale") + 1]) if "--max-stale" in args else 10.0
+        return check(limit)
     for path, what in ((DEMO, "the release demo (cargo build --release -p picomcp-examples)"),
                        (MCPLOAD, "mcpload (bench/run.sh --quick installs it)")):
         if not os.access(path, os.X_OK):
