@@ -19,6 +19,7 @@ use std::process::Command;
 fn main() {
     println!("cargo:rerun-if-changed=src/bin/picomcp-demo/link-order.txt");
     println!("cargo:rerun-if-env-changed=PICOMCP_LINK_ORDER");
+    println!("cargo:rerun-if-env-changed=PICOMCP_LINK_MAP");
     println!("cargo:rerun-if-env-changed=CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER");
     if env::var("PICOMCP_LINK_ORDER").is_ok_and(|v| v == "0") || !uses_rust_lld() {
         return;
@@ -34,6 +35,11 @@ fn main() {
         "-Wl,-z,pack-relative-relocs".into(),
     ] {
         println!("cargo:rustc-link-arg-bin=picomcp-demo={arg}");
+    }
+    // `PICOMCP_LINK_MAP=FILE`: lld's link map (every input section's address), to see
+    // what a page of the binary holds when measuring its RSS.
+    if let Ok(map) = env::var("PICOMCP_LINK_MAP") {
+        println!("cargo:rustc-link-arg-bin=picomcp-demo=-Wl,-Map={map}");
     }
 }
 
