@@ -19,27 +19,33 @@ use std::process::Command;
 fn main() {
     println!("cargo:rerun-if-changed=src/bin/picomcp-demo/link-order.txt");
     println!("cargo:rerun-if-env-changed=PICOMCP_LINK_ORDER");
-    println!("cargo:rerun-if-env-changed=PICOMCP_LINK_MAP");
+    println!("cargo:rerun-if-changed=src/bin/picomcp-demo/link-hot.ld");
     println!("cargo:rerun-if-env-changed=CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER");
     if env::var("PICOMCP_LINK_ORDER").is_ok_and(|v| v == "0") || !uses_rust_lld() {
         return;
     }
-    let order = format!(
-        "{}/src/bin/picomcp-demo/link-order.txt",
+    let dir = format!(
+        "{}/src/bin/picomcp-demo",
         env::var("CARGO_MANIFEST_DIR").unwrap_or_default()
     );
+    // lld's link map (every input section's address) beside the build script's output:
+    // bench/demo_link_order.py reads it to name the read-only sections a session reads.
+    let map = format!(
+        "{}/picomcp-demo.map",
+        env::var("OUT_DIR").unwrap_or_default()
+    );
     for arg in [
-        format!("-Wl,--symbol-ordering-file={order}"),
+        format!("-Wl,--symbol-ordering-file={dir}/link-order.txt"),
+        // The hot read-only sections (jump tables, string constants: no symbol to order
+        // them by) gathered into `.rodata.hot` ahead of `.rodata`; INSERT keeps the rest
+        // of lld's default layout.
+        format!("-Wl,-T,{dir}/link-hot.ld"),
+        format!("-Wl,-Map={map}"),
         // Symbols renamed since the file was made are skipped, not an error.
         "-Wl,--no-warn-symbol-ordering".into(),
         "-Wl,-z,pack-relative-relocs".into(),
     ] {
         println!("cargo:rustc-link-arg-bin=picomcp-demo={arg}");
-    }
-    // `PICOMCP_LINK_MAP=FILE`: lld's link map (every input section's address), to see
-    // what a page of the binary holds when measuring its RSS.
-    if let Ok(map) = env::var("PICOMCP_LINK_MAP") {
-        println!("cargo:rustc-link-arg-bin=picomcp-demo=-Wl,-Map={map}");
     }
 }
 
