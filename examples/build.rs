@@ -6,7 +6,11 @@
 //! 64 KiB at a time around a fault, so each 64 KiB of `.text` holding one executed
 //! function counts in full: in the default order they touched ~20 such windows.
 //! `src/bin/picomcp-demo/link-order.txt` (made by `bench/demo_link_order.py`) lists them
-//! for lld's `--symbol-ordering-file`, which places them first. `-z pack-relative-relocs`
+//! for lld's `--symbol-ordering-file`, which places them first. The read-only data a
+//! session reads (jump tables, string constants, constant pools) has no symbols to order
+//! by: `src/bin/picomcp-demo/link-hot.ld` (made by the same script from a lackey trace
+//! and the link map this build writes to `OUT_DIR/picomcp-demo.map`) names their input
+//! sections, and lld gathers them in `.rodata.hot`. `-z pack-relative-relocs`
 //! (DT_RELR, glibc >= 2.36) shrinks the ~160 KB of relocations the loader reads at start.
 //!
 //! Only with rust-lld, the default linker of `x86_64-unknown-linux-gnu` since Rust 1.90
