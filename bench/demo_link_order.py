@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Regenerates the Rust demo's link order (examples/src/bin/picomcp-demo/link-order.txt).
+"""Regenerates the Rust demo's link order (examples/src/bin/picomcp-demo/link-order.txt and
+link-hot.ld).
 
 Why: the demo binary carries ~3 MiB of code (the HTTP server, rustls, ureq and the JWT
 crypto of --auth-issuer), and a stdio session runs ~190 functions (~185 KiB) of it. The
@@ -16,12 +17,29 @@ the order stable), one mangled symbol per line. Symbols the linker does not find
 (an edited function's thin-LTO `.llvm.N` suffix, a new toolchain's std) are skipped by
 lld; the RSS then grows slowly until this script is rerun.
 
-  cargo build --release -p picomcp-examples --bin picomcp-demo
-  python3 bench/demo_link_order.py            # rewrites link-order.txt; then rebuild
+Read-only data has the same problem, and most of what a session reads has no symbol to
+order it by: jump tables (`.rodata.<function>`), string constants (`.rodata..Lanon.*`)
+and the merged constant pools (`.rodata.cst16` ...). Valgrind's lackey traces every load
+of ping, echo and tools/list runs; lld's link map (examples/build.rs writes it beside the
+build script's output) names the input section of each address read; the script writes
+them to examples/src/bin/picomcp-demo/link-hot.ld, an INSERT linker script that gathers
+them in `.rodata.hot` ahead of `.rodata` (~20 KiB, where they spread over four 64 KiB
+windows before).
 
-Takes ~1 minute (valgrind). Needs valgrind and mcpload (bench/run.sh installs it).
+  cargo build --release -p picomcp-examples --bin picomcp-demo
+  python3 bench/demo_link_order.py            # rewrites link-order.txt and link-hot.ld; then rebuild
+
+Takes ~2-3 minutes (valgrind). Needs valgrind and mcpload (bench/run.sh installs it).
+
+  python3 bench/demo_link_order.py --check [--max-stale PERCENT]
+
+only reads the built demo's symbol table (nm, well under a second) and fails when more
+than PERCENT (default 10) of the listed names are not in it: the list went stale (an
+edit renamed functions or changed a ThinLTO `.llvm.N` suffix, a new toolchain) and the
+demo's RSS is creeping back. `tests/run release` runs it after building the demo.
 """
 import bisect
+import glob
 import os
 import re
 import subprocess
@@ -31,6 +49,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEMO = os.path.join(ROOT, "target/release/picomcp-demo")
 OUT = os.path.join(ROOT, "examples/src/bin/picomcp-demo/link-order.txt")
+SCRIPT = os.path.join(ROOT, "examples/src/bin/picomcp-demo/link-hot.ld")
 MCPLOAD = os.path.join(os.environ.get("BENCH_HOME", os.path.expanduser("~/.cache/picomcp-bench")),
                        "mcpload/target/release/mcpload")
 # The common paths of a stdio session: start-up, initialize, ping, tools/list, tools/call
@@ -49,7 +68,30 @@ HEADER = """\
 """
 
 
+def check(max_stale):
+    """Counts the listed symbols that the built demo no longer defines."""
+    if not os.access(DEMO, os.X_OK):
+        sys.exit(f"demo_link_order: {DEMO} missing: build the release demo first")
+    with open(OUT) as f:
+        listed = [l.strip() for l in f if l.strip() and not l.startswith("#")]
+    nm = subprocess.run(["nm", "--defined-only", DEMO], capture_output=True, text=True, check=True)
+    defined = {line.split(" ", 2)[2] for line in nm.stdout.splitlines() if line.count(" ") >= 2}
+    stale = [n for n in listed if n not in defined]
+    share = 100 * len(stale) / max(len(listed), 1)
+    print(f"demo_link_order: {len(stale)} of {len(listed)} listed symbols ({share:.0f}%) "
+          f"are not in {os.path.relpath(DEMO, ROOT)}")
+    for n in stale[:5]:
+        print(f"  stale: {n}")
+    if share > max_stale:
+        sys.exit(f"demo_link_order: more than {max_stale}% stale: run python3 bench/demo_link_order.py "
+                 "(after cargo build --release -p picomcp-examples) and commit link-order.txt")
+
+
 def main():
+    if "--check" in sys.argv[1:]:
+        args = sys.argv[1:]
+        limit = float(args[args.index("--max-stale") + 1]) if "--max-stale" in args else 10.0
+        return check(limit)
     for path, what in ((DEMO, "the release demo (cargo build --release -p picomcp-examples)"),
                        (MCPLOAD, "mcpload (bench/run.sh --quick installs it)")):
         if not os.access(path, os.X_OK):
@@ -75,42 +117,90 @@ def main():
         elif len(parts) == 3 and parts[1] in "rR":
             data.append((int(parts[0], 16), parts[2]))
     hot = sorted((addr[n], n) for n in names if n in addr)
-    consts = read_constants(addr["_start"], sorted(data))
+    consts, sections = read_constants(addr["_start"], sorted(data))
     with open(OUT, "w") as f:
         f.write(HEADER)
         f.writelines(n + "\n" for _, n in hot)
         f.writelines(n + "\n" for n in consts)
-    print(f"demo_link_order: {len(hot)} functions, {len(consts)} constants -> {os.path.relpath(OUT, ROOT)}")
+    write_script(sections)
+    print(f"demo_link_order: {len(hot)} functions, {len(consts)} constants -> {os.path.relpath(OUT, ROOT)}; "
+          f"{len(sections)} read-only sections -> {os.path.relpath(SCRIPT, ROOT)}")
 
 
 def read_constants(start, data):
-    """The .rodata symbols a short echo run reads (valgrind lackey traces every load; the
-    loader maps this position-independent binary at 0x108000 under valgrind)."""
-    ro = subprocess.run(["readelf", "-SW", DEMO], capture_output=True, text=True, check=True).stdout
-    m = re.search(r"\.rodata\s+PROGBITS\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)", ro)
-    lo, hi = int(m.group(1), 16), int(m.group(1), 16) + int(m.group(2), 16)
-    base = 0x108000
-    seen, ran_start = set(), False
+    """The .rodata symbols, and the read-only input sections, that short echo and ping
+    runs read (valgrind lackey traces every load; the loader maps this
+    position-independent binary at 0x108000 under valgrind). Sections come from lld's
+    link map (examples/build.rs writes it next to the build script's output)."""
+    sections = read_map()
     keys = [a for a, _ in data]
-    with tempfile.NamedTemporaryFile("r") as trace:
-        # The trace goes to the server's stderr, which mcpload writes to a file.
-        subprocess.run([MCPLOAD, "-k", "echo", "-s", "1k", "-w", "64", "-n", "300", "--warmup", "10",
-                        "--timeout", "300", "--stderr", trace.name, "--",
-                        "valgrind", "--tool=lackey", "--trace-mem=yes", DEMO],
-                       check=True, stdout=subprocess.DEVNULL)
-        trace.seek(0)
-        for line in trace:
-            if line.startswith("I") and not ran_start:
-                ran_start = int(line[3:].split(",")[0], 16) == base + start
-            elif line[:2] in (" L", " M"):
-                off = int(line[3:].split(",")[0], 16) - base
-                if lo <= off < hi:
-                    i = bisect.bisect_right(keys, off) - 1
-                    if i >= 0:
-                        seen.add(data[i][1])
+    skeys = [a for a, _, _ in sections]
+    base = 0x108000
+    seen, hot, ran_start = set(), {}, False
+    for load in (["-k", "echo", "-s", "1k", "-w", "64", "-n", "300"],
+                 ["-k", "ping", "-w", "1", "-n", "100"],
+                 ["-k", "tools/list", "-w", "1", "-n", "20"]):
+        with tempfile.NamedTemporaryFile("r") as trace:
+            # The trace goes to the server's stderr, which mcpload writes to a file.
+            subprocess.run([MCPLOAD, *load, "--warmup", "10", "--timeout", "300",
+                            "--stderr", trace.name, "--",
+                            "valgrind", "--tool=lackey", "--trace-mem=yes", DEMO],
+                           check=True, stdout=subprocess.DEVNULL)
+            trace.seek(0)
+            for line in trace:
+                if line.startswith("I") and not ran_start:
+                    ran_start = int(line[3:].split(",")[0], 16) == base + start
+                elif line[:2] in (" L", " M"):
+                    off = int(line[3:].split(",")[0], 16) - base
+                    if not 0 <= off < start:
+                        continue
+                    i = bisect.bisect_right(skeys, off) - 1
+                    if i >= 0 and off < sections[i][0] + sections[i][1]:
+                        hot.setdefault(sections[i][2], sections[i][0])
+                        i = bisect.bisect_right(keys, off) - 1
+                        if i >= 0:
+                            seen.add(data[i][1])
     if not ran_start:
         sys.exit("demo_link_order: the demo did not load at 0x108000 under valgrind")
-    return sorted(seen)
+    return sorted(seen), [name for name, _ in sorted(hot.items(), key=lambda kv: kv[1])]
+
+
+def read_map():
+    """(address, size, input section name) of every input section that lld put in the
+    demo's `.rodata` or `.rodata.hot`, from the newest link map of a release build."""
+    maps = glob.glob(os.path.join(ROOT, "target/release/build/picomcp-examples-*/out/picomcp-demo.map"))
+    if not maps:
+        sys.exit("demo_link_order: no link map: rebuild the release demo with rust-lld (examples/build.rs)")
+    sections, out = [], None
+    with open(max(maps, key=os.path.getmtime)) as f:
+        for line in f:
+            m = re.match(r"\s*([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+ (\s*)(\S.*)$", line)
+            if not m:
+                continue
+            text = m.group(4)
+            if len(m.group(3)) == 0:
+                out = text
+            elif out in (".rodata", ".rodata.hot") and text.endswith(")") and ":(" in text:
+                size = int(m.group(2), 16)
+                if size:
+                    sections.append((int(m.group(1), 16), size, text[text.rindex(":(") + 2:-1]))
+    return sorted(sections)
+
+
+def write_script(names):
+    """The linker script that gathers the hot read-only sections in `.rodata.hot`, in
+    front of `.rodata` (examples/build.rs passes it with INSERT semantics). A ThinLTO
+    `.llvm.N` suffix becomes a wildcard; names that match nothing cost nothing."""
+    with open(SCRIPT, "w") as f:
+        f.write("/* The read-only data a stdio session reads, first (issue 17): generated by\n"
+                "   bench/demo_link_order.py (valgrind lackey over the bench workloads), not edited. */\n"
+                "SECTIONS {\n  .rodata.hot : {\n")
+        for n in names:
+            n = re.sub(r"\.llvm\.\d+$", ".llvm.*", n)
+            if re.search(r"[\s()\[\]?\"]", n):
+                continue
+            f.write(f"    *({n})\n")
+        f.write("  }\n}\nINSERT BEFORE .rodata;\n")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,11 @@
 //! 64 KiB at a time around a fault, so each 64 KiB of `.text` holding one executed
 //! function counts in full: in the default order they touched ~20 such windows.
 //! `src/bin/picomcp-demo/link-order.txt` (made by `bench/demo_link_order.py`) lists them
-//! for lld's `--symbol-ordering-file`, which places them first. `-z pack-relative-relocs`
+//! for lld's `--symbol-ordering-file`, which places them first. The read-only data a
+//! session reads (jump tables, string constants, constant pools) has no symbols to order
+//! by: `src/bin/picomcp-demo/link-hot.ld` (made by the same script from a lackey trace
+//! and the link map this build writes to `OUT_DIR/picomcp-demo.map`) names their input
+//! sections, and lld gathers them in `.rodata.hot`. `-z pack-relative-relocs`
 //! (DT_RELR, glibc >= 2.36) shrinks the ~160 KB of relocations the loader reads at start.
 //!
 //! Only with rust-lld, the default linker of `x86_64-unknown-linux-gnu` since Rust 1.90
@@ -19,16 +23,28 @@ use std::process::Command;
 fn main() {
     println!("cargo:rerun-if-changed=src/bin/picomcp-demo/link-order.txt");
     println!("cargo:rerun-if-env-changed=PICOMCP_LINK_ORDER");
+    println!("cargo:rerun-if-changed=src/bin/picomcp-demo/link-hot.ld");
     println!("cargo:rerun-if-env-changed=CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER");
     if env::var("PICOMCP_LINK_ORDER").is_ok_and(|v| v == "0") || !uses_rust_lld() {
         return;
     }
-    let order = format!(
-        "{}/src/bin/picomcp-demo/link-order.txt",
+    let dir = format!(
+        "{}/src/bin/picomcp-demo",
         env::var("CARGO_MANIFEST_DIR").unwrap_or_default()
     );
+    // lld's link map (every input section's address) beside the build script's output:
+    // bench/demo_link_order.py reads it to name the read-only sections a session reads.
+    let map = format!(
+        "{}/picomcp-demo.map",
+        env::var("OUT_DIR").unwrap_or_default()
+    );
     for arg in [
-        format!("-Wl,--symbol-ordering-file={order}"),
+        format!("-Wl,--symbol-ordering-file={dir}/link-order.txt"),
+        // The hot read-only sections (jump tables, string constants: no symbol to order
+        // them by) gathered into `.rodata.hot` ahead of `.rodata`; INSERT keeps the rest
+        // of lld's default layout.
+        format!("-Wl,-T,{dir}/link-hot.ld"),
+        format!("-Wl,-Map={map}"),
         // Symbols renamed since the file was made are skipped, not an error.
         "-Wl,--no-warn-symbol-ordering".into(),
         "-Wl,-z,pack-relative-relocs".into(),
