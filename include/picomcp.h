@@ -2992,8 +2992,10 @@ typedef struct picomcp_config {
    */
   struct picomcp_str version;
   /**
-   * Our capabilities: the text of a JSON object, sent verbatim and used to enforce what
-   * the peer may ask (e.g. `{"tools":{},"logging":{}}`).
+   * Our capabilities: the text of a JSON object (e.g. `{"tools":{},"logging":{}}`). What
+   * is sent holds only the members the negotiated revision defines for our side (one
+   * configuration serves every revision; a capability of your own goes under
+   * `experimental`), and what is sent is what the peer may ask of us.
    */
   struct picomcp_str capabilities;
   /**

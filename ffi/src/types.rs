@@ -112,8 +112,10 @@ pub struct picomcp_config {
     pub name: picomcp_str,
     /// Our `version` in `serverInfo` / `clientInfo`.
     pub version: picomcp_str,
-    /// Our capabilities: the text of a JSON object, sent verbatim and used to enforce what
-    /// the peer may ask (e.g. `{"tools":{},"logging":{}}`).
+    /// Our capabilities: the text of a JSON object (e.g. `{"tools":{},"logging":{}}`). What
+    /// is sent holds only the members the negotiated revision defines for our side (one
+    /// configuration serves every revision; a capability of your own goes under
+    /// `experimental`), and what is sent is what the peer may ask of us.
     pub capabilities: picomcp_str,
     /// Server only, optional (`ptr == NULL`: none): `instructions` for the model.
     pub instructions: picomcp_str,
