@@ -25,12 +25,7 @@ pub(super) enum Framing {
 /// RFC 9112 §3.2.2 says a server must accept) loses its scheme and authority; `/` when
 /// nothing is left.
 pub(super) fn origin_form(target: &str) -> &str {
-    let b = target.as_bytes();
-    let rest = if b.len() >= 7 && b[..7].eq_ignore_ascii_case(b"http://") {
-        &target[7..]
-    } else if b.len() >= 8 && b[..8].eq_ignore_ascii_case(b"https://") {
-        &target[8..]
-    } else {
+    let Some(rest) = after_scheme(target) else {
         return target;
     };
     match rest.find('/') {
@@ -39,16 +34,22 @@ pub(super) fn origin_form(target: &str) -> &str {
     }
 }
 
+/// What follows `http://` or `https://` (any case) in an absolute-form target; `None`
+/// for any other form.
+fn after_scheme(target: &str) -> Option<&str> {
+    let b = target.as_bytes();
+    if b.len() >= 7 && b[..7].eq_ignore_ascii_case(b"http://") {
+        Some(&target[7..])
+    } else if b.len() >= 8 && b[..8].eq_ignore_ascii_case(b"https://") {
+        Some(&target[8..])
+    } else {
+        None
+    }
+}
+
 /// The authority of an absolute-form target (`http://host:port/path` → `host:port`).
 fn absolute_authority(target: &str) -> Option<&str> {
-    let b = target.as_bytes();
-    let rest = if b.len() >= 7 && b[..7].eq_ignore_ascii_case(b"http://") {
-        &target[7..]
-    } else if b.len() >= 8 && b[..8].eq_ignore_ascii_case(b"https://") {
-        &target[8..]
-    } else {
-        return None;
-    };
+    let rest = after_scheme(target)?;
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     Some(&rest[..end])
 }
