@@ -101,9 +101,10 @@ impl Caps {
             | Caps::TASKS_CANCEL.0,
     );
 
-    /// These flags as side `side` declares them in revision `v`: what [`write_declared`]
-    /// leaves of a configured object, read back. The session gates with our own
-    /// capabilities this way once the revision is negotiated.
+    /// These flags as side `side` declares them in revision `v`: the members of a
+    /// configured object that the session writes for `v` (`write_declared`), read back.
+    /// The session gates with our own capabilities this way once the revision is
+    /// negotiated.
     pub fn declared(self, side: Role, v: ProtocolVersion) -> Caps {
         let on_side = match side {
             Role::Server => Caps::SERVER_SIDE,
