@@ -345,7 +345,7 @@ void drain_events(void) {
   flush();
 }
 int main(int argc, char **argv) {
-  static uint8_t in[65536];
+  static uint8_t in[16384]; /* 16 KiB reads, as the Rust driver (stdio/src/lib.rs, CHUNK): a pipelined load is answered sooner */
   static picomcp_server_slot slots[64]; /* one per tool, resource, template, prompt and prompt argument */
   picomcp_server_options opts;
   char caps[PICOMCP_SERVER_CAPABILITIES_MAX]; static uint8_t key[32]; const char *why;
