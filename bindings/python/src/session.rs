@@ -57,6 +57,23 @@ pub(crate) fn lock<'py>(session: &Bound<'py, Session>) -> PyResult<PyRefMut<'py,
     }
 }
 
+/// The session, borrowed shared, waiting as `lock` does: what the stdio loop's
+/// threads read (`phase`, `version`, `poll_timeout`, `request_info`) while another thread
+/// may hold the session inside a call that runs Python code.
+pub(crate) fn lock_ref<'py>(session: &Bound<'py, Session>) -> PyResult<PyRef<'py, Session>> {
+    let mut tries = 0;
+    loop {
+        match session.try_borrow() {
+            Ok(s) => return Ok(s),
+            Err(e) if tries >= LOCK_TRIES => return Err(e.into()),
+            Err(_) => {
+                tries += 1;
+                session.py().detach(std::thread::yield_now);
+            }
+        }
+    }
+}
+
 /// The session's maximum JSON depth (a limit) and its codec, read under `lock`: what
 /// converting a command's Python values needs before the command takes the session.
 pub(crate) fn depth_codec(session: &Bound<'_, Session>) -> PyResult<(usize, Codec)> {
@@ -189,14 +206,14 @@ impl Session {
 
     /// `"initializing"`, `"awaiting_initialized"`, `"operating"` or `"closed"`.
     #[getter]
-    fn phase(&self) -> &'static str {
-        self.core.phase().name()
+    fn phase(slf: &Bound<'_, Self>) -> PyResult<&'static str> {
+        Ok(lock_ref(slf)?.core.phase().name())
     }
 
     /// The negotiated revision (`"2025-11-25"`), or `None` before negotiation.
     #[getter]
-    fn version(&self) -> Option<&'static str> {
-        self.core.version().map(ProtocolVersion::as_str)
+    fn version(slf: &Bound<'_, Self>) -> PyResult<Option<&'static str>> {
+        Ok(lock_ref(slf)?.core.version().map(ProtocolVersion::as_str))
     }
 
     /// `"opening"` (not decided yet), `"legacy"` (initialize handshake) or `"modern"`
@@ -259,8 +276,13 @@ impl Session {
     /// `client_capabilities`: what a 2026-07-28 request declared in its `_meta` (the
     /// client's capabilities as the core read them, `{}` when none), or in the legacy era
     /// the session's (`peer_capabilities`).
-    fn request_info<'py>(&self, py: Python<'py>, id: u32) -> PyResult<Option<Bound<'py, PyDict>>> {
-        let Some(info) = self.core.request_info(InboundId::from_bits(id)) else {
+    fn request_info<'py>(
+        slf: &Bound<'py, Self>,
+        id: u32,
+    ) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let py = slf.py();
+        let this = lock_ref(slf)?;
+        let Some(info) = this.core.request_info(InboundId::from_bits(id)) else {
             return Ok(None);
         };
         let d = PyDict::new(py);
@@ -272,9 +294,9 @@ impl Session {
         let caps = if info.modern {
             info.client_capabilities
         } else {
-            self.core.peer_capabilities()
+            this.core.peer_capabilities()
         };
-        d.set_item("client_capabilities", self.caps_value(py, caps)?)?;
+        d.set_item("client_capabilities", this.caps_value(py, caps)?)?;
         Ok(Some(d))
     }
 
@@ -284,8 +306,8 @@ impl Session {
     /// `len(data)` means a bounded queue is full: drain `poll_event()` and
     /// `poll_transmit()`, then offer the rest again; or that the session is closed
     /// (`phase == "closed"`), and then it takes nothing more.
-    fn handle_bytes(&mut self, now_ms: u64, data: &[u8]) -> usize {
-        self.core.handle_bytes(now_ms, data)
+    fn handle_bytes(slf: &Bound<'_, Self>, now_ms: u64, data: &[u8]) -> PyResult<usize> {
+        Ok(lock(slf)?.core.handle_bytes(now_ms, data))
     }
 
     /// Feeds one whole message (a JSON-RPC message or batch, as an HTTP body carries it;
@@ -296,13 +318,15 @@ impl Session {
     }
 
     /// The peer closed its stream.
-    fn handle_eof(&mut self, now_ms: u64) {
-        self.core.handle_eof(now_ms)
+    fn handle_eof(slf: &Bound<'_, Self>, now_ms: u64) -> PyResult<()> {
+        lock(slf)?.core.handle_eof(now_ms);
+        Ok(())
     }
 
     /// Time passed: expire timeouts (call when `poll_timeout()` is due).
-    fn handle_timeout(&mut self, now_ms: u64) {
-        self.core.handle_timeout(now_ms)
+    fn handle_timeout(slf: &Bound<'_, Self>, now_ms: u64) -> PyResult<()> {
+        lock(slf)?.core.handle_timeout(now_ms);
+        Ok(())
     }
 
     // ---- outputs ----
@@ -332,8 +356,8 @@ impl Session {
     }
 
     /// When `handle_timeout` is next due (milliseconds on the caller's clock), or `None`.
-    fn poll_timeout(&self) -> Option<u64> {
-        self.core.poll_timeout()
+    fn poll_timeout(slf: &Bound<'_, Self>) -> PyResult<Option<u64>> {
+        Ok(lock_ref(slf)?.core.poll_timeout())
     }
 
     // ---- commands: answering the peer ----
@@ -566,8 +590,8 @@ impl Session {
         format!(
             "<picomcp.Session role={} phase={} version={}>",
             self.role(),
-            self.phase(),
-            self.version().unwrap_or("-")
+            self.core.phase().name(),
+            self.core.version().map(ProtocolVersion::as_str).unwrap_or("-")
         )
     }
 }

@@ -263,7 +263,9 @@ def test_typed_templates_prompts_and_lifespan(harness):
                                                                   "text": "review x x2"}}]
 
 
-def test_sync_tools_run_in_threads_and_ping_is_answered(harness):
+def test_a_blocking_sync_tool_holds_up_neither_ping_nor_other_calls(harness):
+    # A plain def runs on the loop's thread; while it blocks there, the rescue thread
+    # answers ping and gives the next call to a worker thread (picomcp._rescue).
     app = Server("t", "1", log_level="error", max_workers=2)
     gate = threading.Event()
     threads = []
@@ -274,19 +276,38 @@ def test_sync_tools_run_in_threads_and_ping_is_answered(harness):
         gate.wait(10)
         return "done"
 
-    @app.tool(inline=True)
+    @app.tool
     def quick(ctx: Context) -> str:
         return threading.current_thread().name
 
+    @app.tool(thread=True)
+    def pooled() -> str:
+        return threading.current_thread().name
+
     h = harness(app)
+    assert h.call("pooled").result["content"][0]["text"].startswith("picomcp-handler")
     rid = h.client.send_request(0, "tools/call", {"name": "wait", "arguments": {}})
     h.pump_until(lambda evs: threads, "the tool to start")
+    assert threads[0] == h.thread.name  # on the loop
     assert h.request("ping").kind == "response"
-    assert h.call("quick").result["content"][0]["text"] != threads[0]
+    assert h.call("quick").result["content"][0]["text"].startswith("picomcp-handler")
     assert h.answer_to(rid) is None
     gate.set()
     h.pump_until(lambda evs: h.answer_to(rid) is not None, "wait")
-    assert threads[0].startswith("picomcp-handler")
+    for _ in range(100):  # back on the loop once the rescuer sees it free (LOOK_S)
+        if h.call("quick").result["content"][0]["text"] == h.thread.name:
+            break
+        time.sleep(0.01)
+    else:
+        pytest.fail("plain defs did not run on the loop again")
+
+
+def test_inline_and_thread_exclude_each_other():
+    app = Server("t", "1")
+    def f() -> str:
+        return "x"
+    with pytest.raises(TypeError, match="inline=True and thread=True exclude each other"):
+        app.tool(inline=True, thread=True)(f)
 
 
 def test_lists_are_paged_by_the_core(harness):
@@ -360,10 +381,9 @@ def test_progress_from_a_thread_and_cancelling_a_thread(harness):
 
 
 def test_a_blocked_thread_holds_up_neither_earlier_answers_nor_later_calls(harness):
-    # Worker threads answer their calls and write the answers themselves. Three calls in
-    # one read: a quick one, one that blocks, another quick one. The first answer goes out
-    # while the second call blocks, and the third is taken by another thread (the loop
-    # looks at the pool); ping is answered meanwhile. Every sync tool runs off the loop.
+    # Three calls in one read: a quick one, one that blocks, another quick one. The first
+    # two run on the loop; while the second blocks, the rescue thread writes out the first
+    # answer and gives the third call to a worker thread; ping is answered meanwhile.
     app = Server("t", "1", log_level="error", max_workers=2)
     gate = threading.Event()
     started = threading.Event()
@@ -391,8 +411,8 @@ def test_a_blocked_thread_holds_up_neither_earlier_answers_nor_later_calls(harne
     h.pump_until(lambda evs: h.answer_to(first) is not None and h.answer_to(last) is not None,
                  "the quick calls, while hold blocks")
     assert started.is_set() and h.answer_to(held) is None
-    names = {h.answer_to(r).result["content"][0]["text"] for r in (first, last)}
-    assert all(n.startswith("picomcp-handler") for n in names) and loop_thread[0] not in names
+    assert h.answer_to(first).result["content"][0]["text"] == loop_thread[0]
+    assert h.answer_to(last).result["content"][0]["text"].startswith("picomcp-handler")
     assert h.request("ping").kind == "response"
     gate.set()
     h.pump_until(lambda evs: h.answer_to(held) is not None, "hold")
@@ -421,7 +441,7 @@ def test_a_cancelled_blocked_thread_does_not_keep_the_process_alive():
         from picomcp import Server
         app = Server("t", "1")
 
-        @app.tool
+        @app.tool(thread=True)  # in a worker thread, which the exit does not wait for
         def stuck() -> str:
             time.sleep(60)
             return "late"

@@ -139,6 +139,7 @@ class Asgi:
             app._loop = loop
             app._loop_thread = threading.get_ident()
             app._http = self
+            app._inline = False  # plain defs in worker threads (the loop owns the output)
             self._wake = asyncio.Event()
             self._changed = asyncio.Event()
             self._capabilities = app.capabilities

@@ -32,12 +32,22 @@ def _sync(fn: Callable) -> bool:
                 inspect.iscoroutinefunction(getattr(target, "__call__", None)))
 
 
+def _placement(entry: Any, fn: Callable, inline: bool, thread: bool, where: str) -> None:
+    """Where a handler runs: a plain ``def`` is ``threaded`` (on the loop, rescued, or in a
+    worker thread) unless ``inline``; ``thread=True``: always in a worker thread."""
+    if inline and thread:
+        raise TypeError("%s: inline=True and thread=True exclude each other" % where)
+    entry.threaded = not inline and _sync(fn)
+    entry.always_thread = thread and entry.threaded
+
+
 class _Tool:
     def __init__(self, fn, name, title, description, input_schema, output_schema, annotations):
         self.fn = fn
         self.sig: _schema.Signature | None = None  # None: the (args, ctx) style
         self.mime_type: str | None = None
-        self.threaded = False  # a plain def run in a worker thread
+        self.threaded = False  # a plain def: on the loop, rescued (picomcp._rescue)
+        self.always_thread = False  # thread=True: always in a worker thread
         self.name = name
         self.title = title
         self.description = description
@@ -63,7 +73,8 @@ class _Resource:
         self.template = template
         self.complete: dict[str, Callable] = {}
         self.sig: _schema.Signature | None = None  # None: the (uri, ctx, **vars) style
-        self.threaded = False  # a plain def run in a worker thread
+        self.threaded = False  # a plain def: on the loop, rescued (picomcp._rescue)
+        self.always_thread = False  # thread=True: always in a worker thread
         self.scopes: str | None = None
 
     def definition(self) -> dict:
@@ -82,7 +93,8 @@ class _Prompt:
         self.arguments = arguments or []
         self.complete: dict[str, Callable] = {}
         self.sig: _schema.Signature | None = None  # None: the (args, ctx) style
-        self.threaded = False  # a plain def run in a worker thread
+        self.threaded = False  # a plain def: on the loop, rescued (picomcp._rescue)
+        self.always_thread = False  # thread=True: always in a worker thread
         self.scopes: str | None = None
 
     def definition(self) -> dict:

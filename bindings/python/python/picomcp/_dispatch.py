@@ -8,11 +8,11 @@ result or a JSON-RPC error (``_failed``). Session commands from any thread go th
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import functools
 import inspect
 import logging
 import threading
+import time
 from typing import Any, Callable
 from urllib.parse import unquote
 
@@ -44,14 +44,9 @@ class _Dispatch:
         return True
 
     def _info_snapshot(self, rid: int) -> dict | None:
-        """``request_info`` read on the loop, for a handler in a worker thread."""
-        fut = concurrent.futures.Future()
-        self._loop.call_soon_threadsafe(
-            lambda: fut.set_result(self.session.request_info(rid)))
-        try:
-            return fut.result(timeout=5)
-        except concurrent.futures.TimeoutError:
-            return None
+        """``request_info`` for a handler in a worker thread (the session waits for
+        another thread that holds it; the loop may be held up: picomcp._rescue)."""
+        return self.session.request_info(rid)
 
     def _command(self, fn: Callable, *args, **kwargs):
         """Runs a session command; a full transmit queue is written out once first. On a
@@ -71,6 +66,15 @@ class _Dispatch:
 
     def _on_event(self, ev: Event) -> None:
         kind = ev.kind
+        if threading.get_ident() != self._loop_thread:
+            # The rescuer (picomcp._rescue): a handler in a thread sees its cancellation
+            # at once; the rest is the loop's (tasks, futures).
+            if kind == "cancelled":
+                ctx = self._contexts.get(ev.id) or self._jobs.get(ev.id)
+                if ctx is not None:
+                    ctx._cancelled = True
+            self._loop.call_soon_threadsafe(self._on_event, ev)
+            return
         if kind == "request":
             # The core answers initialize, ping, logging/setLevel, subscriptions and
             # server/discover, the layer lists and checks the calls; anything else
@@ -168,18 +172,34 @@ class _Dispatch:
         worker thread (unless ``inline`` or ``max_workers=0``), a coroutine as a task;
         either is cancelled with its request. ``tool_errors``: a failure is answered
         ``answer(error)`` (a tool result with ``isError``)."""
-        if entry is not None and entry.threaded and self._workers is not None:
-            self._jobs[ctx.request_id] = ctx
-            # Not run when the client cancels it before a thread takes it (``_workers``).
-            self._workers.submit((ctx, answer, tool_errors), handler)
-            if not self._deferred:
-                self._workers.kick()
+        threaded = entry is not None and entry.threaded and self._workers is not None
+        on_loop = threading.get_ident() == self._loop_thread
+        if threaded:
+            if self._inline and on_loop and self._deferred and not self._rescuing \
+                    and not entry.always_thread:
+                # On the loop, in the read that brought the call (picomcp._rescue): the
+                # rescuer serves when handlers hold the loop up.
+                if self._held_since is None:
+                    self._held_since = time.monotonic()
+                    self._rescue.arm()
+            else:
+                self._jobs[ctx.request_id] = ctx
+                # Not run when the client cancels it before a thread takes it.
+                self._workers.submit((ctx, answer, tool_errors), handler)
+                if on_loop and not self._deferred:
+                    self._workers.kick()
+                return  # off the loop (the rescuer), the pump wakes a thread
+        elif not on_loop:  # the rescuer: coroutines and inline handlers are the loop's
+            self._loop.call_soon_threadsafe(self._run, ctx, handler, entry, answer,
+                                            tool_errors)
             return
         try:
             result = handler()
         except BaseException as e:
             if not isinstance(e, (Exception, _InputRequired)):
-                raise
+                if not threaded:
+                    raise
+                e = RuntimeError(repr(e))  # SystemExit in a plain def, as in a thread
             self._failed(ctx, e, answer, tool_errors)
             return
         if not inspect.isawaitable(result):

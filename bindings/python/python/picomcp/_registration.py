@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from . import _schema
 from ._context import Context
-from ._defs import _legacy, _present, _Prompt, _Resource, _sync, _Tool
+from ._defs import _legacy, _placement, _present, _Prompt, _Resource, _Tool
 from ._native import ConfigError, ServerLayer
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ class _Registration:
              description: str | None = None, input_schema: dict | None = None,
              output_schema: dict | None = None, title: str | None = None,
              annotations: dict | None = None, mime_type: str | None = None,
-             inline: bool = False, scopes: str | list | None = None):
+             inline: bool = False, thread: bool = False, scopes: str | list | None = None):
         """Registers a tool: ``@app.tool`` or ``@app.tool(...)`` (name defaults to the
         function's).
 
@@ -90,8 +90,11 @@ class _Registration:
         that cannot be described raises ``TypeError`` here, naming the parameter.
         ``input_schema=`` overrides the derived schema. ``fn(args, ctx)`` (unannotated)
         is the older style: it gets the arguments as a dict. ``mime_type`` is the type of
-        returned ``bytes``. ``inline=True`` runs a plain ``def`` on the event loop instead
-        of a worker thread (for quick handlers that never block). ``scopes`` (a
+        returned ``bytes``. A plain ``def`` runs on the event loop's thread, and when it
+        holds the loop up (``picomcp._rescue``) the calls after it go to worker threads;
+        ``thread=True`` always runs it in a worker thread (a handler that may block for
+        long: one still blocked when input ends does not hold up the exit), and
+        ``inline=True`` always on the loop (calls wait for it). ``scopes`` (a
         space-delimited ``str`` or a list): the OAuth scopes a caller needs over HTTP with
         ``asgi(auth=...)``; without them the tool is not listed and a call gets 403."""
         if isinstance(fn, str):  # @app.tool("name", ...)
@@ -110,7 +113,8 @@ class _Registration:
                 out = _schema.output_schema(f)[0]
             doc = sig.description if sig else inspect.getdoc(f)
             t = _Tool(f, n, title, description or doc, schema, out, annotations)
-            t.sig, t.mime_type, t.threaded = sig, mime_type, not inline and _sync(f)
+            t.sig, t.mime_type = sig, mime_type
+            _placement(t, f, inline, thread, where)
             t.scopes = _scopes(scopes)
             self._add("tools", n, t, where)
             return f
@@ -118,7 +122,8 @@ class _Registration:
 
     def resource(self, uri: str, *, name: str | None = None, title: str | None = None,
                  description: str | None = None, mime_type: str | None = None,
-                 inline: bool = False, scopes: str | list | None = None):
+                 inline: bool = False, thread: bool = False,
+                 scopes: str | list | None = None):
         """Registers the reader of one resource, or of a resource template when ``uri``
         contains ``{variables}``: a typed ``fn(id: int, ctx: Context)`` gets each variable
         decoded and converted to its annotation (a value that does not convert is
@@ -139,7 +144,7 @@ class _Registration:
                 if missing:
                     raise TypeError("%s: parameter %r is not a variable of the URI"
                                     % (where, missing[0]))
-            r.threaded = not inline and _sync(fn)
+            _placement(r, fn, inline, thread, where)
             r.scopes = _scopes(scopes)
             self._add("templates" if template else "resources", uri, r, where)
             return fn
@@ -147,7 +152,7 @@ class _Registration:
 
     def prompt(self, fn: Callable | str | None = None, *, name: str | None = None,
                description: str | None = None, arguments: list | None = None,
-               title: str | None = None, inline: bool = False,
+               title: str | None = None, inline: bool = False, thread: bool = False,
                scopes: str | list | None = None):
         """Registers a prompt: a typed ``fn(topic: str, n: int = 3)`` lists its parameters
         as the prompt's arguments (required when they have no default) and returns a
@@ -170,7 +175,7 @@ class _Registration:
                     name=k, description=v.get("description"),
                     required=k in p.sig.required) for k, v in props.items()]
             p.description = description or (p.sig.description if p.sig else inspect.getdoc(f))
-            p.threaded = not inline and _sync(f)
+            _placement(p, f, inline, thread, where)
             p.scopes = _scopes(scopes)
             self._add("prompts", n, p, where)
             return f

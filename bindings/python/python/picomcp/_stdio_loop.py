@@ -3,27 +3,39 @@
 session, takes its calls and events through the core layer (``_pump``), waits for the
 session's deadlines and writes its output (``_flush``).
 
-stdin, when it is a pipe or socket, is polled by the event loop (one chunk at a time,
-re-armed once the session has taken it); a regular file or a tty is read by a thread.
-Worker threads (``picomcp._workers``) answer their calls and write the answers themselves
-under ``_out_lock``.
+stdin, when it is a pipe or socket, is polled by the event loop, and plain ``def``
+handlers run on the loop, a rescue thread serving meanwhile when they hold it up
+(``picomcp._rescue``). A regular file or a tty is read by a thread, and plain ``def``
+handlers then run in worker threads (``picomcp._workers``). Worker threads answer their
+calls and write the answers themselves under ``_out_lock``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import os
+import select
 import stat
 import sys
 import threading
+from typing import Callable
 
 from ._context import _now
 from ._native import Call, Session
+from ._rescue import Rescue
 from ._stdio import StdoutGuard
 from ._workers import Workers
 
 _LEVELS = ("error", "warn", "info", "debug")
+
+
+def _ready(fd: int) -> bool:
+    """True when reading ``fd`` would not block (data, or the end of input)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return bool(poller.poll(0))
 
 
 class _StdioLoop:
@@ -129,8 +141,13 @@ class _StdioLoop:
             max_line=self.max_line, inbound_slots=self.inbound_slots,
             outbound_slots=self.outbound_slots, state_key=self.state_key, now_ms=_now())
         loop = self._loop = asyncio.get_running_loop()
+        # A pipe or socket: the callback below reads it. A file or a tty: a thread reads
+        # it and puts its chunks here (b"" at the end). For a pipe, ``None`` tells that
+        # the callback stopped reading: input ended, or a rest waits (a batch).
         chunks: asyncio.Queue = asyncio.Queue(maxsize=4)
+        self._chunks = chunks
         self._wake = asyncio.Event()
+        self._rest, self._eof, self._drained = b"", False, False
 
         def reader() -> None:
             # A thread for a file or a tty, which the event loop cannot wait for.
@@ -145,27 +162,30 @@ class _StdioLoop:
                     return
 
         def readable() -> None:
-            # A pipe or socket: the loop waits for it and feeds each chunk to the session
-            # here, in the callback (no task switch, no queue, no re-arming per chunk).
-            # Only the end of input, or a chunk the session cannot take yet (a 2025-03-26
-            # batch still running), goes to the coroutine below, the reader disarmed
-            # until that chunk is taken, so that input stays in order.
-            try:
-                data = os.read(in_fd, 65536)
-            except BlockingIOError:
-                return
-            except OSError as e:
-                self.diag("error", "cannot read stdin: %s" % e)
-                data = b""
-            if data:
-                data = self._feed(data)
-                if not data:
+            # A pipe or socket: the loop waits for it and each chunk is read and fed to
+            # the session here, in the callback (no task switch, no queue). Only the end
+            # of input, or a rest the session cannot take yet (a 2025-03-26 batch still
+            # running), goes to the coroutine below, the reader disarmed meanwhile.
+            if self._drained:  # the rescuer read meanwhile: input may be empty again
+                self._drained = False
+                if not _ready(in_fd):
                     return
+            if self._offer_input(in_fd, self._pump):
+                self._rewait()  # the requests and answers may have moved the next deadline
+                return
+            self._stop_reading()
+
+        def stop_reading() -> None:
             loop.remove_reader(in_fd)
-            chunks.put_nowait(data)
+            chunks.put_nowait(None)
+        self._stop_reading = stop_reading
 
         mode = os.fstat(in_fd).st_mode
         polled = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+        # Plain defs run on the loop, rescued when they hold it up (picomcp._rescue).
+        self._inline = polled and self._workers is not None
+        if self._inline:
+            self._rescue = Rescue(self, in_fd)
         if polled:
             loop.add_reader(in_fd, readable)
         else:
@@ -176,26 +196,34 @@ class _StdioLoop:
                 loop.create_task(started)
         self.diag("info", "%s %s on stdio, max line %d bytes"
                   % (self.name, self.version, self.max_line))
-        while True:
-            get = loop.create_task(chunks.get())
-            while not await self._wait(get):
-                pass
-            data = get.result()
-            if not data:
-                self.session.handle_eof(_now())
-                self._pump()
-                break
-            while data:
-                data = self._feed(data)
-                if data:
-                    # The session waits for us (a 2025-03-26 batch whose members are still
-                    # running): let the handlers run, then offer the rest again.
-                    self._await_jobs = True
-                    busy = self._tasks or self._jobs
-                    await self._wait(loop.create_future(), None if busy else 0.01)
-                    self._await_jobs = False
-            if polled:
-                loop.add_reader(in_fd, readable)  # the chunk is taken: read the next
+        try:
+            while True:
+                get = loop.create_task(chunks.get())
+                while not await self._wait(get):
+                    pass
+                data = get.result()
+                if data is not None:  # a chunk of the reader thread
+                    with self._in_lock:
+                        self._rest, self._eof = data, not data
+                while self._rest:
+                    if not self._offer_input(None, self._pump):
+                        # The session waits for us (a 2025-03-26 batch whose members are
+                        # still running): let the handlers run, then offer the rest again.
+                        self._await_jobs = True
+                        busy = self._tasks or self._jobs
+                        await self._wait(loop.create_future(), None if busy else 0.01)
+                        self._await_jobs = False
+                    self._rewait()
+                if self._eof:
+                    self.session.handle_eof(_now())
+                    self._pump()
+                    break
+                if polled:
+                    loop.add_reader(in_fd, readable)  # the rest is taken: read the next
+        finally:
+            if self._rescue is not None:
+                self._rescue.stop()
+                self._rescue = None
         # End of input: work already running still owes its answer.
         self._await_jobs = True
         while self._tasks or self._jobs:
@@ -229,21 +257,73 @@ class _StdioLoop:
             self._pump()
         return task.done()
 
-    def _feed(self, data: bytes) -> bytes:
-        """Gives ``data`` to the session and takes what it queued through the core layer
-        (``_pump``); returns what the session did not take: empty, or the rest of a chunk
-        it cannot take until the calls of a 2025-03-26 batch are answered (after a
-        ``close()``, the rest is dropped)."""
-        while data:
-            taken = self.session.handle_bytes(_now(), data)
-            data = data[taken:]
-            self._pump()
+    def _offer_input(self, fd: int | None, pump: Callable[[], None]) -> bool:
+        """Gives the session what was read and not taken yet (``_rest``), after reading
+        one chunk from ``fd`` when nothing waits (``fd`` None: no read), calling ``pump``
+        to take its calls and events between offers. The read and each offer are made
+        under ``_in_lock``: the loop and its rescuer (``picomcp._rescue``) both read, and
+        input reaches the session in order. False when input ended or the session took
+        nothing of the rest (it waits for the calls of a 2025-03-26 batch; after a
+        ``close()`` the rest is dropped)."""
+        while True:
+            with self._in_lock:
+                if not self._rest:
+                    if fd is None or self._eof:
+                        return not self._eof
+                    if self._rescuing and not _ready(fd):
+                        return True  # read meanwhile by the other thread
+                    try:
+                        data = os.read(fd, 65536)
+                    except BlockingIOError:
+                        return True
+                    except OSError as e:
+                        self.diag("error", "cannot read stdin: %s" % e)
+                        data = b""
+                    fd = None  # one read per offer
+                    self._drained = threading.get_ident() != self._loop_thread
+                    if not data:
+                        self._eof = True
+                        return False
+                    self._rest = data
+                taken = self.session.handle_bytes(_now(), self._rest)
+                self._rest = self._rest[taken:]
+            pump()
             if self.session.phase == "closed":
-                return b""  # closed (session.close()): it takes nothing more
+                with self._in_lock:
+                    self._rest = b""  # closed (session.close()): it takes nothing more
+                return True
+            if not self._rest:
+                return True
             if not taken:
+                return False
+
+    def _pump_off_loop(self) -> None:
+        """``_pump`` for the rescue thread: plain ``def`` calls go to the worker pool,
+        other calls and the events to the loop (``_run``, ``_on_event``), and what is
+        queued is written out."""
+        while True:
+            tables = self._tables()
+            item = tables.layer.poll_event(self.session, self._scopes)
+            if item is None:
                 break
-        self._rewait()  # the requests and answers may have moved the next deadline
-        return data
+            if isinstance(item, Call):
+                self._on_call(tables, item)
+            else:
+                self._on_event(item)
+        self._flush()
+        if self._workers is not None:
+            self._workers.wake()
+
+    def _after_rescue(self) -> None:
+        """On the loop, once the rescuer stopped: the pool's look timer for the calls it
+        gave the pool, a new wait (deadlines may have moved), and a rest the session did
+        not take, or the end of input, handed to the coroutine."""
+        if self._workers is not None:
+            self._workers.kick()
+        self._wake.set()
+        if (self._rest or self._eof) and self._loop is not None:
+            with contextlib.suppress(ValueError, asyncio.QueueFull):
+                self._stop_reading()
 
     def _rewait(self) -> None:
         """After a command or a chunk fed outside the loop's wait: wakes that wait when the
@@ -293,6 +373,7 @@ class _StdioLoop:
                     self._on_event(item)
         finally:
             self._deferred = False
+            self._held_since = None  # the loop is back: no handler holds it up
         self._flush()
         if self._workers is not None:
             self._workers.kick()  # the calls this read queued, to a thread at once

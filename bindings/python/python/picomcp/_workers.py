@@ -85,6 +85,12 @@ class Workers:
             self._loop.call_later(LOOK_S, self._look)
         self._wake_one()
 
+    def wake(self) -> None:
+        """From any thread (the stdio loop's rescuer, ``picomcp._rescue``): ``kick`` without
+        arming the loop's look timer; the caller looks (``look``) while the loop cannot."""
+        if self._pending:
+            self._wake_one()
+
     def _wake_one(self) -> None:
         with self._cond:
             if self._idle:
@@ -152,21 +158,23 @@ class Workers:
             pass
 
     def _look(self) -> None:
-        """On the loop, every ``LOOK_S`` while threads work: writes out the answers given
-        so far, and when calls wait and none ended since the last look (the threads are
-        blocked in handlers), wakes an idle thread or starts one."""
+        """On the loop, every ``LOOK_S`` while threads work: ``look``."""
         self._look_armed = False
-        if self._stopped:
-            return
+        if not self._stopped and self.look():
+            self._look_armed = True
+            self._loop.call_later(LOOK_S, self._look)
+
+    def look(self) -> bool:
+        """Writes out the answers given so far, and when calls wait and none ended since
+        the last look (the threads are blocked in handlers), wakes an idle thread or
+        starts one. True while there is work to look at again."""
         self._flush(False)  # type: ignore[misc]
         ended = self._ended
         stuck = ended == self._ended_seen
         self._ended_seen = ended
         if self._pending and stuck:
             self._wake_one()
-        if self._pending or any(t.busy for t in self._threads):
-            self._look_armed = True
-            self._loop.call_later(LOOK_S, self._look)
+        return bool(self._pending) or any(t.busy for t in self._threads)
 
     def _drain(self) -> None:
         with self._cond:

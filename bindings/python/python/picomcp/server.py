@@ -103,6 +103,19 @@ class Server(_Registration, _StdioLoop, _Dispatch):
         self._workers: Workers | None = None
         self._jobs: dict[int, Context] = {}  # calls given to a worker thread
         self._deferred = False  # inside _pump: one write for every answer
+        #: stdio on a pipe or socket: plain ``def`` handlers run on the loop, and since
+        #: when (``time.monotonic()``) the loop runs them, for the rescuer, which serves
+        #: while they hold the loop up (``picomcp._rescue``).
+        self._inline = False
+        self._held_since: float | None = None
+        self._rescue: Any = None
+        self._rescuing = False
+        #: Reading input and offering it to the session (the loop and the rescuer).
+        self._in_lock = threading.Lock()
+        self._rest = b""  # read and not taken by the session yet
+        self._eof = False
+        self._drained = False  # the rescuer read: the loop checks before it reads
+        self._loop: Any = None
         #: Taken to write output: worker threads answering stdio calls write it too.
         self._out_lock = threading.Lock()
         #: The loop waits for calls in worker threads to end: the thread that ends the

@@ -145,9 +145,12 @@ impl ServerLayer {
     fn poll_event(
         &self,
         py: Python<'_>,
-        mut session: PyRefMut<'_, Session>,
+        session: &Bound<'_, Session>,
         scopes: Option<Vec<String>>,
     ) -> PyResult<Option<Py<PyAny>>> {
+        // Waits for a session another thread holds (the stdio loop and its rescuer both
+        // take events: picomcp._rescue).
+        let mut session = session::lock(session)?;
         let server = self.defs.server();
         let names: Vec<&str> = scopes.iter().flatten().map(String::as_str).collect();
         let access = match &scopes {
