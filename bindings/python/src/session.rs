@@ -276,10 +276,7 @@ impl Session {
     /// `client_capabilities`: what a 2026-07-28 request declared in its `_meta` (the
     /// client's capabilities as the core read them, `{}` when none), or in the legacy era
     /// the session's (`peer_capabilities`).
-    fn request_info<'py>(
-        slf: &Bound<'py, Self>,
-        id: u32,
-    ) -> PyResult<Option<Bound<'py, PyDict>>> {
+    fn request_info<'py>(slf: &Bound<'py, Self>, id: u32) -> PyResult<Option<Bound<'py, PyDict>>> {
         let py = slf.py();
         let this = lock_ref(slf)?;
         let Some(info) = this.core.request_info(InboundId::from_bits(id)) else {
@@ -591,7 +588,10 @@ impl Session {
             "<picomcp.Session role={} phase={} version={}>",
             self.role(),
             self.core.phase().name(),
-            self.core.version().map(ProtocolVersion::as_str).unwrap_or("-")
+            self.core
+                .version()
+                .map(ProtocolVersion::as_str)
+                .unwrap_or("-")
         )
     }
 }
