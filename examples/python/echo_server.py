@@ -1,5 +1,5 @@
 """The echo tool of `bench/run.sh --bindings`, written the way examples/python/notes_server.py
-is (a typed function; a plain `def` runs in a worker thread)."""
+is (a typed function; a plain `def`, on the loop, rescued when it blocks: picomcp._rescue)."""
 from picomcp import Server
 
 app = Server("echo-typed", "1.0.0")

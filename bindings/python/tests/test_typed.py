@@ -473,13 +473,13 @@ def test_the_pool_is_bounded(harness):
     gate = threading.Event()
     started = threading.Event()
 
-    @app.tool
+    @app.tool(thread=True)
     def hold() -> str:
         started.set()
         gate.wait(10)
         return "held"
 
-    @app.tool
+    @app.tool(thread=True)
     def quick() -> str:
         return "quick"
 

@@ -22,6 +22,10 @@ from ._context import (INTERNAL_ERROR, INVALID_PARAMS, Context, McpError, ToolEr
 from ._native import Call, Event, QueueFull
 from ._registration import _Tables
 
+#: Events whose handling touches the loop's tasks and futures (from the rescuer, handed
+#: to the loop).
+_LOOP_EVENTS = frozenset(("cancelled", "response", "error_response", "timed_out", "closed"))
+
 #: Tracebacks of failed handlers and answers the core refused go here (stderr by default).
 logger = logging.getLogger("picomcp")
 
@@ -66,9 +70,9 @@ class _Dispatch:
 
     def _on_event(self, ev: Event) -> None:
         kind = ev.kind
-        if threading.get_ident() != self._loop_thread:
-            # The rescuer (picomcp._rescue): a handler in a thread sees its cancellation
-            # at once; the rest is the loop's (tasks, futures).
+        if kind in _LOOP_EVENTS and threading.get_ident() != self._loop_thread:
+            # The rescuer (picomcp._rescue): tasks and futures are the loop's; a handler
+            # in a thread sees its cancellation at once.
             if kind == "cancelled":
                 ctx = self._contexts.get(ev.id) or self._jobs.get(ev.id)
                 if ctx is not None:

@@ -166,10 +166,6 @@ class _StdioLoop:
             # the session here, in the callback (no task switch, no queue). Only the end
             # of input, or a rest the session cannot take yet (a 2025-03-26 batch still
             # running), goes to the coroutine below, the reader disarmed meanwhile.
-            if self._drained:  # the rescuer read meanwhile: input may be empty again
-                self._drained = False
-                if not _ready(in_fd):
-                    return
             if self._offer_input(in_fd, self._pump):
                 self._rewait()  # the requests and answers may have moved the next deadline
                 return
@@ -270,8 +266,8 @@ class _StdioLoop:
                 if not self._rest:
                     if fd is None or self._eof:
                         return not self._eof
-                    if self._rescuing and not _ready(fd):
-                        return True  # read meanwhile by the other thread
+                    if (self._rescuing or self._drained) and not _ready(fd):
+                        return True  # the other thread read it (stdin blocks)
                     try:
                         data = os.read(fd, 65536)
                     except BlockingIOError:

@@ -21,10 +21,11 @@ The ``inputSchema`` comes from the signature and docstring (``picomcp._schema``)
 arguments are converted to the declared types, a parameter annotated ``Context`` is
 injected, and the return value is converted by ``picomcp._results``. A typed tool that
 raises answers ``isError: true`` with the exception's message (the traceback goes to
-stderr through ``logging``). Plain ``def`` handlers run in a bounded thread pool
-(``max_workers``, ``picomcp._workers``), so the loop keeps answering ``ping`` and
-cancellations meanwhile; on stdio the threads answer their calls and write the answers
-themselves. ``async def`` handlers run on the loop.
+stderr through ``logging``). On stdio a plain ``def`` handler runs on the loop's thread,
+and when handlers hold the loop up a rescue thread keeps answering ``ping``,
+cancellations and the calls after them (``picomcp._rescue``), which go to a bounded
+thread pool (``max_workers``, ``picomcp._workers``) whose threads answer them and write
+the answers themselves. ``async def`` handlers run on the loop.
 
 The older style, ``fn(args, ctx)`` with an explicit ``input_schema``, still works:
 
