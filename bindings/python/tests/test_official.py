@@ -113,8 +113,9 @@ def _check_faults(d: dict, stderr: str, pydantic: bool) -> None:
     assert missing["isError"] and '"b"' in text(missing)
     assert text(right) == "3"
     assert text(ok(d["point"][0])) == "Point x=1"
-    # The blocking tool sleeps 2 s (on the loop; the rescue thread serves meanwhile, picomcp._rescue); ping and another call are answered
-    # meanwhile (generous bounds: only "long before the sleep ends" matters).
+    # The blocking tool sleeps 2 s on the loop's thread; the rescue thread answers ping and
+    # another call meanwhile (picomcp._rescue; generous bounds: only "long before the sleep
+    # ends" matters).
     assert d["ping_s"] < 1.0 and d["add_during_block_s"] < 1.0
     assert not d["block_done_before_ping"]
     assert text(ok(d["block"])) == "woke" and d["block_s"] >= 1.9
