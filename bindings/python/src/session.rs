@@ -44,26 +44,24 @@ const LOCK_TRIES: u32 = 100_000;
 /// drop it before raising: a borrow held while no Python code runs is never seen by
 /// another thread.
 pub(crate) fn lock<'py>(session: &Bound<'py, Session>) -> PyResult<PyRefMut<'py, Session>> {
-    let mut tries = 0;
-    loop {
-        match session.try_borrow_mut() {
-            Ok(s) => return Ok(s),
-            Err(e) if tries >= LOCK_TRIES => return Err(e.into()),
-            Err(_) => {
-                tries += 1;
-                session.py().detach(std::thread::yield_now);
-            }
-        }
-    }
+    waiting(session, || session.try_borrow_mut())
 }
 
 /// The session, borrowed shared, waiting as `lock` does: what the stdio loop's
 /// threads read (`phase`, `version`, `poll_timeout`, `request_info`) while another thread
 /// may hold the session inside a call that runs Python code.
 pub(crate) fn lock_ref<'py>(session: &Bound<'py, Session>) -> PyResult<PyRef<'py, Session>> {
+    waiting(session, || session.try_borrow())
+}
+
+/// Tries `take` until it borrows the session, letting go of the GIL between tries.
+fn waiting<T, E: Into<PyErr>>(
+    session: &Bound<'_, Session>,
+    mut take: impl FnMut() -> Result<T, E>,
+) -> PyResult<T> {
     let mut tries = 0;
     loop {
-        match session.try_borrow() {
+        match take() {
             Ok(s) => return Ok(s),
             Err(e) if tries >= LOCK_TRIES => return Err(e.into()),
             Err(_) => {

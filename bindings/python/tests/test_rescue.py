@@ -4,6 +4,7 @@ reads, and everything is answered while the loop is held."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import threading
@@ -149,7 +150,6 @@ def test_a_file_on_stdin_keeps_plain_defs_in_worker_threads(tmp_path):
     src = tmp_path / "in.jsonl"
     src.write_text("".join(json.dumps(m) + "\n" for m in msgs))
     out_r, out_w = os.pipe()
-    import asyncio
     fd = os.open(src, os.O_RDONLY)
     try:
         assert asyncio.run(app.serve(fd, out_w)) == 0
@@ -160,3 +160,46 @@ def test_a_file_on_stdin_keeps_plain_defs_in_worker_threads(tmp_path):
     os.close(out_r)
     (answer,) = [m for m in lines if m.get("id") == 2]
     assert text(answer).startswith("picomcp-handler")
+
+
+def test_with_a_coroutine_handler_plain_defs_stay_in_worker_threads():
+    # A blocking plain def on the loop would hold up every coroutine, which no rescue can
+    # run elsewhere: with an async def registered, plain defs go to the pool.
+    app = Server("t", "1", log_level="error")
+
+    @app.tool
+    def plain() -> str:
+        return threading.current_thread().name
+
+    @app.tool
+    async def coro() -> str:
+        return threading.current_thread().name
+
+    raw = Raw(app)
+    raw.send(call(2, "plain"), call(3, "coro"))
+    raw.wait_for(2, 3)
+    assert text(raw.answer(2)).startswith("picomcp-handler")
+    assert text(raw.answer(3)) == raw.thread.name
+    assert raw.close() == 0
+
+
+def test_with_a_background_task_plain_defs_stay_in_worker_threads():
+    app = Server("t", "1", log_level="error")
+    ticks = []
+
+    @app.on_startup
+    async def ticker(server):
+        while True:
+            ticks.append(1)
+            await asyncio.sleep(0.01)
+
+    @app.tool
+    def plain() -> str:
+        return threading.current_thread().name
+
+    raw = Raw(app)
+    raw.send(call(2, "plain"))
+    raw.wait_for(2)
+    assert text(raw.answer(2)).startswith("picomcp-handler")
+    assert ticks
+    assert raw.close() == 0

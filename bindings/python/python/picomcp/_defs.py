@@ -37,7 +37,8 @@ def _placement(entry: Any, fn: Callable, inline: bool, thread: bool, where: str)
     worker thread) unless ``inline``; ``thread=True``: always in a worker thread."""
     if inline and thread:
         raise TypeError("%s: inline=True and thread=True exclude each other" % where)
-    entry.threaded = not inline and _sync(fn)
+    entry.is_async = not _sync(fn)
+    entry.threaded = not inline and not entry.is_async
     entry.always_thread = thread and entry.threaded
 
 
@@ -48,6 +49,7 @@ class _Tool:
         self.mime_type: str | None = None
         self.threaded = False  # a plain def: on the loop, rescued (picomcp._rescue)
         self.always_thread = False  # thread=True: always in a worker thread
+        self.is_async = False  # an async def
         self.name = name
         self.title = title
         self.description = description
@@ -75,6 +77,7 @@ class _Resource:
         self.sig: _schema.Signature | None = None  # None: the (uri, ctx, **vars) style
         self.threaded = False  # a plain def: on the loop, rescued (picomcp._rescue)
         self.always_thread = False  # thread=True: always in a worker thread
+        self.is_async = False  # an async def
         self.scopes: str | None = None
 
     def definition(self) -> dict:
@@ -95,6 +98,7 @@ class _Prompt:
         self.sig: _schema.Signature | None = None  # None: the (args, ctx) style
         self.threaded = False  # a plain def: on the loop, rescued (picomcp._rescue)
         self.always_thread = False  # thread=True: always in a worker thread
+        self.is_async = False  # an async def
         self.scopes: str | None = None
 
     def definition(self) -> dict:

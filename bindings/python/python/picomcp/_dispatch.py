@@ -180,7 +180,7 @@ class _Dispatch:
         on_loop = threading.get_ident() == self._loop_thread
         if threaded:
             if self._inline and on_loop and self._deferred and not self._rescuing \
-                    and not entry.always_thread:
+                    and not entry.always_thread and not self._coroutines:
                 # On the loop, in the read that brought the call (picomcp._rescue): the
                 # rescuer serves when handlers hold the loop up.
                 if self._held_since is None:
@@ -193,7 +193,7 @@ class _Dispatch:
                 if on_loop and not self._deferred:
                     self._workers.kick()
                 return  # off the loop (the rescuer), the pump wakes a thread
-        elif not on_loop:  # the rescuer: coroutines and inline handlers are the loop's
+        elif not on_loop and entry is not None:  # the rescuer: inline=True is the loop's
             self._loop.call_soon_threadsafe(self._run, ctx, handler, entry, answer,
                                             tool_errors)
             return

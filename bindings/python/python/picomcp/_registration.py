@@ -90,7 +90,8 @@ class _Registration:
         that cannot be described raises ``TypeError`` here, naming the parameter.
         ``input_schema=`` overrides the derived schema. ``fn(args, ctx)`` (unannotated)
         is the older style: it gets the arguments as a dict. ``mime_type`` is the type of
-        returned ``bytes``. A plain ``def`` runs on the event loop's thread, and when it
+        returned ``bytes``. On stdio a plain ``def`` runs on the event loop's thread (in a
+        server with no ``async def`` handler; otherwise in a worker thread), and when it
         holds the loop up (``picomcp._rescue``) the calls after it go to worker threads;
         ``thread=True`` always runs it in a worker thread (a handler that may block for
         long: one still blocked when input ends does not hold up the exit), and
@@ -212,6 +213,8 @@ class _Registration:
         else:
             table[key] = entry
         self._built = None
+        if entry.is_async:  # the loop stays free for coroutines (picomcp._rescue)
+            self._coroutines = True
         try:
             _check(where, index, self._tables)
         except Exception:

@@ -1,8 +1,9 @@
 """Plain ``def`` handlers on the event loop, with a thread that keeps serving when one
 holds the loop up.
 
-On stdio, a plain ``def`` handler runs on the loop's own thread, in the read that brought
-its call (as ``inline=True`` does): no hand-off to another thread per call, and no Python
+On stdio, in a server with no ``async def`` handler and no background coroutine (nothing
+else needs the loop), a plain ``def`` handler runs on the loop's own thread, in the read
+that brought its call (as ``inline=True`` does): no hand-off to another thread per call, and no Python
 object made on one core and used on another. Handing every call to a worker thread cost
 about a third of the CPU a 1 KiB echo takes, most of it in the two threads' caches (the
 same work pinned to one core cost no more than running it on the loop).

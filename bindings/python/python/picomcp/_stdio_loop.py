@@ -176,20 +176,24 @@ class _StdioLoop:
             chunks.put_nowait(None)
         self._stop_reading = stop_reading
 
+        background = False
+        for fn in self._startup:
+            started = fn(self)
+            if inspect.isawaitable(started):
+                loop.create_task(started)
+                background = True
         mode = os.fstat(in_fd).st_mode
         polled = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
-        # Plain defs run on the loop, rescued when they hold it up (picomcp._rescue).
-        self._inline = polled and self._workers is not None
+        # Plain defs run on the loop, rescued when they hold it up (picomcp._rescue),
+        # unless the loop has coroutines to run (a background task; async def handlers
+        # are seen per call, _run), which a blocking handler would hold up.
+        self._inline = polled and self._workers is not None and not background
         if self._inline:
             self._rescue = Rescue(self, in_fd)
         if polled:
             loop.add_reader(in_fd, readable)
         else:
             threading.Thread(target=reader, daemon=True).start()
-        for fn in self._startup:
-            started = fn(self)
-            if inspect.isawaitable(started):
-                loop.create_task(started)
         self.diag("info", "%s %s on stdio, max line %d bytes"
                   % (self.name, self.version, self.max_line))
         try:

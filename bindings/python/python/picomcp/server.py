@@ -108,6 +108,9 @@ class Server(_Registration, _StdioLoop, _Dispatch):
         #: when (``time.monotonic()``) the loop runs them, for the rescuer, which serves
         #: while they hold the loop up (``picomcp._rescue``).
         self._inline = False
+        #: An ``async def`` handler is registered: plain defs stay in the pool, so that
+        #: a blocking one never holds up a coroutine.
+        self._coroutines = False
         self._held_since: float | None = None
         self._rescue: Any = None
         self._rescuing = False
