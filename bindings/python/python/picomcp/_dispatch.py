@@ -172,9 +172,10 @@ class _Dispatch:
 
     def _run(self, ctx: Context, handler: Callable, entry: Any, answer: Callable,
              tool_errors: bool = False) -> None:
-        """Calls a handler and answers with ``answer(value)``. A plain function runs in a
-        worker thread (unless ``inline`` or ``max_workers=0``), a coroutine as a task;
-        either is cancelled with its request. ``tool_errors``: a failure is answered
+        """Calls a handler and answers with ``answer(value)``. A plain function runs on
+        the loop when the stdio loop may run it there (``picomcp._rescue``), otherwise in
+        a worker thread (unless ``inline`` or ``max_workers=0``); a coroutine runs as a
+        task, cancelled with its request. ``tool_errors``: a failure is answered
         ``answer(error)`` (a tool result with ``isError``)."""
         threaded = entry is not None and entry.threaded and self._workers is not None
         on_loop = threading.get_ident() == self._loop_thread
@@ -201,8 +202,8 @@ class _Dispatch:
             result = handler()
         except BaseException as e:
             if not isinstance(e, (Exception, _InputRequired)):
-                if not threaded:
-                    raise
+                if not threaded or isinstance(e, KeyboardInterrupt):
+                    raise  # Ctrl-C stops the server wherever the loop's thread was
                 e = RuntimeError(repr(e))  # SystemExit in a plain def, as in a thread
             self._failed(ctx, e, answer, tool_errors)
             return

@@ -221,6 +221,7 @@ class _StdioLoop:
                 if polled:
                     loop.add_reader(in_fd, readable)  # the rest is taken: read the next
         finally:
+            self._inline = False
             if self._rescue is not None:
                 self._rescue.stop()
                 self._rescue = None
