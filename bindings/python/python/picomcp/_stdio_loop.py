@@ -329,7 +329,7 @@ class _StdioLoop:
     def _rewait(self) -> None:
         """After a command or a chunk fed outside the loop's wait: wakes that wait when the
         session's next deadline is now earlier than the one it waits for (inside
-        ``_pump``, once ``_feed`` has fed the chunk)."""
+        ``_pump``, once ``_offer_input`` has fed the chunk)."""
         if self._deferred:
             return
         due = self.session.poll_timeout()
