@@ -3,24 +3,24 @@ holds the loop up.
 
 On stdio, in a server with no ``async def`` handler and no background coroutine (nothing
 else needs the loop), a plain ``def`` handler runs on the loop's own thread, in the read
-that brought its call (as ``inline=True`` does): no hand-off to another thread per call, and no Python
-object made on one core and used on another. Handing every call to a worker thread cost
-about a third of the CPU a 1 KiB echo takes, most of it in the two threads' caches (the
-same work pinned to one core cost no more than running it on the loop).
+that brought its call (as ``inline=True`` does): no hand-off to another thread per call,
+and no Python object made on one core and used on another. Handing every call to a worker
+thread cost about a third of the CPU a 1 KiB echo takes, most of it in the two threads'
+caches (the same work pinned to one core cost no more than running it on the loop).
 
 A handler may block (``time.sleep``, a slow query), and ``ping``, cancellations and other
 calls must still be answered meanwhile. ``Rescue`` is a thread that looks at the loop
-every ``LOOK_S`` seconds while it runs handlers: when the loop has been inside handlers
-(one or several of the same read) for ``LOOK_S``, the rescuer serves in its place until
-the loop is back: it reads input, feeds the session, takes its events, gives plain
-``def`` calls to the worker pool (``picomcp._workers``, whose threads answer them) and
-the rest (``async def``, events for the loop) to the loop, writes the output, runs the
+every ``LOOK_S`` seconds: when the loop has been inside handlers (one, or several of the
+same read) for ``LOOK_S``, the rescuer serves in its place until the loop is back: it
+reads input, feeds the session, takes its events, gives plain ``def`` calls to the worker
+pool (``picomcp._workers``, whose threads answer them), ``inline=True`` calls and the
+events that settle the loop's tasks and futures to the loop, writes the output, runs the
 session's timeouts and looks at the pool. While a rescue runs, the loop gives its own
 remaining calls to the pool too. Input is read and fed under one lock
 (``Server._in_lock``), so it reaches the session in order whichever thread reads it.
 
-Between rescues the thread wakes every ``LOOK_S`` only while the loop runs handlers; after
-``IDLE_LOOKS`` looks with nothing running it sleeps until the loop runs one again.
+After ``IDLE_LOOKS`` looks in a row with no handler running, the rescuer sleeps until the
+loop runs one again (an idle server is not woken every ``LOOK_S``).
 """
 
 from __future__ import annotations
