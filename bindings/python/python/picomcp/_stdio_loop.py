@@ -145,7 +145,6 @@ class _StdioLoop:
         # it and puts its chunks here (b"" at the end). For a pipe, ``None`` tells that
         # the callback stopped reading: input ended, or a rest waits (a batch).
         chunks: asyncio.Queue = asyncio.Queue(maxsize=4)
-        self._chunks = chunks
         self._wake = asyncio.Event()
         self._rest, self._eof, self._drained = b"", False, False
 
@@ -322,7 +321,7 @@ class _StdioLoop:
         if self._workers is not None:
             self._workers.kick()
         self._wake.set()
-        if (self._rest or self._eof) and self._loop is not None:
+        if self._rest or self._eof:
             with contextlib.suppress(ValueError, asyncio.QueueFull):
                 self._stop_reading()
 
